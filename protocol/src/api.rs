@@ -1,0 +1,117 @@
+//! The JSON-RPC API, declared once: the daemon implements the `*Server` traits and
+//! clients call the generated `*Client` traits. Parameters travel by name.
+//!
+//! Wire names read `group.method` (`session.create`). The first call of every
+//! connection is `daemon.hello`.
+
+use jsonrpsee::core::SubscriptionResult;
+use jsonrpsee::proc_macros::rpc;
+use jsonrpsee::types::ErrorObjectOwned;
+
+use crate::daemon::{ClientInfo, DaemonInfo, HelloResponse};
+use crate::event::Event;
+use crate::session::{
+    CommandInfo, CommandOutput, CreateParams, ExportPage, HistoryPage, PendingRequest,
+    SendParams, SendResponse, SessionInfo,
+};
+
+/// Result type of every RPC method.
+pub type RpcResult<T> = Result<T, ErrorObjectOwned>;
+
+/// `daemon.*`: handshake, status and lifecycle.
+#[rpc(server, client, namespace = "daemon", namespace_separator = ".")]
+pub trait DaemonApi {
+    /// The handshake: the first call of every connection.
+    #[method(name = "hello", param_kind = map, with_extensions)]
+    async fn hello(
+        &self,
+        protocol: u32,
+        build_id: String,
+        client: ClientInfo,
+    ) -> RpcResult<HelloResponse>;
+
+    #[method(name = "info", param_kind = map)]
+    async fn info(&self) -> RpcResult<DaemonInfo>;
+
+    /// Stops the daemon cleanly: running turns are marked interrupted.
+    #[method(name = "shutdown", param_kind = map)]
+    async fn shutdown(&self) -> RpcResult<()>;
+}
+
+/// `session.*`: sessions, messages and their event streams.
+#[rpc(server, client, namespace = "session", namespace_separator = ".")]
+pub trait SessionApi {
+    #[method(name = "create", param_kind = map)]
+    async fn create(&self, params: CreateParams) -> RpcResult<SessionInfo>;
+
+    /// Sessions by last activity, newest first; `root` filters by project root.
+    #[method(name = "list", param_kind = map)]
+    async fn list(&self, root: Option<String>, limit: Option<u32>) -> RpcResult<Vec<SessionInfo>>;
+
+    /// `session_id` may be a unique prefix.
+    #[method(name = "get", param_kind = map)]
+    async fn get(&self, session_id: String) -> RpcResult<SessionInfo>;
+
+    /// A page of the event log: the newest `limit` events before `before_seq`
+    /// (or after `after_seq`), oldest first.
+    #[method(name = "history", param_kind = map)]
+    async fn history(
+        &self,
+        session_id: String,
+        before_seq: Option<u64>,
+        after_seq: Option<u64>,
+        limit: Option<u32>,
+    ) -> RpcResult<HistoryPage>;
+
+    /// Sends a user message; returns at once.
+    #[method(name = "send", param_kind = map)]
+    async fn send(&self, params: SendParams) -> RpcResult<SendResponse>;
+
+    /// Interrupts the running turn (like Esc). Returns whether a turn was running.
+    #[method(name = "cancel", param_kind = map)]
+    async fn cancel(&self, session_id: String) -> RpcResult<bool>;
+
+    /// Runs a slash command line such as `/mode plan`.
+    #[method(name = "command", param_kind = map)]
+    async fn command(&self, session_id: String, line: String) -> RpcResult<CommandOutput>;
+
+    #[method(name = "set_mode", param_kind = map)]
+    async fn set_mode(&self, session_id: String, mode: String) -> RpcResult<SessionInfo>;
+
+    #[method(name = "set_model", param_kind = map)]
+    async fn set_model(&self, session_id: String, model: String) -> RpcResult<SessionInfo>;
+
+    /// Deletes the session, cancelling its turn first.
+    #[method(name = "delete", param_kind = map)]
+    async fn delete(&self, session_id: String) -> RpcResult<()>;
+
+    /// The model context as JSONL, one message per line, in pages.
+    #[method(name = "export", param_kind = map)]
+    async fn export(
+        &self,
+        session_id: String,
+        format: Option<String>,
+        offset: Option<u64>,
+        limit: Option<u32>,
+    ) -> RpcResult<ExportPage>;
+
+    /// Replays the events after `since_seq` (0: all), then follows live. The first
+    /// item is a `snapshot`; a client that falls behind gets `resync` and the end.
+    #[subscription(name = "subscribe" => "event", unsubscribe = "unsubscribe", item = Event, param_kind = map)]
+    async fn subscribe_events(&self, session_id: String, since_seq: Option<u64>)
+    -> SubscriptionResult;
+}
+
+/// `commands.*`: slash commands for completion and `/help`.
+#[rpc(server, client, namespace = "commands", namespace_separator = ".")]
+pub trait CommandsApi {
+    #[method(name = "list", param_kind = map)]
+    async fn list(&self, session_id: Option<String>) -> RpcResult<Vec<CommandInfo>>;
+}
+
+/// `pending.*`: every permission request and question waiting for a human.
+#[rpc(server, client, namespace = "pending", namespace_separator = ".")]
+pub trait PendingApi {
+    #[method(name = "list", param_kind = map)]
+    async fn list(&self) -> RpcResult<Vec<PendingRequest>>;
+}

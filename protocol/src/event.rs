@@ -1,0 +1,259 @@
+//! Session events: the append-only, numbered log that clients replay and follow.
+//!
+//! Every event of a session has a per-session `seq` starting at 1, an RFC 3339 `ts`,
+//! the session and agent it came from, and a typed payload flattened beside them:
+//! `{"seq":3,"ts":"…","session_id":"S","agent_id":"S","type":"text_delta","message_id":"M","text":"Hi"}`.
+//! `snapshot` and `resync` are per subscription and never stored.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::content::{ContentBlock, Usage};
+use crate::session::{PendingRequest, SessionInfo};
+
+/// One event of a session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    pub seq: u64,
+    pub ts: String,
+    pub session_id: String,
+    pub agent_id: String,
+    #[serde(flatten)]
+    pub payload: EventPayload,
+}
+
+/// Why a turn ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    EndTurn,
+    MaxTurns,
+    MaxTokens,
+    Cancelled,
+    /// The daemon died or stopped while the turn ran.
+    Interrupted,
+    Error,
+}
+
+impl StopReason {
+    /// Exit status of `roocode-cli send` for this stop reason (DESIGN.md §12).
+    pub fn exit_code(self) -> i32 {
+        match self {
+            StopReason::EndTurn => 0,
+            StopReason::MaxTurns => 3,
+            StopReason::Cancelled => 130,
+            StopReason::MaxTokens | StopReason::Interrupted | StopReason::Error => 1,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StopReason::EndTurn => "end_turn",
+            StopReason::MaxTurns => "max_turns",
+            StopReason::MaxTokens => "max_tokens",
+            StopReason::Cancelled => "cancelled",
+            StopReason::Interrupted => "interrupted",
+            StopReason::Error => "error",
+        }
+    }
+}
+
+/// A classified error, as carried by `error` events and failed turns.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ErrorInfo {
+    /// `auth`, `config`, `network`, `rate_limited`, `overloaded`, `server_error`,
+    /// `context_overflow`, `invalid_request`, `stream`, `internal`, …
+    pub kind: String,
+    pub message: String,
+}
+
+/// Who answered a permission request or question.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DecidedBy {
+    /// `cli`, `tui`, `hook`, `rule`, …
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pid: Option<u32>,
+}
+
+/// What happened.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum EventPayload {
+    /// A user message delivered to the model, in the turn that consumed it.
+    UserMessage {
+        turn_id: String,
+        input_id: String,
+        text: String,
+    },
+    /// A message sent while a turn was running; delivered at the next model call.
+    MessageQueued { input_id: String, text: String },
+    TurnStarted { turn_id: String },
+    TextDelta { message_id: String, text: String },
+    ThinkingDelta { message_id: String, text: String },
+    /// A complete assistant message, after its stream ended.
+    AssistantMessage {
+        message_id: String,
+        content: Vec<ContentBlock>,
+    },
+    ToolCall {
+        call_id: String,
+        name: String,
+        input: Value,
+    },
+    /// Live output of a long-running tool.
+    ToolOutput { call_id: String, text: String },
+    ToolResult {
+        call_id: String,
+        output: String,
+        is_error: bool,
+        duration_ms: u64,
+    },
+    PermissionRequest {
+        request_id: String,
+        call_id: String,
+        tool: String,
+        input: Value,
+        reason: String,
+    },
+    PermissionResolved {
+        request_id: String,
+        decision: String,
+        decided_by: DecidedBy,
+    },
+    Question {
+        request_id: String,
+        call_id: String,
+        questions: Value,
+    },
+    QuestionResolved {
+        request_id: String,
+        answers: Value,
+        decided_by: DecidedBy,
+    },
+    /// Tokens of one model call (and its cost when the price is known).
+    Usage {
+        message_id: String,
+        model: String,
+        #[serde(flatten)]
+        usage: Usage,
+    },
+    Compaction {
+        before_tokens: u64,
+        after_tokens: u64,
+    },
+    /// A model call failed and is retried after `delay_ms`.
+    Retrying {
+        attempt: u32,
+        max_attempts: u32,
+        delay_ms: u64,
+        reason: String,
+    },
+    /// Discard the partial text of message `message_id`: its attempt failed.
+    StreamReset { message_id: String },
+    ModeChanged { mode: String },
+    ModelChanged { model: String },
+    /// `/clear`: the model context was emptied; the event log is kept.
+    ContextCleared,
+    TurnCompleted {
+        turn_id: String,
+        stop_reason: StopReason,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        error: Option<ErrorInfo>,
+    },
+    /// A problem worth showing that does not by itself end the turn.
+    Error {
+        #[serde(flatten)]
+        error: ErrorInfo,
+    },
+    /// First event of every subscription: the session's state and what waits on a human.
+    Snapshot {
+        session: Box<SessionInfo>,
+        pending: Vec<PendingRequest>,
+    },
+    /// Last event of a subscription whose client fell behind: resubscribe after `last_seq`.
+    Resync { last_seq: u64 },
+}
+
+impl EventPayload {
+    /// The wire name of this payload's `type`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            EventPayload::UserMessage { .. } => "user_message",
+            EventPayload::MessageQueued { .. } => "message_queued",
+            EventPayload::TurnStarted { .. } => "turn_started",
+            EventPayload::TextDelta { .. } => "text_delta",
+            EventPayload::ThinkingDelta { .. } => "thinking_delta",
+            EventPayload::AssistantMessage { .. } => "assistant_message",
+            EventPayload::ToolCall { .. } => "tool_call",
+            EventPayload::ToolOutput { .. } => "tool_output",
+            EventPayload::ToolResult { .. } => "tool_result",
+            EventPayload::PermissionRequest { .. } => "permission_request",
+            EventPayload::PermissionResolved { .. } => "permission_resolved",
+            EventPayload::Question { .. } => "question",
+            EventPayload::QuestionResolved { .. } => "question_resolved",
+            EventPayload::Usage { .. } => "usage",
+            EventPayload::Compaction { .. } => "compaction",
+            EventPayload::Retrying { .. } => "retrying",
+            EventPayload::StreamReset { .. } => "stream_reset",
+            EventPayload::ModeChanged { .. } => "mode_changed",
+            EventPayload::ModelChanged { .. } => "model_changed",
+            EventPayload::ContextCleared => "context_cleared",
+            EventPayload::TurnCompleted { .. } => "turn_completed",
+            EventPayload::Error { .. } => "error",
+            EventPayload::Snapshot { .. } => "snapshot",
+            EventPayload::Resync { .. } => "resync",
+        }
+    }
+
+    /// True for the per-subscription events that are never stored.
+    pub fn is_per_subscription(&self) -> bool {
+        matches!(
+            self,
+            EventPayload::Snapshot { .. } | EventPayload::Resync { .. }
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    #[test]
+    fn events_are_flat_json_objects() {
+        let ev = Event {
+            seq: 3,
+            ts: "2026-11-30T10:00:00.000Z".into(),
+            session_id: "S".into(),
+            agent_id: "S".into(),
+            payload: EventPayload::TextDelta {
+                message_id: "M".into(),
+                text: "Let me ".into(),
+            },
+        };
+        let json = serde_json::to_string(&ev).unwrap();
+        assert_eq!(
+            json,
+            r#"{"seq":3,"ts":"2026-11-30T10:00:00.000Z","session_id":"S","agent_id":"S","type":"text_delta","message_id":"M","text":"Let me "}"#
+        );
+        let back: Event = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, ev);
+    }
+
+    #[test]
+    fn turn_completed_round_trips_with_error() {
+        let ev = EventPayload::TurnCompleted {
+            turn_id: "T".into(),
+            stop_reason: StopReason::Error,
+            error: Some(ErrorInfo {
+                kind: "auth".into(),
+                message: "bad key".into(),
+            }),
+        };
+        let v = serde_json::to_value(&ev).unwrap();
+        assert_eq!(v["stop_reason"], "error");
+        assert_eq!(v["error"]["kind"], "auth");
+        assert_eq!(serde_json::from_value::<EventPayload>(v).unwrap(), ev);
+    }
+}

@@ -1,0 +1,27 @@
+//! The RooCode wire contract: every type that crosses the daemon's socket and the
+//! JSON-RPC API declared once, used by `roocoded` (server) and every client.
+//!
+//! - [`api`]: the RPC traits (`daemon.*`, `session.*`, `commands.*`, `pending.*`).
+//! - [`event`]: the numbered session events clients replay and follow.
+//! - [`content`]: messages as lists of content blocks (what the model sees).
+//! - [`session`], [`daemon`]: request and response types.
+//! - [`paths`]: where the daemon's files live (shared so clients find the socket).
+//! - [`client`]: connecting to the daemon, the handshake, and auto-start.
+
+pub mod api;
+pub mod client;
+pub mod content;
+pub mod daemon;
+pub mod error;
+pub mod event;
+pub mod paths;
+pub mod session;
+
+/// Version of the wire protocol. Bumped on any incompatible change of this crate.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Version of this build of RooCode.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Identifies the sources this binary was built from (`<version>+<git hash>`).
+pub const BUILD_ID: &str = env!("ROOCODE_BUILD_ID");

@@ -1,0 +1,187 @@
+//! Session request and response types.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::content::Usage;
+use crate::event::Event;
+
+/// Whether a session is doing something.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionStatus {
+    Idle,
+    Running,
+    /// A turn was running when the daemon died or stopped; continue it with a new message.
+    Interrupted,
+}
+
+impl SessionStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SessionStatus::Idle => "idle",
+            SessionStatus::Running => "running",
+            SessionStatus::Interrupted => "interrupted",
+        }
+    }
+}
+
+/// What started a session.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SessionKind {
+    Main,
+    SubAgent,
+    Teammate,
+}
+
+/// A session as clients see it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionInfo {
+    pub id: String,
+    pub title: String,
+    pub kind: SessionKind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_session_id: Option<String>,
+    /// Working directory the session was created in.
+    pub cwd: String,
+    /// Project root: the git top-level of `cwd`, else `cwd`.
+    pub root: String,
+    pub model: String,
+    pub mode: String,
+    pub status: SessionStatus,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub running_turn_id: Option<String>,
+    pub created_at: String,
+    pub last_activity: String,
+    /// Seq of the newest event of the session.
+    pub last_seq: u64,
+    pub message_count: u64,
+    pub usage: Usage,
+}
+
+/// The client's view of the world, sent with `session.create` and `session.send` so a
+/// long-running daemon never uses stale keys, models or PATH. Keys stay in memory.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ClientEnv {
+    /// `ROOCODE_*`, `ANTHROPIC_*`, `OPENAI_*`, provider keys, `PATH`, `HOME`, `VIRTUAL_ENV`.
+    #[serde(default)]
+    pub vars: BTreeMap<String, String>,
+}
+
+impl ClientEnv {
+    /// Prefixes and names of the variables a client forwards.
+    pub const PREFIXES: &'static [&'static str] = &["ROOCODE_", "ANTHROPIC_", "OPENAI_"];
+    pub const NAMES: &'static [&'static str] = &["PATH", "HOME", "VIRTUAL_ENV", "SHELL", "LANG"];
+
+    /// Whether a client forwards the variable `name` (provider keys named in config,
+    /// ending in `_API_KEY`, are forwarded too).
+    pub fn forwards(name: &str) -> bool {
+        Self::PREFIXES.iter().any(|p| name.starts_with(p))
+            || Self::NAMES.contains(&name)
+            || name.ends_with("_API_KEY")
+            || name.ends_with("_BASE_URL")
+    }
+
+    /// Snapshot of the current process environment.
+    pub fn capture() -> Self {
+        ClientEnv {
+            vars: std::env::vars().filter(|(k, _)| Self::forwards(k)).collect(),
+        }
+    }
+
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.vars.get(name).map(String::as_str)
+    }
+}
+
+/// `session.create` parameters.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct CreateParams {
+    pub cwd: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent: Option<String>,
+    #[serde(default)]
+    pub env: ClientEnv,
+}
+
+/// `session.send` parameters.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SendParams {
+    pub session_id: String,
+    pub text: String,
+    #[serde(default)]
+    pub env: ClientEnv,
+    /// Switch the session's model before this message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// Switch the session's permission mode before this message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+}
+
+/// Answer of `session.send`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SendResponse {
+    /// Id of this message; the `user_message` event that delivers it carries it.
+    pub input_id: String,
+    /// The turn this message started, or `None` when it was queued behind a running
+    /// turn (it joins that turn or starts the next one; watch for its `user_message`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<String>,
+    pub queued: bool,
+}
+
+/// A page of a session's event log, oldest first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HistoryPage {
+    pub events: Vec<Event>,
+    /// More events exist before the first one returned.
+    pub has_more: bool,
+}
+
+/// A page of `session.export`: JSONL lines, one message each.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExportPage {
+    pub lines: Vec<String>,
+    /// Pass as `offset` to get the next page; `None` at the end.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub next_offset: Option<u64>,
+}
+
+/// Result of a slash command.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CommandOutput {
+    /// Text to show the user.
+    pub output: String,
+}
+
+/// A slash command, for completion and `/help`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CommandInfo {
+    pub name: String,
+    pub description: String,
+    /// `local` (handled by the daemon), `prompt`, `skill`.
+    pub kind: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<String>,
+}
+
+/// A permission request or question waiting for a human.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PendingRequest {
+    pub request_id: String,
+    pub session_id: String,
+    /// `permission` or `question`.
+    pub kind: String,
+    pub tool: String,
+    pub summary: String,
+    pub created_at: String,
+}

@@ -1,0 +1,4 @@
+//! Support code for RooCode's end-to-end tests and benchmarks: the scripted mock LLM
+//! server ([`mock_llm`]).
+
+pub mod mock_llm;

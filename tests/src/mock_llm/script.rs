@@ -1,0 +1,439 @@
+//! Script types of the mock LLM: the replies a test queues up ([`Reply`],
+//! [`ScriptedReply`], [`ToolCall`], [`UsageSpec`]), the [`Script`] that holds them, and
+//! loading a script from JSON.
+//!
+//! # JSON format
+//!
+//! A script file is either a JSON array of replies, or an object
+//! `{"replies": [...], "fallback": {...}}` whose optional `fallback` answers every
+//! request once the queue is empty (instead of the "script exhausted" error).
+//!
+//! Each reply is an object with a `type` and the fields of that type:
+//!
+//! | `type` | fields |
+//! |---|---|
+//! | `text` | `text` |
+//! | `tool_calls` | `text` (optional), `calls`: `[{"id"?, "name", "input"}]` |
+//! | `error` | `status`, `body` (optional JSON; a JSON string is sent verbatim), `retry_after` (optional string) |
+//! | `disconnect` | `text` (about half of it is streamed, then the connection drops) |
+//! | `mid_stream_error` | `text` (about half, then a protocol error event) |
+//! | `max_tokens` | `text` (stop reason `max_tokens` / finish reason `length`) |
+//!
+//! and optional per-reply options: `thinking` (string), `signature` (Anthropic thinking
+//! signature; generated when absent), `delay_ms_per_chunk` (number), `gate` (string),
+//! `usage` (`{"input_tokens", "output_tokens", "cache_read_input_tokens",
+//! "cache_creation_input_tokens"}`, each optional), `repeat_ids` (bool), `interleave`
+//! (bool), `chunk_chars` (number, default 8).
+//!
+//! ```json
+//! {
+//!   "replies": [
+//!     {"type": "tool_calls", "text": "Let me look.", "thinking": "Need the file.",
+//!      "calls": [{"name": "Read", "input": {"file_path": "src/main.rs"}}]},
+//!     {"type": "error", "status": 429, "retry_after": "0"},
+//!     {"type": "text", "text": "Done.", "delay_ms_per_chunk": 20}
+//!   ],
+//!   "fallback": {"type": "text", "text": "ok"}
+//! }
+//! ```
+
+use std::path::Path;
+
+use anyhow::{Context, bail};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// Default number of characters per streamed text/JSON piece.
+pub const DEFAULT_CHUNK_CHARS: usize = 8;
+
+/// What one model request is answered with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Reply {
+    /// Plain text, streamed in `chunk_chars` pieces; ends with `end_turn` / `stop`.
+    Text { text: String },
+    /// Optional text, then tool calls; ends with `tool_use` / `tool_calls`.
+    ToolCalls {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        calls: Vec<ToolCall>,
+    },
+    /// A non-streamed HTTP error. `body`: `null` = a protocol-shaped default error, a JSON
+    /// string = sent verbatim as `text/plain`, anything else = sent as JSON.
+    Error {
+        status: u16,
+        #[serde(default)]
+        body: Value,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        retry_after: Option<String>,
+    },
+    /// Streams about half of the text, then drops the connection with no terminal event.
+    Disconnect { text: String },
+    /// Streams about half of the text, then a protocol error event (Anthropic
+    /// `event: error` with `overloaded_error`; OpenAI a `{"error": ..}` chunk), then ends.
+    MidStreamError { text: String },
+    /// Text ending with `stop_reason: max_tokens` / `finish_reason: length`.
+    MaxTokens { text: String },
+}
+
+impl Reply {
+    /// A text reply.
+    pub fn text(text: impl Into<String>) -> Self {
+        Self::Text { text: text.into() }
+    }
+
+    /// A reply with a single tool call (id generated) and no text.
+    pub fn tool_call(name: impl Into<String>, input: Value) -> Self {
+        Self::ToolCalls {
+            text: None,
+            calls: vec![ToolCall::new(name, input)],
+        }
+    }
+
+    /// A reply with several tool calls and no text.
+    pub fn tool_calls(calls: Vec<ToolCall>) -> Self {
+        Self::ToolCalls { text: None, calls }
+    }
+
+    /// An HTTP error with a protocol-shaped default body and no `retry-after`.
+    pub fn error(status: u16) -> Self {
+        Self::Error {
+            status,
+            body: Value::Null,
+            retry_after: None,
+        }
+    }
+
+    /// HTTP 429 with the given `retry-after` header value (e.g. `"0"`).
+    pub fn rate_limited(retry_after: impl Into<String>) -> Self {
+        Self::Error {
+            status: 429,
+            body: Value::Null,
+            retry_after: Some(retry_after.into()),
+        }
+    }
+
+    /// HTTP 529 (Anthropic "overloaded").
+    pub fn overloaded() -> Self {
+        Self::error(529)
+    }
+
+    /// Part of `text`, then a dropped connection.
+    pub fn disconnect(text: impl Into<String>) -> Self {
+        Self::Disconnect { text: text.into() }
+    }
+
+    /// Part of `text`, then an error event in the stream.
+    pub fn mid_stream_error(text: impl Into<String>) -> Self {
+        Self::MidStreamError { text: text.into() }
+    }
+
+    /// Text cut off by the token limit.
+    pub fn max_tokens(text: impl Into<String>) -> Self {
+        Self::MaxTokens { text: text.into() }
+    }
+}
+
+/// One tool call of a [`Reply::ToolCalls`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// Call id; generated (`toolu_mock_<req>_<i>` / `call_mock_<req>_<i>`) when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    pub name: String,
+    /// Tool input; streamed as its compact JSON serialisation in several pieces.
+    #[serde(default = "empty_object")]
+    pub input: Value,
+}
+
+impl ToolCall {
+    /// A call with a generated id.
+    pub fn new(name: impl Into<String>, input: Value) -> Self {
+        Self {
+            id: None,
+            name: name.into(),
+            input,
+        }
+    }
+
+    /// A call with a fixed id.
+    pub fn with_id(id: impl Into<String>, name: impl Into<String>, input: Value) -> Self {
+        Self {
+            id: Some(id.into()),
+            name: name.into(),
+            input,
+        }
+    }
+}
+
+fn empty_object() -> Value {
+    Value::Object(serde_json::Map::new())
+}
+
+/// Token usage overrides; a `None` field keeps the default (input = request body bytes /
+/// 4, output = generated characters / 4 but at least 1, cache fields = 0). For OpenAI,
+/// `prompt_tokens` = input + cache read + cache creation and `cached_tokens` = cache read.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UsageSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub input_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_read_input_tokens: Option<u64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_creation_input_tokens: Option<u64>,
+}
+
+/// A [`Reply`] plus its streaming options.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScriptedReply {
+    #[serde(flatten)]
+    pub reply: Reply,
+    /// Thinking text: an Anthropic `thinking` block (with signature) / OpenAI
+    /// `reasoning_content` deltas, before the answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thinking: Option<String>,
+    /// Anthropic thinking signature; a deterministic one is generated when `None`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<String>,
+    /// Sleep before every streamed chunk.
+    #[serde(default)]
+    pub delay_ms_per_chunk: u64,
+    /// After the first content delta, wait until the test opens this gate.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gate: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<UsageSpec>,
+    /// OpenAI: repeat the tool call `id`, `type` and `function.name` on every delta.
+    #[serde(default)]
+    pub repeat_ids: bool,
+    /// OpenAI: interleave the deltas of several tool calls round-robin by index.
+    #[serde(default)]
+    pub interleave: bool,
+    /// Characters per streamed text / JSON piece (at least 1).
+    #[serde(default = "default_chunk_chars")]
+    pub chunk_chars: usize,
+}
+
+fn default_chunk_chars() -> usize {
+    DEFAULT_CHUNK_CHARS
+}
+
+impl ScriptedReply {
+    /// Wraps a reply with default options.
+    pub fn new(reply: Reply) -> Self {
+        Self {
+            reply,
+            thinking: None,
+            signature: None,
+            delay_ms_per_chunk: 0,
+            gate: None,
+            usage: None,
+            repeat_ids: false,
+            interleave: false,
+            chunk_chars: DEFAULT_CHUNK_CHARS,
+        }
+    }
+
+    pub fn with_thinking(mut self, thinking: impl Into<String>) -> Self {
+        self.thinking = Some(thinking.into());
+        self
+    }
+
+    pub fn with_signature(mut self, signature: impl Into<String>) -> Self {
+        self.signature = Some(signature.into());
+        self
+    }
+
+    pub fn with_delay_ms(mut self, delay_ms_per_chunk: u64) -> Self {
+        self.delay_ms_per_chunk = delay_ms_per_chunk;
+        self
+    }
+
+    pub fn with_gate(mut self, gate: impl Into<String>) -> Self {
+        self.gate = Some(gate.into());
+        self
+    }
+
+    pub fn with_usage(mut self, usage: UsageSpec) -> Self {
+        self.usage = Some(usage);
+        self
+    }
+
+    pub fn with_repeat_ids(mut self) -> Self {
+        self.repeat_ids = true;
+        self
+    }
+
+    pub fn with_interleave(mut self) -> Self {
+        self.interleave = true;
+        self
+    }
+
+    pub fn with_chunk_chars(mut self, chunk_chars: usize) -> Self {
+        self.chunk_chars = chunk_chars;
+        self
+    }
+}
+
+impl From<Reply> for ScriptedReply {
+    fn from(reply: Reply) -> Self {
+        Self::new(reply)
+    }
+}
+
+/// An ordered queue of replies (one popped per model request) and an optional fallback.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Script {
+    pub replies: Vec<ScriptedReply>,
+    pub fallback: Option<ScriptedReply>,
+}
+
+impl Script {
+    /// An empty script: every request gets the "script exhausted" error.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A script that answers every request with `reply`.
+    pub fn always(reply: impl Into<ScriptedReply>) -> Self {
+        Self {
+            replies: Vec::new(),
+            fallback: Some(reply.into()),
+        }
+    }
+
+    /// Appends a reply.
+    pub fn reply(mut self, reply: impl Into<ScriptedReply>) -> Self {
+        self.replies.push(reply.into());
+        self
+    }
+
+    /// Sets the reply used once the queue is empty.
+    pub fn fallback(mut self, reply: impl Into<ScriptedReply>) -> Self {
+        self.fallback = Some(reply.into());
+        self
+    }
+
+    /// Parses the JSON format described in the module documentation.
+    pub fn from_json(text: &str) -> anyhow::Result<Self> {
+        let value: Value = serde_json::from_str(text).context("script is not valid JSON")?;
+        let (replies, fallback) = match value {
+            Value::Array(items) => (items, None),
+            Value::Object(mut map) => {
+                if let Some(key) = map.keys().find(|k| *k != "replies" && *k != "fallback") {
+                    bail!("unknown key `{key}` in script object (expected `replies`, `fallback`)");
+                }
+                let replies = match map.remove("replies") {
+                    Some(Value::Array(items)) => items,
+                    None => Vec::new(),
+                    Some(_) => bail!("`replies` must be an array"),
+                };
+                (replies, map.remove("fallback"))
+            }
+            _ => bail!("a script must be a JSON array of replies or an object with `replies`"),
+        };
+        let replies = replies
+            .into_iter()
+            .enumerate()
+            .map(|(i, item)| {
+                serde_json::from_value(item).with_context(|| format!("invalid reply #{i}"))
+            })
+            .collect::<anyhow::Result<Vec<ScriptedReply>>>()?;
+        let fallback = fallback
+            .map(|item| serde_json::from_value(item).context("invalid fallback reply"))
+            .transpose()?;
+        Ok(Self { replies, fallback })
+    }
+
+    /// Reads and parses a script file.
+    pub fn load(path: &Path) -> anyhow::Result<Self> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read script {}", path.display()))?;
+        Self::from_json(&text).with_context(|| format!("in script {}", path.display()))
+    }
+}
+
+impl From<Vec<ScriptedReply>> for Script {
+    fn from(replies: Vec<ScriptedReply>) -> Self {
+        Self {
+            replies,
+            fallback: None,
+        }
+    }
+}
+
+impl From<Vec<Reply>> for Script {
+    fn from(replies: Vec<Reply>) -> Self {
+        replies.into_iter().collect()
+    }
+}
+
+impl<T: Into<ScriptedReply>> FromIterator<T> for Script {
+    fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
+        Self {
+            replies: iter.into_iter().map(Into::into).collect(),
+            fallback: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn parses_documented_example() {
+        let script = Script::from_json(
+            r#"{
+              "replies": [
+                {"type": "tool_calls", "text": "Let me look.", "thinking": "Need the file.",
+                 "calls": [{"name": "Read", "input": {"file_path": "src/main.rs"}}]},
+                {"type": "error", "status": 429, "retry_after": "0"},
+                {"type": "text", "text": "Done.", "delay_ms_per_chunk": 20}
+              ],
+              "fallback": {"type": "text", "text": "ok"}
+            }"#,
+        )
+        .unwrap();
+        assert_eq!(script.replies.len(), 3);
+        assert_eq!(
+            script.replies[0],
+            ScriptedReply::new(Reply::ToolCalls {
+                text: Some("Let me look.".into()),
+                calls: vec![ToolCall::new("Read", json!({"file_path": "src/main.rs"}))],
+            })
+            .with_thinking("Need the file.")
+        );
+        assert_eq!(script.replies[1].reply, Reply::rate_limited("0"));
+        assert_eq!(script.replies[2].delay_ms_per_chunk, 20);
+        assert_eq!(script.fallback, Some(Reply::text("ok").into()));
+    }
+
+    #[test]
+    fn parses_array_and_round_trips() {
+        let original: Script = vec![
+            ScriptedReply::new(Reply::text("hi"))
+                .with_gate("g1")
+                .with_repeat_ids(),
+            Reply::mid_stream_error("partial").into(),
+            ScriptedReply::new(Reply::max_tokens("cut")).with_usage(UsageSpec {
+                output_tokens: Some(7),
+                ..UsageSpec::default()
+            }),
+        ]
+        .into();
+        let text = serde_json::to_string(&original.replies).unwrap();
+        assert_eq!(Script::from_json(&text).unwrap(), original);
+    }
+
+    #[test]
+    fn reports_bad_reply_with_index() {
+        let err =
+            Script::from_json(r#"[{"type":"text","text":"a"},{"type":"bogus"}]"#).unwrap_err();
+        assert!(format!("{err:#}").contains("invalid reply #1"), "{err:#}");
+    }
+}

@@ -1,0 +1,135 @@
+//! Shared state of a running mock LLM: the reply queue and fallback, the recorded
+//! requests (with a counter tests can await), and the named gates (opened / reached).
+
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use serde_json::Value;
+use tokio::sync::watch;
+
+use super::script::{Script, ScriptedReply};
+
+/// One request the server received on a model endpoint, in arrival order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RecordedRequest {
+    pub method: String,
+    /// URI path without the query, e.g. `/v1/messages`.
+    pub path: String,
+    /// Header names lowercased; repeated headers joined with `", "`.
+    pub headers: BTreeMap<String, String>,
+    /// The parsed JSON body, or the raw text as a JSON string when it was not JSON.
+    pub body: Value,
+}
+
+impl RecordedRequest {
+    /// A header value by (case-insensitive) name.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .get(&name.to_ascii_lowercase())
+            .map(String::as_str)
+    }
+}
+
+struct Queue {
+    replies: VecDeque<ScriptedReply>,
+    fallback: Option<ScriptedReply>,
+    requests: Vec<RecordedRequest>,
+}
+
+pub(crate) struct State {
+    queue: Mutex<Queue>,
+    request_count: watch::Sender<usize>,
+    opened: watch::Sender<HashSet<String>>,
+    reached: watch::Sender<HashMap<String, usize>>,
+    seq: AtomicU64,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl State {
+    pub(crate) fn new(script: Script) -> Self {
+        Self {
+            queue: Mutex::new(Queue {
+                replies: script.replies.into(),
+                fallback: script.fallback,
+                requests: Vec::new(),
+            }),
+            request_count: watch::Sender::new(0),
+            opened: watch::Sender::new(HashSet::new()),
+            reached: watch::Sender::new(HashMap::new()),
+            seq: AtomicU64::new(0),
+        }
+    }
+
+    /// Records `request`; when `pop`, atomically takes the next reply (or the fallback).
+    /// `None` with `pop` means the script is exhausted.
+    pub(crate) fn record(&self, request: RecordedRequest, pop: bool) -> Option<ScriptedReply> {
+        let (reply, count) = {
+            let mut queue = lock(&self.queue);
+            queue.requests.push(request);
+            let reply = if pop {
+                queue.replies.pop_front().or_else(|| queue.fallback.clone())
+            } else {
+                None
+            };
+            (reply, queue.requests.len())
+        };
+        self.request_count.send_replace(count);
+        reply
+    }
+
+    /// A number unique to each answered request (ids of messages and tool calls).
+    pub(crate) fn next_seq(&self) -> u64 {
+        self.seq.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    pub(crate) fn push(&self, reply: ScriptedReply) {
+        lock(&self.queue).replies.push_back(reply);
+    }
+
+    pub(crate) fn set_fallback(&self, reply: Option<ScriptedReply>) {
+        lock(&self.queue).fallback = reply;
+    }
+
+    pub(crate) fn remaining(&self) -> usize {
+        lock(&self.queue).replies.len()
+    }
+
+    pub(crate) fn requests(&self) -> Vec<RecordedRequest> {
+        lock(&self.queue).requests.clone()
+    }
+
+    pub(crate) fn request_count(&self) -> usize {
+        *self.request_count.borrow()
+    }
+
+    pub(crate) async fn wait_for_requests(&self, n: usize) {
+        let mut rx = self.request_count.subscribe();
+        // The sender lives as long as `self`, so this cannot fail while we borrow it.
+        let _ = rx.wait_for(|count| *count >= n).await;
+    }
+
+    pub(crate) fn open_gate(&self, name: &str) {
+        self.opened.send_modify(|set| {
+            set.insert(name.to_owned());
+        });
+    }
+
+    /// Marks that a stream reached `name`, then waits until it is opened.
+    pub(crate) async fn pass_gate(&self, name: &str) {
+        self.reached
+            .send_modify(|map| *map.entry(name.to_owned()).or_default() += 1);
+        let mut rx = self.opened.subscribe();
+        let _ = rx.wait_for(|set| set.contains(name)).await;
+    }
+
+    pub(crate) async fn wait_for_gate_reached(&self, name: &str) {
+        let mut rx = self.reached.subscribe();
+        let _ = rx
+            .wait_for(|map| map.get(name).is_some_and(|n| *n > 0))
+            .await;
+    }
+}

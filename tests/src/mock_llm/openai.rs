@@ -18,11 +18,8 @@ pub(crate) fn validate(body: &Value) -> Result<(), String> {
     if !obj.get("model").is_some_and(Value::is_string) {
         return Err("`model` (string) is required".into());
     }
-    if !obj
-        .get("messages")
-        .and_then(Value::as_array)
-        .is_some_and(|m| !m.is_empty())
-    {
+    let messages = obj.get("messages").and_then(Value::as_array);
+    if messages.is_none_or(|m| m.is_empty()) {
         return Err("`messages` (non-empty array) is required".into());
     }
     if obj.get("stream") != Some(&Value::Bool(true)) {

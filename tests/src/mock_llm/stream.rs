@@ -82,6 +82,9 @@ impl Plan {
                         }
                         Step::Gate(name) => state.pass_gate(&name).await,
                         Step::Abort => {
+                            // hyper drops its unflushed write buffer when a body fails;
+                            // returning Pending once makes it flush what was sent so far.
+                            tokio::task::yield_now().await;
                             steps.clear();
                             let err = io::Error::other("mock-llm: scripted disconnect");
                             return Some((Err(err), (steps, state)));

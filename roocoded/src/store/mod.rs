@@ -1,0 +1,96 @@
+//! SQLite storage: the only place that reads or writes the database.
+//!
+//! One file per table group. Queries are runtime-checked (`query_as` + `FromRow`) and
+//! every one is exercised by the tests beside it against a migrated temporary database.
+//! No business logic lives here: callers decide, the store records.
+
+use std::path::Path;
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::sqlite::{
+    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
+};
+
+mod calls;
+mod events;
+mod messages;
+mod sessions;
+mod turns;
+
+pub use calls::ModelCallRow;
+pub use sessions::{NewSession, SessionRow};
+pub use turns::InputRow;
+
+/// Migrations embedded from the workspace's `migrations/` folder.
+pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");
+
+/// A storage failure.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("database error: {0}")]
+    Sqlx(#[from] sqlx::Error),
+    #[error("database migration failed: {0}")]
+    Migrate(#[from] sqlx::migrate::MigrateError),
+    #[error("stored JSON is corrupt: {0}")]
+    Json(#[from] serde_json::Error),
+    #[error("cannot create the database directory {path}: {source}")]
+    Dir {
+        path: String,
+        source: std::io::Error,
+    },
+}
+
+/// Handle to the database; cheap to clone.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: SqlitePool,
+}
+
+impl Store {
+    /// Opens (creating if needed) and migrates the database at `path`.
+    pub async fn open(path: &Path) -> Result<Store, StoreError> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|source| StoreError::Dir {
+                path: dir.display().to_string(),
+                source,
+            })?;
+        }
+        let opts = SqliteConnectOptions::new()
+            .filename(path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(5))
+            .pragma("temp_store", "memory")
+            .optimize_on_close(true, None);
+        Self::connect(opts).await
+    }
+
+    /// An in-memory database (tests).
+    pub async fn memory() -> Result<Store, StoreError> {
+        let opts = SqliteConnectOptions::from_str("sqlite::memory:")?.foreign_keys(true);
+        Self::connect(opts).await
+    }
+
+    async fn connect(opts: SqliteConnectOptions) -> Result<Store, StoreError> {
+        let in_memory = opts.get_filename().as_os_str().is_empty()
+            || opts.get_filename().to_string_lossy().contains("memory");
+        let pool = SqlitePoolOptions::new()
+            // An in-memory database exists per connection: keep exactly one.
+            .max_connections(if in_memory { 1 } else { 4 })
+            .min_connections(if in_memory { 1 } else { 0 })
+            .idle_timeout(if in_memory { None } else { Some(Duration::from_secs(600)) })
+            .max_lifetime(if in_memory { None } else { Some(Duration::from_secs(3600)) })
+            .connect_with(opts)
+            .await?;
+        MIGRATOR.run(&pool).await?;
+        Ok(Store { pool })
+    }
+
+    /// Closes the pool, flushing the WAL.
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}

@@ -1,0 +1,308 @@
+//! The `sessions` table: one row per session with its settings, status and totals.
+
+use roocode_protocol::content::Usage;
+use roocode_protocol::session::{SessionInfo, SessionKind, SessionStatus};
+
+use super::{Store, StoreError};
+use crate::clock;
+
+/// A session as stored.
+#[derive(Debug, Clone, sqlx::FromRow)]
+pub struct SessionRow {
+    pub id: String,
+    pub parent_session_id: Option<String>,
+    pub kind: String,
+    pub title: String,
+    pub cwd: String,
+    pub root: String,
+    pub model: String,
+    pub mode: String,
+    pub status: String,
+    pub running_turn_id: Option<String>,
+    pub created_at: i64,
+    pub last_activity: i64,
+    pub last_seq: i64,
+    pub input_tokens: i64,
+    pub output_tokens: i64,
+    pub cache_read_tokens: i64,
+    pub cache_write_tokens: i64,
+    pub cost_usd: Option<f64>,
+    pub cost_unknown: i64,
+    pub message_count: i64,
+}
+
+impl SessionRow {
+    pub fn status(&self) -> SessionStatus {
+        match self.status.as_str() {
+            "running" => SessionStatus::Running,
+            "interrupted" => SessionStatus::Interrupted,
+            _ => SessionStatus::Idle,
+        }
+    }
+
+    pub fn usage(&self) -> Usage {
+        Usage {
+            input_tokens: self.input_tokens as u64,
+            output_tokens: self.output_tokens as u64,
+            cache_read_tokens: self.cache_read_tokens as u64,
+            cache_write_tokens: self.cache_write_tokens as u64,
+            cost_usd: if self.cost_unknown != 0 {
+                None
+            } else {
+                Some(self.cost_usd.unwrap_or(0.0))
+            },
+        }
+    }
+
+    pub fn to_info(&self) -> SessionInfo {
+        SessionInfo {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            kind: match self.kind.as_str() {
+                "sub_agent" => SessionKind::SubAgent,
+                "teammate" => SessionKind::Teammate,
+                _ => SessionKind::Main,
+            },
+            parent_session_id: self.parent_session_id.clone(),
+            cwd: self.cwd.clone(),
+            root: self.root.clone(),
+            model: self.model.clone(),
+            mode: self.mode.clone(),
+            status: self.status(),
+            running_turn_id: self.running_turn_id.clone(),
+            created_at: clock::rfc3339(self.created_at),
+            last_activity: clock::rfc3339(self.last_activity),
+            last_seq: self.last_seq as u64,
+            message_count: self.message_count as u64,
+            usage: self.usage(),
+        }
+    }
+}
+
+/// What it takes to create a session.
+#[derive(Debug, Clone)]
+pub struct NewSession {
+    pub id: String,
+    pub parent_session_id: Option<String>,
+    pub kind: &'static str,
+    pub title: String,
+    pub cwd: String,
+    pub root: String,
+    pub model: String,
+    pub mode: String,
+}
+
+const SELECT: &str = "SELECT s.*, (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count FROM sessions s";
+
+impl Store {
+    pub async fn insert_session(&self, s: &NewSession) -> Result<SessionRow, StoreError> {
+        let now = clock::now_ms();
+        sqlx::query(
+            "INSERT INTO sessions (id, parent_session_id, kind, title, cwd, root, model, mode, status, created_at, last_activity)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'idle', ?, ?)",
+        )
+        .bind(&s.id)
+        .bind(&s.parent_session_id)
+        .bind(s.kind)
+        .bind(&s.title)
+        .bind(&s.cwd)
+        .bind(&s.root)
+        .bind(&s.model)
+        .bind(&s.mode)
+        .bind(now)
+        .bind(now)
+        .execute(&self.pool)
+        .await?;
+        self.session(&s.id)
+            .await?
+            .ok_or(StoreError::Sqlx(sqlx::Error::RowNotFound))
+    }
+
+    pub async fn session(&self, id: &str) -> Result<Option<SessionRow>, StoreError> {
+        Ok(sqlx::query_as::<_, SessionRow>(sqlx::AssertSqlSafe(format!("{SELECT} WHERE s.id = ?")))
+            .bind(id)
+            .fetch_optional(&self.pool)
+            .await?)
+    }
+
+    /// Ids starting with `prefix` (at most `limit`).
+    pub async fn session_ids_with_prefix(
+        &self,
+        prefix: &str,
+        limit: u32,
+    ) -> Result<Vec<String>, StoreError> {
+        // Ids are hex and dashes; anything else cannot match, and must not reach LIKE.
+        if prefix.is_empty() || !prefix.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
+            return Ok(Vec::new());
+        }
+        let rows: Vec<(String,)> =
+            sqlx::query_as("SELECT id FROM sessions WHERE id LIKE ? || '%' ORDER BY id LIMIT ?")
+                .bind(prefix.to_ascii_lowercase())
+                .bind(i64::from(limit))
+                .fetch_all(&self.pool)
+                .await?;
+        Ok(rows.into_iter().map(|(id,)| id).collect())
+    }
+
+    /// Sessions by last activity, newest first, optionally of one project root.
+    pub async fn list_sessions(
+        &self,
+        root: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<SessionRow>, StoreError> {
+        let rows = match root {
+            Some(root) => {
+                sqlx::query_as::<_, SessionRow>(sqlx::AssertSqlSafe(format!(
+                    "{SELECT} WHERE s.root = ? AND s.kind = 'main' ORDER BY s.last_activity DESC, s.id DESC LIMIT ?"
+                )))
+                .bind(root)
+                .bind(i64::from(limit))
+                .fetch_all(&self.pool)
+                .await?
+            }
+            None => {
+                sqlx::query_as::<_, SessionRow>(sqlx::AssertSqlSafe(format!(
+                    "{SELECT} ORDER BY s.last_activity DESC, s.id DESC LIMIT ?"
+                )))
+                .bind(i64::from(limit))
+                .fetch_all(&self.pool)
+                .await?
+            }
+        };
+        Ok(rows)
+    }
+
+    pub async fn sessions_with_status(&self, status: &str) -> Result<Vec<SessionRow>, StoreError> {
+        Ok(
+            sqlx::query_as::<_, SessionRow>(sqlx::AssertSqlSafe(format!("{SELECT} WHERE s.status = ?")))
+                .bind(status)
+                .fetch_all(&self.pool)
+                .await?,
+        )
+    }
+
+    pub async fn count_sessions(&self) -> Result<u64, StoreError> {
+        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM sessions")
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(n as u64)
+    }
+
+    pub async fn set_session_status(
+        &self,
+        id: &str,
+        status: &str,
+        running_turn_id: Option<&str>,
+    ) -> Result<(), StoreError> {
+        sqlx::query("UPDATE sessions SET status = ?, running_turn_id = ?, last_activity = ? WHERE id = ?")
+            .bind(status)
+            .bind(running_turn_id)
+            .bind(clock::now_ms())
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    pub async fn set_session_mode(&self, id: &str, mode: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE sessions SET mode = ? WHERE id = ?")
+            .bind(mode)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    pub async fn set_session_model(&self, id: &str, model: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE sessions SET model = ? WHERE id = ?")
+            .bind(model)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    pub async fn set_session_title(&self, id: &str, title: &str) -> Result<(), StoreError> {
+        sqlx::query("UPDATE sessions SET title = ? WHERE id = ?")
+            .bind(title)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Adds one model call's tokens and cost to the session's totals.
+    pub async fn add_session_usage(&self, id: &str, u: &Usage) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE sessions SET input_tokens = input_tokens + ?, output_tokens = output_tokens + ?,
+                cache_read_tokens = cache_read_tokens + ?, cache_write_tokens = cache_write_tokens + ?,
+                cost_usd = COALESCE(cost_usd, 0) + ?, cost_unknown = MAX(cost_unknown, ?)
+             WHERE id = ?",
+        )
+        .bind(u.input_tokens as i64)
+        .bind(u.output_tokens as i64)
+        .bind(u.cache_read_tokens as i64)
+        .bind(u.cache_write_tokens as i64)
+        .bind(u.cost_usd.unwrap_or(0.0))
+        .bind(i64::from(u.cost_usd.is_none()))
+        .bind(id)
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    pub async fn delete_session(&self, id: &str) -> Result<bool, StoreError> {
+        let r = sqlx::query("DELETE FROM sessions WHERE id = ?")
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(r.rows_affected() > 0)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+
+    pub(crate) fn new_session(id: &str, root: &str) -> NewSession {
+        NewSession {
+            id: id.into(),
+            parent_session_id: None,
+            kind: "main",
+            title: "t".into(),
+            cwd: root.into(),
+            root: root.into(),
+            model: "anthropic/m".into(),
+            mode: "default".into(),
+        }
+    }
+
+    #[tokio::test]
+    async fn create_list_prefix_usage_delete() {
+        let store = Store::memory().await.unwrap();
+        store.insert_session(&new_session("0191aa-1", "/p")).await.unwrap();
+        store.insert_session(&new_session("0191ab-2", "/q")).await.unwrap();
+        assert_eq!(store.session_ids_with_prefix("0191a", 5).await.unwrap().len(), 2);
+        assert_eq!(store.session_ids_with_prefix("0191ab", 5).await.unwrap(), vec!["0191ab-2"]);
+        assert!(store.session_ids_with_prefix("%", 5).await.unwrap().is_empty());
+        let in_p = store.list_sessions(Some("/p"), 10).await.unwrap();
+        assert_eq!(in_p.len(), 1);
+        assert_eq!(store.count_sessions().await.unwrap(), 2);
+
+        let u = Usage { input_tokens: 10, output_tokens: 5, cost_usd: Some(0.5), ..Usage::default() };
+        store.add_session_usage("0191aa-1", &u).await.unwrap();
+        store.add_session_usage("0191aa-1", &u).await.unwrap();
+        let s = store.session("0191aa-1").await.unwrap().unwrap();
+        assert_eq!(s.usage().input_tokens, 20);
+        assert_eq!(s.usage().cost_usd, Some(1.0));
+        let unknown = Usage { cost_usd: None, ..u };
+        store.add_session_usage("0191aa-1", &unknown).await.unwrap();
+        assert_eq!(store.session("0191aa-1").await.unwrap().unwrap().usage().cost_usd, None);
+
+        store.set_session_status("0191aa-1", "running", Some("T")).await.unwrap();
+        assert_eq!(store.sessions_with_status("running").await.unwrap().len(), 1);
+        assert!(store.delete_session("0191aa-1").await.unwrap());
+        assert!(store.session("0191aa-1").await.unwrap().is_none());
+    }
+}

@@ -1,5 +1,5 @@
 //! `roocoded`: the RooCode daemon as a library. The binary (`main.rs`) only parses
-//! arguments and calls [`daemon::run`].
+//! arguments and calls [`daemon::run_blocking`].
 //!
 //! Layers (DESIGN.md §1), each a module talking to the others through narrow interfaces:
 //! - interaction: [`rpc`] (socket server, subscriptions), [`commands`] (slash commands), [`config`]
@@ -7,8 +7,18 @@
 //! - tools: [`tools`]
 //! - memory: [`context`] (chain validation), [`store`] (SQLite), [`events`] (the session event log)
 //! - security: [`permission`] — every tool call passes through it.
+//!
+//! [`daemon`] ties them together: socket, lock, recovery, shutdown.
 
+pub mod agent;
 pub mod clock;
-pub mod store;
+pub mod commands;
+pub mod config;
 pub mod context;
+pub mod daemon;
 pub mod events;
+pub mod llm;
+pub mod permission;
+pub mod rpc;
+pub mod store;
+pub mod tools;

@@ -1,1 +1,27 @@
-fn main() {}
+//! `roocoded`: the RooCode daemon. Usually started by a client when none answers;
+//! `roocoded --foreground` keeps it in the terminal for debugging and service managers.
+
+use clap::Parser;
+
+/// The RooCode daemon: owns sessions and agent loops, serves JSON-RPC on a Unix socket.
+#[derive(Parser)]
+#[command(version = roocode_protocol::BUILD_ID)]
+struct Args {
+    /// Stay in the foreground and log to stderr.
+    #[arg(long)]
+    foreground: bool,
+}
+
+fn main() -> std::process::ExitCode {
+    let args = Args::parse();
+    match roocoded::daemon::run_blocking(roocoded::daemon::Options {
+        foreground: args.foreground,
+    }) {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("roocoded: {e}");
+            tracing::error!("{e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}

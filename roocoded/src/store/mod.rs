@@ -15,6 +15,7 @@ use sqlx::sqlite::{
 mod calls;
 mod events;
 mod messages;
+mod pending;
 mod sessions;
 mod turns;
 

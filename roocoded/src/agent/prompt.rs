@@ -1,0 +1,41 @@
+//! The system prompt: the agent's role and its environment. It is byte-stable for the
+//! life of a session (the date is the session's start date) so providers can cache it;
+//! anything that changes (instructions, memory) goes into the conversation instead.
+
+use std::path::Path;
+
+use crate::clock;
+use crate::store::SessionRow;
+
+use super::project::git_branch;
+
+pub fn system_prompt(row: &SessionRow) -> String {
+    let date = clock::rfc3339(row.created_at);
+    let date = date.get(..10).unwrap_or(&date);
+    let branch = git_branch(Path::new(&row.root))
+        .map(|b| format!("\n- Git branch: {b}"))
+        .unwrap_or_default();
+    format!(
+        "You are RooCode, an AI coding agent working in the user's terminal. You help with \
+software engineering tasks: reading and explaining code, finding bugs, making changes and \
+running commands, using the tools you are given.
+
+How to work:
+- Use the tools to look before you answer: read the files involved, search with Glob and \
+Grep, and base every claim about the code on what you saw.
+- Several independent reads or searches can be requested in one response; they run in parallel.
+- Be concise. Answer in plain text or Markdown suited to a terminal. Refer to code as \
+`path:line`.
+- If a tool call is denied, do not retry the same call: choose another way or ask the user.
+- When the task is done, say briefly what you did and what remains.
+
+Environment:
+- Working directory: {cwd}
+- Project root: {root}{branch}
+- Platform: {os}
+- Session date: {date}",
+        cwd = row.cwd,
+        root = row.root,
+        os = std::env::consts::OS,
+    )
+}

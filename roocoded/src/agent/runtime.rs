@@ -1,0 +1,74 @@
+//! What the daemon holds in memory for a session between calls: the client's latest
+//! environment (keys stay here, never in the store), the running turn and the queue
+//! of messages sent while it runs.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use roocode_protocol::session::ClientEnv;
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
+
+use crate::tools::FileState;
+
+/// A turn in progress.
+pub struct Running {
+    pub turn_id: String,
+    pub cancel: CancellationToken,
+    /// Set when the daemon, not the user, stops the turn (it ends `interrupted`).
+    pub interrupted: Arc<AtomicBool>,
+}
+
+impl Running {
+    pub fn new(turn_id: String) -> Self {
+        Running {
+            turn_id,
+            cancel: CancellationToken::new(),
+            interrupted: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    pub fn was_interrupted(&self) -> bool {
+        self.interrupted.load(Ordering::SeqCst)
+    }
+}
+
+/// A user message waiting for the next model call.
+#[derive(Debug, Clone)]
+pub struct Queued {
+    pub input_id: String,
+    pub text: String,
+}
+
+/// Mutable state of one session (behind the runtime's lock).
+pub struct RuntimeState {
+    pub env: ClientEnv,
+    pub running: Option<Running>,
+    pub queue: VecDeque<Queued>,
+}
+
+/// One session's in-memory side.
+pub struct SessionRuntime {
+    pub id: String,
+    pub state: tokio::sync::Mutex<RuntimeState>,
+    /// Signalled whenever a turn task ends.
+    pub turn_ended: Notify,
+    /// Files the main agent has read (for the read-before-edit rule).
+    pub files: Arc<FileState>,
+}
+
+impl SessionRuntime {
+    pub fn new(id: String, queue: VecDeque<Queued>) -> Self {
+        SessionRuntime {
+            id,
+            state: tokio::sync::Mutex::new(RuntimeState {
+                env: ClientEnv::default(),
+                running: None,
+                queue,
+            }),
+            turn_ended: Notify::new(),
+            files: Arc::new(FileState::default()),
+        }
+    }
+}

@@ -1,0 +1,430 @@
+//! The agent loop of one turn (DESIGN.md §5): deliver queued messages, call the model,
+//! run the tools it asks for, repeat until it answers without tools, the user cancels,
+//! `max_turns` iterations pass, or it keeps calling tools that do not exist.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+
+use roocode_protocol::content::{ContentBlock, Message, Role};
+use roocode_protocol::event::{ErrorInfo, EventPayload, StopReason};
+use tokio::sync::mpsc;
+use tokio_util::sync::CancellationToken;
+use tracing::Instrument;
+
+use super::runtime::SessionRuntime;
+use super::{Agents, AgentError, executor, prompt};
+use crate::context::chain;
+use crate::llm::{self, CallOutcome, LlmError, ModelRequest, ModelStopReason, Progress, ToolSpec};
+use crate::store::{ModelCallRow, SessionRow};
+
+/// Result text given to tool calls a user interrupt left without one.
+pub const INTERRUPTED_BY_USER: &str = "Interrupted by user: this tool call did not complete.";
+/// Three unknown or disabled tools in a row end the turn.
+const MAX_UNKNOWN_STREAK: u32 = 3;
+/// Output limit asked of the model per call.
+const MAX_OUTPUT_TOKENS: u32 = 16_384;
+
+type TurnEnd = (StopReason, Option<ErrorInfo>);
+
+fn ended(stop: StopReason, kind: &str, message: impl Into<String>) -> TurnEnd {
+    (
+        stop,
+        Some(ErrorInfo {
+            kind: kind.to_string(),
+            message: message.into(),
+        }),
+    )
+}
+
+/// Runs the session's current turn to its end and records how it ended.
+pub(super) async fn run(agents: &Arc<Agents>, rt: &Arc<SessionRuntime>) {
+    let (turn_id, cancel, interrupted) = {
+        let state = rt.state.lock().await;
+        match &state.running {
+            Some(r) => (r.turn_id.clone(), r.cancel.clone(), r.interrupted.clone()),
+            None => return,
+        }
+    };
+    let span = tracing::info_span!("turn", session = %rt.id, turn = %turn_id);
+    let mut turn = Turn {
+        agents,
+        rt,
+        turn_id: &turn_id,
+        cancel,
+        context: Vec::new(),
+    };
+    let (mut stop, error) = match turn.run().instrument(span.clone()).await {
+        Ok(end) => end,
+        Err(e) => {
+            tracing::error!(parent: &span, "turn failed: {e}");
+            ended(StopReason::Error, "internal", e.to_string())
+        }
+    };
+    if stop == StopReason::Cancelled && interrupted.load(Ordering::SeqCst) {
+        stop = StopReason::Interrupted;
+    }
+    let store = agents.store();
+    let err_text = error.as_ref().map(|e| e.message.as_str());
+    if let Err(e) = store.finish_turn(&turn_id, stop.as_str(), err_text).await {
+        tracing::error!(parent: &span, "cannot record the end of the turn: {e}");
+    }
+    if stop == StopReason::Interrupted
+        && let Err(e) = store.set_session_status(&rt.id, "interrupted", None).await
+    {
+        tracing::error!(parent: &span, "cannot mark the session interrupted: {e}");
+    }
+    let done = EventPayload::TurnCompleted {
+        turn_id: turn_id.clone(),
+        stop_reason: stop,
+        error,
+    };
+    if let Err(e) = agents.events().append(&rt.id, &rt.id, done).await {
+        tracing::error!(parent: &span, "cannot record turn_completed: {e}");
+    }
+    tracing::info!(parent: &span, stop_reason = stop.as_str(), "turn completed");
+}
+
+struct Turn<'a> {
+    agents: &'a Arc<Agents>,
+    rt: &'a Arc<SessionRuntime>,
+    turn_id: &'a str,
+    cancel: CancellationToken,
+    /// The model context, mirrored in the store message by message.
+    context: Vec<Message>,
+}
+
+impl Turn<'_> {
+    fn id(&self) -> &str {
+        &self.rt.id
+    }
+
+    async fn emit(&self, payload: EventPayload) -> Result<(), AgentError> {
+        self.agents.events().append(self.id(), self.id(), payload).await?;
+        Ok(())
+    }
+
+    async fn run(&mut self) -> Result<TurnEnd, AgentError> {
+        let store = self.agents.store();
+        self.context = store.context(self.id()).await?;
+        if chain::repair(&mut self.context, INTERRUPTED_BY_USER).changed() {
+            store.replace_context(self.id(), &self.context).await?;
+        }
+        self.deliver_queued().await?;
+        self.emit(EventPayload::TurnStarted {
+            turn_id: self.turn_id.to_string(),
+        })
+        .await?;
+
+        let mut iterations: u32 = 0;
+        let mut unknown_streak: u32 = 0;
+        loop {
+            if self.cancel.is_cancelled() {
+                return self.cancelled().await;
+            }
+            if iterations > 0 {
+                self.deliver_queued().await?;
+            }
+            let Some(row) = store.session(self.id()).await? else {
+                return Ok(ended(StopReason::Error, "internal", "the session was deleted"));
+            };
+            let env = self.agents.env_of(self.rt).await;
+            let config = match self.agents.config(Path::new(&row.root)) {
+                Ok(c) => c,
+                Err(e) => return Ok(ended(StopReason::Error, "config", e.to_string())),
+            };
+            let model = match llm::resolve_model(&row.model, &env, &config, &self.agents.http) {
+                Ok(m) => m,
+                Err(e) => return Ok(ended(StopReason::Error, e.kind(), e.to_string())),
+            };
+            let max_turns = env
+                .get("ROOCODE_MAX_TURNS")
+                .and_then(|v| v.parse::<u32>().ok())
+                .filter(|n| *n > 0)
+                .unwrap_or_else(|| config.max_turns());
+            let mut messages = self.context.clone();
+            if chain::repair(&mut messages, INTERRUPTED_BY_USER).changed() {
+                tracing::warn!("the context needed repair before the model call");
+            }
+            let request = ModelRequest {
+                model: model.model.clone(),
+                system: prompt::system_prompt(&row),
+                messages,
+                tools: self
+                    .agents
+                    .tools
+                    .defs()
+                    .into_iter()
+                    .map(|d| ToolSpec {
+                        name: d.name,
+                        description: d.description,
+                        input_schema: d.input_schema,
+                    })
+                    .collect(),
+                max_tokens: MAX_OUTPUT_TOKENS,
+            };
+            store.set_turn_state(self.turn_id, "requesting", iterations).await?;
+            let policy = llm::RetryPolicy::from_env_and_config(&env, &config);
+            let message_id = uuid::Uuid::now_v7().to_string();
+            let span = tracing::info_span!("model_call", model = %row.model, iteration = iterations);
+            let outcome = self
+                .call(&model, &request, &policy, &message_id)
+                .instrument(span)
+                .await;
+            let outcome = match outcome {
+                Ok(o) => o,
+                Err(_) if self.cancel.is_cancelled() => return self.cancelled().await,
+                Err(e) => {
+                    self.record_call(&row, &message_id, None, Some(&e)).await?;
+                    return Ok(ended(StopReason::Error, e.kind(), e.to_string()));
+                }
+            };
+            self.record_call(&row, &message_id, Some(&outcome), None).await?;
+            let response = outcome.response;
+            if !response.content.is_empty() {
+                self.emit(EventPayload::AssistantMessage {
+                    message_id: message_id.clone(),
+                    content: response.content.clone(),
+                })
+                .await?;
+                self.push(Message {
+                    role: Role::Assistant,
+                    content: response.content.clone(),
+                })
+                .await?;
+            }
+            let calls: Vec<executor::Call> = response
+                .content
+                .iter()
+                .filter_map(|b| match b {
+                    ContentBlock::ToolUse { id, name, input } => Some(executor::Call {
+                        id: id.clone(),
+                        name: name.clone(),
+                        input: input.clone(),
+                    }),
+                    _ => None,
+                })
+                .collect();
+            if calls.is_empty() {
+                return Ok(match response.stop_reason {
+                    ModelStopReason::MaxTokens => ended(
+                        StopReason::MaxTokens,
+                        "max_tokens",
+                        "the answer reached the model's output limit (max_tokens) and was cut off",
+                    ),
+                    _ => (StopReason::EndTurn, None),
+                });
+            }
+
+            store.set_turn_state(self.turn_id, "executing_tools", iterations).await?;
+            let results = executor::run_calls(self.agents, self.rt, &row, &calls, &self.cancel).await?;
+            for r in &results {
+                unknown_streak = if r.unknown_tool { unknown_streak + 1 } else { 0 };
+            }
+            self.push(Message {
+                role: Role::User,
+                content: results.into_iter().map(|r| r.block).collect(),
+            })
+            .await?;
+            if self.cancel.is_cancelled() {
+                return self.cancelled().await;
+            }
+            if unknown_streak >= MAX_UNKNOWN_STREAK {
+                return Ok(ended(
+                    StopReason::Error,
+                    "unknown_tool",
+                    "the model called tools that do not exist three times in a row, so the turn was stopped",
+                ));
+            }
+            iterations += 1;
+            if iterations >= max_turns {
+                self.emit(EventPayload::Error {
+                    error: ErrorInfo {
+                        kind: "max_turns".into(),
+                        message: format!(
+                            "stopped after {max_turns} iterations (max_turns): send a message to let the agent continue, or raise max_turns in .roocode/config.yaml"
+                        ),
+                    },
+                })
+                .await?;
+                return Ok((StopReason::MaxTurns, None));
+            }
+        }
+    }
+
+    /// Ends the turn after a cancel: every tool call gets its result (repair).
+    async fn cancelled(&mut self) -> Result<TurnEnd, AgentError> {
+        if chain::repair(&mut self.context, INTERRUPTED_BY_USER).changed() {
+            self.agents
+                .store()
+                .replace_context(self.id(), &self.context)
+                .await?;
+        }
+        Ok((StopReason::Cancelled, None))
+    }
+
+    /// Appends a message to the context and the store.
+    async fn push(&mut self, msg: Message) -> Result<(), AgentError> {
+        self.agents
+            .store()
+            .push_message(self.id(), self.context.len(), &msg, Some(self.turn_id))
+            .await?;
+        self.context.push(msg);
+        Ok(())
+    }
+
+    /// Delivers the messages queued since the last model call.
+    async fn deliver_queued(&mut self) -> Result<(), AgentError> {
+        let mut state = self.rt.state.lock().await;
+        let store = self.agents.store();
+        while let Some(q) = state.queue.pop_front() {
+            store.mark_input_delivered(&q.input_id, self.turn_id).await?;
+            self.emit(EventPayload::UserMessage {
+                turn_id: self.turn_id.to_string(),
+                input_id: q.input_id.clone(),
+                text: q.text.clone(),
+            })
+            .await?;
+            match self.context.last_mut() {
+                // After tool results (or another queued message) the text joins that
+                // user message, so roles keep alternating.
+                Some(last) if last.role == Role::User => {
+                    last.content.push(ContentBlock::text(q.text));
+                    let idx = self.context.len() - 1;
+                    store.update_message(self.id(), idx, &self.context[idx]).await?;
+                }
+                _ => self.push(Message::user_text(q.text)).await?,
+            }
+        }
+        Ok(())
+    }
+
+    /// One model call; its progress becomes events, batched as they arrive.
+    async fn call(
+        &self,
+        model: &llm::ResolvedModel,
+        request: &ModelRequest,
+        policy: &llm::RetryPolicy,
+        message_id: &str,
+    ) -> Result<CallOutcome, LlmError> {
+        let (tx, mut rx) = mpsc::unbounded_channel::<Progress>();
+        let cancel = self.cancel.clone();
+        let call = async move {
+            let mut on_progress = move |p: Progress| {
+                let _ = tx.send(p);
+            };
+            llm::call_model(model, request, policy, &cancel, &mut on_progress).await
+        };
+        let forward = async {
+            while let Some(first) = rx.recv().await {
+                let mut batch = vec![first];
+                while let Ok(p) = rx.try_recv() {
+                    batch.push(p);
+                }
+                let payloads = progress_events(batch, message_id);
+                if let Err(e) = self.agents.events().append_many(self.id(), self.id(), payloads).await {
+                    tracing::error!("cannot record streamed events: {e}");
+                }
+            }
+        };
+        let (outcome, ()) = tokio::join!(call, forward);
+        outcome
+    }
+
+    async fn record_call(
+        &self,
+        row: &SessionRow,
+        message_id: &str,
+        outcome: Option<&CallOutcome>,
+        error: Option<&LlmError>,
+    ) -> Result<(), AgentError> {
+        let store = self.agents.store();
+        let mut call = ModelCallRow {
+            id: message_id.to_string(),
+            session_id: self.id().to_string(),
+            turn_id: self.turn_id.to_string(),
+            agent_id: self.id().to_string(),
+            model: row.model.clone(),
+            error: error.map(ToString::to_string),
+            ..ModelCallRow::default()
+        };
+        if let Some(o) = outcome {
+            let u = &o.response.usage;
+            call.request_bytes = o.request_bytes as i64;
+            call.input_tokens = u.input_tokens as i64;
+            call.output_tokens = u.output_tokens as i64;
+            call.cache_read_tokens = u.cache_read_tokens as i64;
+            call.cache_write_tokens = u.cache_write_tokens as i64;
+            call.cost_usd = u.cost_usd;
+            call.latency_ms = o.latency_ms as i64;
+            call.stop_reason = Some(format!("{:?}", o.response.stop_reason));
+            call.attempts = i64::from(o.attempts);
+            store.add_session_usage(self.id(), u).await?;
+            self.emit(EventPayload::Usage {
+                message_id: message_id.to_string(),
+                model: row.model.clone(),
+                usage: *u,
+            })
+            .await?;
+        }
+        store.record_model_call(&call).await?;
+        Ok(())
+    }
+}
+
+/// Progress of a model call as events; adjacent deltas of one kind are merged.
+fn progress_events(batch: Vec<Progress>, message_id: &str) -> Vec<EventPayload> {
+    let mut out: Vec<EventPayload> = Vec::with_capacity(batch.len());
+    for p in batch {
+        let next = match p {
+            Progress::TextDelta(text) => {
+                if let Some(EventPayload::TextDelta { text: prev, .. }) = out.last_mut() {
+                    prev.push_str(&text);
+                    continue;
+                }
+                EventPayload::TextDelta { message_id: message_id.to_string(), text }
+            }
+            Progress::ThinkingDelta(text) => {
+                if let Some(EventPayload::ThinkingDelta { text: prev, .. }) = out.last_mut() {
+                    prev.push_str(&text);
+                    continue;
+                }
+                EventPayload::ThinkingDelta { message_id: message_id.to_string(), text }
+            }
+            Progress::Retrying { attempt, max_attempts, delay_ms, reason } => {
+                EventPayload::Retrying { attempt, max_attempts, delay_ms, reason }
+            }
+            Progress::StreamReset => EventPayload::StreamReset {
+                message_id: message_id.to_string(),
+            },
+        };
+        out.push(next);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adjacent_deltas_merge_but_resets_split_them() {
+        let ev = progress_events(
+            vec![
+                Progress::TextDelta("a".into()),
+                Progress::TextDelta("b".into()),
+                Progress::StreamReset,
+                Progress::TextDelta("c".into()),
+            ],
+            "m",
+        );
+        assert_eq!(
+            ev,
+            vec![
+                EventPayload::TextDelta { message_id: "m".into(), text: "ab".into() },
+                EventPayload::StreamReset { message_id: "m".into() },
+                EventPayload::TextDelta { message_id: "m".into(), text: "c".into() },
+            ]
+        );
+    }
+}

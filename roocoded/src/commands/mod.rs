@@ -1,0 +1,124 @@
+//! Slash commands handled by the daemon itself (`/help`, `/clear`, `/cost`, `/mode`,
+//! `/model`). They never reach the model. Later features add prompt commands and
+//! skills beside these.
+
+use roocode_protocol::session::CommandInfo;
+
+use crate::agent::{AgentError, Agents, MODES};
+use crate::store::SessionRow;
+
+struct Local {
+    name: &'static str,
+    usage: &'static str,
+    description: &'static str,
+}
+
+const LOCAL: &[Local] = &[
+    Local { name: "help", usage: "/help", description: "List the slash commands" },
+    Local {
+        name: "clear",
+        usage: "/clear",
+        description: "Start the conversation afresh (the transcript is kept)",
+    },
+    Local { name: "cost", usage: "/cost", description: "Tokens and cost of this session" },
+    Local {
+        name: "mode",
+        usage: "/mode [default|acceptEdits|plan|bypassPermissions|dontAsk]",
+        description: "Show or change the permission mode",
+    },
+    Local {
+        name: "model",
+        usage: "/model [provider/model]",
+        description: "Show or change the model",
+    },
+];
+
+/// Every command, for completion and `/help`.
+pub fn list() -> Vec<CommandInfo> {
+    LOCAL
+        .iter()
+        .map(|c| CommandInfo {
+            name: c.name.to_string(),
+            description: c.description.to_string(),
+            kind: "local".to_string(),
+            usage: Some(c.usage.to_string()),
+        })
+        .collect()
+}
+
+/// Runs `line` (`/name args`) on a session and returns the text to show.
+pub async fn run(agents: &Agents, row: &SessionRow, line: &str) -> Result<String, AgentError> {
+    let line = line.trim();
+    let Some(rest) = line.strip_prefix('/') else {
+        return Err(AgentError::Invalid(format!(
+            "`{line}` is not a slash command: commands start with `/` (try /help)"
+        )));
+    };
+    let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+    let args = args.trim();
+    match name {
+        "help" => Ok(help()),
+        "clear" => {
+            agents.clear_context(&row.id).await?;
+            Ok("Context cleared: the model starts afresh. The transcript stays in the session's history.".into())
+        }
+        "cost" => cost(agents, row).await,
+        "mode" if args.is_empty() => Ok(format!(
+            "Mode: {}. Available: {}.",
+            row.mode,
+            MODES.join(", ")
+        )),
+        "mode" => {
+            let info = agents.set_mode(&row.id, args).await?;
+            Ok(format!("Mode set to {}.", info.mode))
+        }
+        "model" if args.is_empty() => Ok(format!("Model: {}.", row.model)),
+        "model" => {
+            let info = agents.set_model(&row.id, args).await?;
+            Ok(format!("Model set to {}.", info.model))
+        }
+        other => Err(AgentError::Invalid(format!(
+            "unknown command /{other}: /help lists the commands"
+        ))),
+    }
+}
+
+fn help() -> String {
+    let width = LOCAL.iter().map(|c| c.usage.len()).max().unwrap_or(0);
+    LOCAL
+        .iter()
+        .map(|c| format!("{:width$}  {}", c.usage, c.description))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+async fn cost(agents: &Agents, row: &SessionRow) -> Result<String, AgentError> {
+    let calls = agents.store().model_calls(&row.id).await?;
+    let u = row.usage();
+    let cost = match u.cost_usd {
+        Some(c) => format!("${c:.4}"),
+        None => "unknown (a model without a known price was used)".into(),
+    };
+    Ok(format!(
+        "Cost: {cost}\nTokens: {} input, {} output, {} cache read, {} cache write\nModel calls: {}",
+        u.input_tokens,
+        u.output_tokens,
+        u.cache_read_tokens,
+        u.cache_write_tokens,
+        calls.len()
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn help_lists_every_command() {
+        let h = help();
+        for c in LOCAL {
+            assert!(h.contains(c.usage), "{h}");
+        }
+        assert_eq!(list().len(), LOCAL.len());
+    }
+}

@@ -1,0 +1,88 @@
+//! `daemon.*`, `commands.*` and `pending.*`.
+
+use jsonrpsee::Extensions;
+use roocode_protocol::api::{CommandsApiServer, DaemonApiServer, PendingApiServer, RpcResult};
+use roocode_protocol::daemon::{ClientInfo, DaemonInfo, HelloResponse};
+use roocode_protocol::session::{CommandInfo, PendingRequest};
+use roocode_protocol::{BUILD_ID, PROTOCOL_VERSION, VERSION};
+
+use super::errors::to_rpc;
+use super::{Handler, Peer};
+use crate::clock;
+
+/// The build id this daemon reports: `ROOCODE_DAEMON_BUILD_ID` pretends to be another
+/// build (to try the clients' mismatch warning), otherwise the real one.
+fn build_id() -> String {
+    std::env::var("ROOCODE_DAEMON_BUILD_ID").unwrap_or_else(|_| BUILD_ID.to_string())
+}
+
+#[jsonrpsee::core::async_trait]
+impl DaemonApiServer for Handler {
+    async fn hello(
+        &self,
+        ext: &Extensions,
+        protocol: u32,
+        build_id_of_client: String,
+        client: ClientInfo,
+    ) -> RpcResult<HelloResponse> {
+        let peer = ext.get::<Peer>().copied();
+        tracing::debug!(
+            kind = %client.kind,
+            pid = client.pid,
+            peer_pid = ?peer.and_then(|p| p.pid),
+            client_build = %build_id_of_client,
+            protocol,
+            "hello"
+        );
+        Ok(HelloResponse {
+            protocol: PROTOCOL_VERSION,
+            version: VERSION.to_string(),
+            build_id: build_id(),
+            pid: std::process::id(),
+            compatible: protocol == PROTOCOL_VERSION,
+        })
+    }
+
+    async fn info(&self) -> RpcResult<DaemonInfo> {
+        let ctx = &self.0;
+        let (sessions, running_turns) = ctx.agents.counts().await.map_err(to_rpc)?;
+        Ok(DaemonInfo {
+            pid: std::process::id(),
+            version: VERSION.to_string(),
+            build_id: build_id(),
+            protocol: PROTOCOL_VERSION,
+            socket_path: ctx.paths.socket.display().to_string(),
+            database_path: ctx.paths.database.display().to_string(),
+            log_path: ctx.paths.log.display().to_string(),
+            started_at: clock::rfc3339(ctx.started_at_ms),
+            uptime_secs: ctx.started.elapsed().as_secs(),
+            sessions,
+            running_turns,
+        })
+    }
+
+    async fn shutdown(&self) -> RpcResult<()> {
+        tracing::info!("shutdown requested over RPC");
+        let stop = self.0.stop.clone();
+        // Let this reply leave before the connections close.
+        tokio::spawn(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            stop.cancel();
+        });
+        Ok(())
+    }
+}
+
+#[jsonrpsee::core::async_trait]
+impl CommandsApiServer for Handler {
+    async fn list(&self, _session_id: Option<String>) -> RpcResult<Vec<CommandInfo>> {
+        Ok(crate::commands::list())
+    }
+}
+
+#[jsonrpsee::core::async_trait]
+impl PendingApiServer for Handler {
+    async fn list(&self) -> RpcResult<Vec<PendingRequest>> {
+        self.0.agents.pending(None).await.map_err(to_rpc)
+    }
+}

@@ -1,0 +1,41 @@
+//! The JSON-RPC interface: serves the `protocol` traits on the Unix socket and turns
+//! calls into requests to [`crate::agent::Agents`]. Nothing here decides anything
+//! about sessions; it translates, checks the caller and streams events.
+
+mod daemon_api;
+mod errors;
+mod server;
+mod session_api;
+mod subscribe;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use roocode_protocol::paths::Paths;
+use tokio_util::sync::CancellationToken;
+
+use crate::agent::Agents;
+
+pub use server::serve;
+
+/// What the RPC handlers share.
+#[derive(Clone)]
+pub struct DaemonContext {
+    pub agents: Arc<Agents>,
+    pub paths: Paths,
+    pub started: Instant,
+    pub started_at_ms: i64,
+    /// Cancelled to stop the daemon.
+    pub stop: CancellationToken,
+}
+
+/// Implements every RPC trait of the protocol.
+#[derive(Clone)]
+pub(crate) struct Handler(pub DaemonContext);
+
+/// The connecting process, from SO_PEERCRED; attached to every call of its connection.
+#[derive(Debug, Clone, Copy)]
+pub struct Peer {
+    pub uid: u32,
+    pub pid: Option<i32>,
+}

@@ -1,0 +1,116 @@
+//! `session.subscribe`: a snapshot, the replay of the stored log after `since_seq`,
+//! then live events — with no gap and no duplicate.
+//!
+//! The live receiver is taken *before* the store is read, and live events at or below
+//! the last replayed seq are dropped. A subscriber that falls more than the live
+//! buffer behind gets `resync {last_seq}` and the end of its stream; it resubscribes
+//! from there and the store fills the gap. A slow client never slows the agent.
+
+use jsonrpsee::core::SubscriptionResult;
+use jsonrpsee::{PendingSubscriptionSink, SubscriptionSink};
+use roocode_protocol::event::{Event, EventPayload};
+use tokio::sync::broadcast::error::RecvError;
+
+use super::Handler;
+use super::errors::to_rpc;
+use crate::clock;
+
+const REPLAY_PAGE: u32 = 500;
+
+pub async fn subscribe(
+    h: &Handler,
+    pending: PendingSubscriptionSink,
+    session_id: String,
+    since_seq: Option<u64>,
+) -> SubscriptionResult {
+    let agents = &h.0.agents;
+    let row = match agents.resolve(&session_id).await {
+        Ok(row) => row,
+        Err(e) => {
+            pending.reject(to_rpc(e)).await;
+            return Ok(());
+        }
+    };
+    let id = row.id.clone();
+    let mut live = agents.events().subscribe(&id);
+    let sink = pending.accept().await?;
+
+    let (info, waiting) = agents.snapshot(&id).await.map_err(to_rpc)?;
+    send(
+        &sink,
+        &per_subscription(&id, EventPayload::Snapshot { session: Box::new(info), pending: waiting }),
+    )
+    .await?;
+
+    let mut last = since_seq.unwrap_or(0);
+    last = replay(h, &sink, &id, last, None).await?;
+    loop {
+        tokio::select! {
+            r = live.recv() => match r {
+                Ok(ev) => {
+                    if ev.seq <= last {
+                        continue;
+                    }
+                    if ev.seq > last + 1 {
+                        // Cannot happen while events are stored before they are
+                        // published, but the store is the truth: fill from it.
+                        last = replay(h, &sink, &id, last, Some(ev.seq - 1)).await?;
+                    }
+                    send(&sink, &ev).await?;
+                    last = ev.seq;
+                }
+                Err(RecvError::Lagged(n)) => {
+                    tracing::info!(session = %id, skipped = n, "subscriber fell behind; asking it to re-sync");
+                    send(&sink, &per_subscription(&id, EventPayload::Resync { last_seq: last })).await?;
+                    return Ok(());
+                }
+                Err(RecvError::Closed) => return Ok(()),
+            },
+            _ = sink.closed() => return Ok(()),
+        }
+    }
+}
+
+/// Sends stored events after `after` (up to `upto`), returns the last seq sent.
+async fn replay(
+    h: &Handler,
+    sink: &SubscriptionSink,
+    id: &str,
+    mut after: u64,
+    upto: Option<u64>,
+) -> Result<u64, jsonrpsee::core::StringError> {
+    let store = h.0.agents.store();
+    loop {
+        let page = store
+            .events_after(id, after, REPLAY_PAGE)
+            .await
+            .map_err(|e| e.to_string())?;
+        let full = page.len() == REPLAY_PAGE as usize;
+        for ev in page {
+            if upto.is_some_and(|u| ev.seq > u) {
+                return Ok(after);
+            }
+            send(sink, &ev).await?;
+            after = ev.seq;
+        }
+        if !full {
+            return Ok(after);
+        }
+    }
+}
+
+fn per_subscription(session_id: &str, payload: EventPayload) -> Event {
+    Event {
+        seq: 0,
+        ts: clock::rfc3339(clock::now_ms()),
+        session_id: session_id.to_string(),
+        agent_id: session_id.to_string(),
+        payload,
+    }
+}
+
+async fn send(sink: &SubscriptionSink, ev: &Event) -> Result<(), jsonrpsee::core::StringError> {
+    let raw = serde_json::value::to_raw_value(ev).map_err(|e| e.to_string())?;
+    sink.send(raw).await.map_err(|e| e.to_string())?;
+    Ok(())
+}

@@ -1,0 +1,151 @@
+//! The daemon's life: auto-start, status, stop, restart, the handshake, single
+//! instance, file modes, sessions listing, export and removal.
+
+use std::os::unix::fs::PermissionsExt;
+use std::process::Stdio;
+
+use roocode_tests::mock_llm::{Reply, Script};
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+use crate::harness::{PATIENCE, World, bin};
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_and_stop_never_start_a_daemon() {
+    let w = World::new(Script::new()).await;
+    let status = w.run(&["daemon", "status"]).await;
+    assert_eq!(status.code, 1, "{status:?}");
+    assert!(status.stdout.contains("not running") || status.stderr.contains("not running"), "{status:?}");
+    let stop = w.run(&["daemon", "stop"]).await;
+    assert_eq!(stop.code, 0, "{stop:?}");
+    assert!(!w.home.path().join("run/roocoded.sock").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_starts_the_daemon_which_reports_its_status_and_stops() {
+    let w = World::new(Script::always(Reply::text("ok"))).await;
+    let out = w.run(&["send", "hi"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+
+    let info = w.daemon_info().await;
+    for key in ["pid", "version", "build_id", "socket_path", "uptime_secs", "sessions", "running_turns"] {
+        assert!(info.get(key).is_some(), "status lacks {key}: {info}");
+    }
+    assert_eq!(info["sessions"], 1);
+    assert_eq!(info["running_turns"], 0);
+    let home = w.home.path();
+    let sock = home.join("run/roocoded.sock");
+    assert_eq!(info["socket_path"], sock.display().to_string());
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&sock), 0o600);
+    assert_eq!(mode(&home.join("run")), 0o700);
+    assert!(home.join("data/roocode.db").exists());
+    assert!(home.join("state/roocoded.log").exists());
+
+    let text = w.run(&["daemon", "status"]).await;
+    assert_eq!(text.code, 0);
+    assert!(text.stdout.contains(&info["pid"].to_string()), "{}", text.stdout);
+
+    let pid = info["pid"].as_u64().unwrap();
+    let restart = w.run(&["daemon", "restart"]).await;
+    assert_eq!(restart.code, 0, "{restart:?}");
+    let new_pid = w.daemon_info().await["pid"].as_u64().unwrap();
+    assert_ne!(new_pid, pid);
+
+    let stop = w.run(&["daemon", "stop"]).await;
+    assert_eq!(stop.code, 0, "{stop:?}");
+    assert!(!sock.exists(), "socket removed on stop");
+    assert_eq!(w.run(&["daemon", "status"]).await.code, 1);
+}
+
+/// Starts `roocoded --foreground` with the world's home; returns once it serves.
+async fn foreground_daemon(w: &World, extra: &[(&str, &str)]) -> tokio::process::Child {
+    let mut cmd = tokio::process::Command::new(bin("roocoded"));
+    cmd.arg("--foreground")
+        .env("ROOCODE_HOME", w.home.path())
+        .env("HOME", w.home.path())
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    for (k, v) in extra {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    let ready = async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if line.contains("roocoded started") {
+                return;
+            }
+        }
+        panic!("roocoded exited before serving");
+    };
+    tokio::time::timeout(PATIENCE, ready).await.unwrap();
+    // Keep draining its log so it never blocks on a full pipe.
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    child
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_daemon_per_home_and_sigterm_stops_it_cleanly() {
+    let w = World::new(Script::new()).await;
+    let mut first = foreground_daemon(&w, &[]).await;
+    let second = tokio::process::Command::new(bin("roocoded"))
+        .arg("--foreground")
+        .env("ROOCODE_HOME", w.home.path())
+        .env("HOME", w.home.path())
+        .output()
+        .await
+        .unwrap();
+    assert_eq!(second.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&second.stderr).contains("already"), "{second:?}");
+
+    let pid = first.id().unwrap() as i32;
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGTERM).unwrap();
+    let status = tokio::time::timeout(PATIENCE, first.wait()).await.unwrap().unwrap();
+    assert_eq!(status.code(), Some(0));
+    assert!(!w.home.path().join("run/roocoded.sock").exists());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_daemon_of_another_build_is_named_with_the_way_to_restart_it() {
+    let w = World::new(Script::always(Reply::text("ok"))).await;
+    let _daemon = foreground_daemon(&w, &[("ROOCODE_DAEMON_BUILD_ID", "0.0.0+elsewhere")]).await;
+    let out = w.run(&["sessions"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stderr.contains("0.0.0+elsewhere"), "{}", out.stderr);
+    assert!(out.stderr.contains("roocode-cli daemon restart"), "{}", out.stderr);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sessions_export_and_rm() {
+    let w = World::new(Script::always(Reply::text("Answer."))).await;
+    let a = w.run(&["send", "first question"]).await;
+    let id = a.session_id();
+    let list = w.run(&["sessions", "--json"]).await;
+    let sessions = list.json();
+    assert_eq!(sessions.as_array().unwrap().len(), 1);
+    let s = &sessions[0];
+    assert_eq!(s["id"], id.as_str());
+    assert_eq!(s["title"], "first question");
+    assert_eq!(s["status"], "idle");
+    assert_eq!(s["root"], w.project_path().display().to_string());
+    assert_eq!(s["model"], "anthropic/claude-sonnet-4-5");
+
+    let table = w.run(&["sessions"]).await;
+    assert!(table.stdout.contains(&id) && table.stdout.contains("first question"), "{}", table.stdout);
+
+    let export = w.run(&["export", &id]).await;
+    assert_eq!(export.code, 0, "{export:?}");
+    let lines = export.json_lines();
+    assert_eq!(lines.len(), 2);
+    assert_eq!(lines[0]["role"], "user");
+    assert_eq!(lines[1]["content"][0]["text"], "Answer.");
+
+    let rm = w.run(&["rm", &id]).await;
+    assert_eq!(rm.code, 0, "{rm:?}");
+    assert_eq!(w.run(&["sessions", "--json"]).await.json().as_array().unwrap().len(), 0);
+    let gone = w.run(&["export", &id]).await;
+    assert_eq!(gone.code, 1);
+    assert!(gone.stderr.contains("no session"), "{}", gone.stderr);
+}

@@ -1,0 +1,168 @@
+//! Turns that outlive their terminal, cancels, queued messages and `kill -9` of the
+//! daemon in the middle of a turn.
+
+use nix::sys::signal::Signal;
+use roocode_tests::mock_llm::{Reply, Script, ScriptedReply, ToolCall};
+use serde_json::{Value, json};
+
+use crate::harness::World;
+
+fn kill9(pid: u64) {
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), Signal::SIGKILL).unwrap();
+}
+
+/// Waits until the process `pid` no longer exists (bounded).
+async fn gone(pid: u64) {
+    let pid = nix::unistd::Pid::from_raw(pid as i32);
+    let wait = async {
+        // The daemon is not our child, so there is no wait(); ESRCH is the event.
+        while nix::sys::signal::kill(pid, None).is_ok() {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(crate::harness::PATIENCE, wait).await.expect("daemon exits");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_9_mid_turn_loses_nothing_and_the_session_continues() {
+    let w = World::new(
+        Script::new()
+            .reply(Reply::tool_calls(vec![ToolCall::with_id("g1", "Glob", json!({"pattern": "*.md"}))]))
+            .reply(ScriptedReply::new(Reply::text("This answer dies with the daemon.")).with_gate("g"))
+            .reply(Reply::text("Continued after the crash.")),
+    )
+    .await;
+    std::fs::write(w.project_path().join("README.md"), "# hi\n").unwrap();
+    let out = w.run(&["send", "--no-wait", "look around"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let id = out.session_id();
+    w.mock.wait_for_gate_reached("g").await;
+    let pid = w.daemon_info().await["pid"].as_u64().unwrap();
+    kill9(pid);
+    gone(pid).await;
+
+    // The next command starts a new daemon, which has repaired the session.
+    let list = w.run(&["sessions", "--json"]).await;
+    assert_eq!(list.code, 0, "{list:?}");
+    let sessions = list.json();
+    assert_eq!(sessions[0]["id"], id.as_str());
+    assert_eq!(sessions[0]["status"], "interrupted");
+
+    let export = w.run(&["export", &id]).await;
+    let lines: Vec<Value> = export.json_lines();
+    let roles: Vec<&str> = lines.iter().map(|l| l["role"].as_str().unwrap()).collect();
+    assert_eq!(roles, ["user", "assistant", "user"], "{lines:?}");
+    assert_eq!(lines[2]["content"][0]["type"], "tool_result");
+    assert_eq!(lines[2]["content"][0]["tool_use_id"], "g1");
+
+    // The partial answer streamed before the crash is in the log; the turn is closed.
+    let replay = w.run(&["attach", &id, "--output", "stream-json", "--until-idle"]).await;
+    assert_eq!(replay.code, 0, "{replay:?}");
+    let events = replay.json_lines();
+    let last = events.iter().rev().find(|e| e["type"] == "turn_completed").unwrap();
+    assert_eq!(last["stop_reason"], "interrupted");
+
+    let again = w.run(&["send", "--session", &id, "please continue"]).await;
+    assert_eq!(again.code, 0, "{again:?}");
+    assert_eq!(again.stdout, "Continued after the crash.\n");
+    let body = &w.mock.requests().last().unwrap().body;
+    let msgs = body["messages"].as_array().unwrap();
+    assert_eq!(msgs.len(), 3, "user, assistant(tool_use), user(tool_result + new text): {msgs:?}");
+    assert!(msgs[2].to_string().contains("please continue"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancel_stops_the_turn_and_the_session_stays_usable() {
+    let w = World::new(
+        Script::new()
+            .reply(ScriptedReply::new(Reply::text("A long answer that never finishes")).with_gate("g"))
+            .reply(Reply::text("Fresh answer.")),
+    )
+    .await;
+    let mut send = w.start(&["send", "--output", "stream-json", "write an essay"]);
+    let first = send.until(|l| l.contains("\"turn_started\"")).await;
+    let id = serde_json::from_str::<Value>(&first).unwrap()["session_id"].as_str().unwrap().to_string();
+    w.mock.wait_for_gate_reached("g").await;
+    let cancel = w.run(&["cancel", &id]).await;
+    assert_eq!(cancel.code, 0, "{cancel:?}");
+    let out = send.finish().await;
+    assert_eq!(out.code, 130, "{out:?}");
+    let last: Value = serde_json::from_str(out.stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(last["type"], "turn_completed");
+    assert_eq!(last["stop_reason"], "cancelled");
+
+    let again = w.run(&["send", "--session", &id, "short please"]).await;
+    assert_eq!(again.code, 0, "{again:?}");
+    assert_eq!(again.stdout, "Fresh answer.\n");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_during_send_cancels_the_turn_not_the_daemon() {
+    let w = World::new(
+        Script::new()
+            .reply(ScriptedReply::new(Reply::text("Interrupted answer")).with_gate("g"))
+            .reply(Reply::text("Still here.")),
+    )
+    .await;
+    let mut send = w.start(&["send", "--output", "stream-json", "go"]);
+    let first = send.until(|l| l.contains("\"turn_started\"")).await;
+    let id = serde_json::from_str::<Value>(&first).unwrap()["session_id"].as_str().unwrap().to_string();
+    w.mock.wait_for_gate_reached("g").await;
+    let pid = w.daemon_info().await["pid"].as_u64().unwrap();
+    send.signal(Signal::SIGINT);
+    let out = send.finish().await;
+    assert_eq!(out.code, 130, "{out:?}");
+    let again = w.run(&["send", "--session", &id, "again"]).await;
+    assert_eq!(again.code, 0, "{again:?}");
+    assert_eq!(w.daemon_info().await["pid"].as_u64().unwrap(), pid, "same daemon");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_sent_during_a_turn_joins_it_at_the_next_model_call() {
+    let w = World::new(
+        Script::new()
+            .reply(
+                ScriptedReply::new(Reply::tool_calls(vec![ToolCall::new("Glob", json!({"pattern": "*"}))]))
+                    .with_gate("g"),
+            )
+            .reply(Reply::text("Handled both.")),
+    )
+    .await;
+    let first = w.run(&["send", "--no-wait", "first task"]).await;
+    let id = first.session_id();
+    w.mock.wait_for_gate_reached("g").await;
+    let second = w.start(&["send", "--session", &id, "--output", "json", "and also this"]);
+    // The second message is accepted (queued) before the gate opens: wait for its event.
+    let mut watch = w.start(&["attach", &id, "--output", "stream-json"]);
+    watch.until(|l| l.contains("\"message_queued\"")).await;
+    w.mock.open_gate("g");
+    let out = second.finish().await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let v = out.json();
+    assert_eq!(v["text"], "Handled both.");
+    let body = w.mock.requests()[1].body["messages"].to_string();
+    assert!(body.contains("and also this"), "{body}");
+    assert_eq!(w.mock.request_count(), 2, "one turn, two model calls");
+    watch.signal(Signal::SIGINT);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_queued_behind_a_finishing_turn_starts_the_next_turn() {
+    let w = World::new(
+        Script::new()
+            .reply(ScriptedReply::new(Reply::text("First answer.")).with_gate("g"))
+            .reply(Reply::text("Second answer.")),
+    )
+    .await;
+    let first = w.run(&["send", "--no-wait", "one"]).await;
+    let id = first.session_id();
+    w.mock.wait_for_gate_reached("g").await;
+    let second = w.start(&["send", "--session", &id, "two"]);
+    let mut watch = w.start(&["attach", &id, "--output", "stream-json"]);
+    watch.until(|l| l.contains("\"message_queued\"")).await;
+    w.mock.open_gate("g");
+    let out = second.finish().await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.stdout, "Second answer.\n");
+    watch.signal(Signal::SIGINT);
+}

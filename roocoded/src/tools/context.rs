@@ -1,0 +1,171 @@
+//! The per-call [`ToolContext`] and the per-agent [`FileState`] (which files this agent
+//! has read, and what they looked like then), the seam for Edit/Write's
+//! read-before-write rule.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fs::Metadata;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::SystemTime;
+
+use tokio_util::sync::CancellationToken;
+
+/// Everything a tool call may know about where it runs.
+#[derive(Debug, Clone)]
+pub struct ToolContext {
+    pub session_id: String,
+    /// Session working directory; relative paths resolve against it.
+    pub cwd: PathBuf,
+    /// Project root (git top-level of `cwd`, else `cwd`).
+    pub root: PathBuf,
+    /// Configured `permissions.additional_directories` (read and write).
+    pub additional_dirs: Vec<PathBuf>,
+    /// RooCode's own places readable for this session (tool-result files, plan file
+    /// directory, memory directories). Read access only.
+    pub readable_dirs: Vec<PathBuf>,
+    pub cancel: CancellationToken,
+    /// The client's environment snapshot.
+    pub env: BTreeMap<String, String>,
+    /// Files this agent has read (shared by the agent's calls, not across agents).
+    pub files: Arc<FileState>,
+}
+
+impl ToolContext {
+    /// A context with no extra directories, an empty environment, a fresh cancellation
+    /// token and an empty file record.
+    pub fn new(session_id: impl Into<String>, cwd: PathBuf, root: PathBuf) -> Self {
+        Self {
+            session_id: session_id.into(),
+            cwd,
+            root,
+            additional_dirs: Vec::new(),
+            readable_dirs: Vec::new(),
+            cancel: CancellationToken::new(),
+            env: BTreeMap::new(),
+            files: Arc::new(FileState::default()),
+        }
+    }
+
+    /// `path` resolved against the working directory (no canonicalisation).
+    pub fn resolve(&self, path: impl AsRef<Path>) -> PathBuf {
+        let path = path.as_ref();
+        if path.as_os_str().is_empty() {
+            self.cwd.clone()
+        } else {
+            self.cwd.join(path)
+        }
+    }
+}
+
+/// The project root for a working directory: the nearest ancestor (or `cwd` itself)
+/// holding a `.git` entry (directory, or file for worktrees), else `cwd`.
+pub fn project_root_of(cwd: &Path) -> PathBuf {
+    cwd.ancestors()
+        .find(|dir| dir.join(".git").symlink_metadata().is_ok())
+        .unwrap_or(cwd)
+        .to_path_buf()
+}
+
+/// What a file looked like when it was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FileStamp {
+    pub mtime: Option<SystemTime>,
+    pub len: u64,
+}
+
+impl FileStamp {
+    pub fn of(meta: &Metadata) -> Self {
+        Self {
+            mtime: meta.modified().ok(),
+            len: meta.len(),
+        }
+    }
+}
+
+/// Answer of [`FileState::status`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadStatus {
+    /// This agent never read the file.
+    NotRead,
+    /// Read, and the file on disk still matches the stamp taken then.
+    Unchanged,
+    /// Read, but the file changed (or vanished) since.
+    Changed,
+}
+
+/// Per-agent record of files read: real path → stamp at read time.
+#[derive(Debug, Default)]
+pub struct FileState {
+    reads: Mutex<HashMap<PathBuf, FileStamp>>,
+}
+
+impl FileState {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<PathBuf, FileStamp>> {
+        // A panic while holding this lock cannot leave the map half-updated (single
+        // insert/get), so a poisoned lock is still usable.
+        self.reads
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Record that `real_path` was read when it had `stamp`.
+    pub fn record(&self, real_path: PathBuf, stamp: FileStamp) {
+        self.map().insert(real_path, stamp);
+    }
+
+    /// The stamp recorded for `real_path`, if it was read.
+    pub fn get(&self, real_path: &Path) -> Option<FileStamp> {
+        self.map().get(real_path).copied()
+    }
+
+    /// Forget a file (e.g. after this agent wrote it, the writer records a new stamp).
+    pub fn forget(&self, real_path: &Path) {
+        self.map().remove(real_path);
+    }
+
+    /// Compare the record for `real_path` with the file on disk now.
+    pub fn status(&self, real_path: &Path) -> ReadStatus {
+        let Some(recorded) = self.get(real_path) else {
+            return ReadStatus::NotRead;
+        };
+        match std::fs::metadata(real_path) {
+            Ok(meta) if FileStamp::of(&meta) == recorded => ReadStatus::Unchanged,
+            _ => ReadStatus::Changed,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    #[test]
+    fn project_root_is_the_nearest_git_ancestor() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("a/b");
+        std::fs::create_dir_all(&sub).unwrap();
+        assert_eq!(project_root_of(&sub), sub);
+        std::fs::create_dir(dir.path().join(".git")).unwrap();
+        assert_eq!(project_root_of(&sub), dir.path());
+    }
+
+    #[test]
+    fn file_state_tracks_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = dir.path().join("f.txt");
+        std::fs::write(&f, "one").unwrap();
+        let state = FileState::new();
+        assert_eq!(state.status(&f), ReadStatus::NotRead);
+        state.record(f.clone(), FileStamp::of(&std::fs::metadata(&f).unwrap()));
+        assert_eq!(state.status(&f), ReadStatus::Unchanged);
+        std::fs::write(&f, "two!").unwrap();
+        assert_eq!(state.status(&f), ReadStatus::Changed);
+        state.forget(&f);
+        assert_eq!(state.status(&f), ReadStatus::NotRead);
+    }
+}

@@ -1,0 +1,447 @@
+//! The `Grep` tool: regex search over file contents with ripgrep's engine
+//! (`grep-searcher` + `grep-regex`) and the shared gitignore-aware walk.
+
+use std::path::{Path, PathBuf};
+
+use futures_util::FutureExt as _;
+use futures_util::future::BoxFuture;
+use globset::GlobMatcher;
+use grep_regex::{RegexMatcher, RegexMatcherBuilder};
+use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::output::{BoundedLines, MAX_OUTPUT_CHARS, display_path, truncate_line};
+use super::walk::{compile_glob, is_regular_file, names_hidden, walker};
+use super::{
+    PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
+    run_blocking,
+};
+use crate::permission::sandbox;
+
+/// Longest matched or context line shown in full (minified files would flood output).
+pub const MAX_LINE_CHARS: usize = 500;
+
+const DESCRIPTION: &str = "\
+Searches file contents with a regular expression (ripgrep's engine and syntax, e.g. \
+`fn\\s+\\w+`, `log.*Error`, `struct Foo\\b`; escape literal braces: `interface\\{\\}`).
+
+Usage:
+- path is a file or directory to search (default: the working directory). Files ignored \
+by .gitignore, .ignore or .rooignore, hidden files and binary files are skipped.
+- Filter files with glob (e.g. `*.js`, `*.{ts,tsx}`, `src/**/*.rs`; a glob without `/` \
+matches file names at any depth) or type (ripgrep type names such as `rust`, `py`, `js`, \
+`ts`, `go`, `java`, `c`, `cpp`, `md`); type is faster than glob for standard languages.
+- output_mode: `files_with_matches` (default) lists matching files, one per line; \
+`content` shows matching lines as `path:line:text` (context lines as `path-line-text`, \
+non-adjacent groups separated by `--`); `count` shows `path:count` per file.
+- In content mode, -n shows line numbers (default true) and -A, -B, -C add lines of \
+context after, before, or around each match. -i makes the search case-insensitive.
+- By default a match is within one line. Set multiline to true to let patterns span \
+lines, with `.` matching newlines too (e.g. `struct Foo \\{[\\s\\S]*?\\}`).
+- head_limit keeps only the first N lines or entries of the output. Output is capped at \
+about 30000 characters; narrow the search with path, glob, type or head_limit.
+- Use Grep for searching content instead of running grep or rg with a shell command.";
+
+/// The built-in `Grep` tool.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct GrepTool;
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum OutputMode {
+    #[default]
+    FilesWithMatches,
+    Content,
+    Count,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GrepInput {
+    pattern: String,
+    path: Option<String>,
+    glob: Option<String>,
+    #[serde(rename = "type")]
+    file_type: Option<String>,
+    #[serde(default)]
+    output_mode: OutputMode,
+    #[serde(rename = "-i", default)]
+    case_insensitive: bool,
+    #[serde(rename = "-n")]
+    line_numbers: Option<bool>,
+    #[serde(rename = "-A")]
+    after: Option<usize>,
+    #[serde(rename = "-B")]
+    before: Option<usize>,
+    #[serde(rename = "-C")]
+    context: Option<usize>,
+    #[serde(default)]
+    multiline: bool,
+    head_limit: Option<usize>,
+}
+
+impl Tool for GrepTool {
+    fn name(&self) -> &'static str {
+        "Grep"
+    }
+
+    fn description(&self) -> &'static str {
+        DESCRIPTION
+    }
+
+    fn input_schema(&self) -> Value {
+        let lines = |what: &str| json!({"type": "integer", "minimum": 0, "description": what});
+        json!({
+            "type": "object",
+            "properties": {
+                "pattern": {"type": "string", "description": "The regular expression to search for"},
+                "path": {"type": "string", "description": "File or directory to search (default: the working directory)"},
+                "glob": {"type": "string", "description": "Only search files matching this glob, e.g. \"*.{ts,tsx}\""},
+                "type": {"type": "string", "description": "Only search files of this ripgrep type, e.g. \"rust\", \"py\""},
+                "output_mode": {
+                    "type": "string",
+                    "enum": ["files_with_matches", "content", "count"],
+                    "description": "files_with_matches (default), content, or count"
+                },
+                "-i": {"type": "boolean", "description": "Case-insensitive search"},
+                "-n": {"type": "boolean", "description": "Show line numbers in content mode (default true)"},
+                "-A": lines("Lines of context after each match (content mode)"),
+                "-B": lines("Lines of context before each match (content mode)"),
+                "-C": lines("Lines of context before and after each match (content mode)"),
+                "multiline": {"type": "boolean", "description": "Let patterns span lines; `.` matches newlines"},
+                "head_limit": lines("Keep only the first N lines/entries of the output (0: no limit)")
+            },
+            "required": ["pattern"],
+            "additionalProperties": false
+        })
+    }
+
+    fn is_read_only(&self) -> bool {
+        true
+    }
+
+    fn is_concurrency_safe(&self, _input: &Value) -> bool {
+        true
+    }
+
+    fn category(&self) -> ToolCategory {
+        ToolCategory::File
+    }
+
+    fn permission_target(&self, input: &Value, ctx: &ToolContext) -> PermissionTarget {
+        let path = input.get("path").and_then(Value::as_str).unwrap_or("");
+        PermissionTarget::Path {
+            path: ctx.resolve(path),
+            write: false,
+        }
+    }
+
+    fn execute<'a>(
+        &'a self,
+        input: Value,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        async move {
+            let input: GrepInput = parse_input(self.name(), input)?;
+            let given = ctx.resolve(input.path.as_deref().unwrap_or(""));
+            let root =
+                sandbox::check_path(&given, ctx).map_err(|e| ToolError::Failed(e.to_string()))?;
+            let cwd = sandbox::real_path(&ctx.cwd).unwrap_or_else(|_| ctx.cwd.clone());
+            let search = Search::new(input, root, given, cwd)?;
+            run_blocking(ctx, move |cancel| search.run(&cancel))
+                .await
+                .map(ToolOutput::text)
+        }
+        .boxed()
+    }
+}
+
+/// A prepared search: everything checked, ready to walk.
+struct Search {
+    root: PathBuf,
+    shown: PathBuf,
+    cwd: PathBuf,
+    matcher: RegexMatcher,
+    searcher: Searcher,
+    glob: Option<(GlobMatcher, bool)>,
+    types: Option<ignore::types::Types>,
+    mode: OutputMode,
+    line_numbers: bool,
+    head_limit: Option<usize>,
+    include_hidden: bool,
+}
+
+impl Search {
+    fn new(
+        input: GrepInput,
+        root: PathBuf,
+        shown: PathBuf,
+        cwd: PathBuf,
+    ) -> Result<Self, ToolError> {
+        let matcher = RegexMatcherBuilder::new()
+            .case_insensitive(input.case_insensitive)
+            .multi_line(true)
+            .dot_matches_new_line(input.multiline)
+            .line_terminator((!input.multiline).then_some(b'\n'))
+            .build(&input.pattern)
+            .map_err(|e| {
+                let mut msg = format!("Invalid regex {:?}: {e}", input.pattern);
+                if !input.multiline && e.to_string().contains("\\n") {
+                    msg.push_str("\nSet multiline: true to match across lines.");
+                }
+                ToolError::InvalidInput(msg)
+            })?;
+        let content = input.output_mode == OutputMode::Content;
+        let before = if content {
+            input.before.or(input.context).unwrap_or(0)
+        } else {
+            0
+        };
+        let after = if content {
+            input.after.or(input.context).unwrap_or(0)
+        } else {
+            0
+        };
+        let searcher = SearcherBuilder::new()
+            .binary_detection(BinaryDetection::quit(0))
+            .line_number(true)
+            .multi_line(input.multiline)
+            .before_context(before)
+            .after_context(after)
+            .build();
+        let glob = match &input.glob {
+            Some(g) => Some((compile_glob(g)?, !g.contains('/'))),
+            None => None,
+        };
+        let types = match &input.file_type {
+            Some(name) => Some(file_types(name)?),
+            None => None,
+        };
+        Ok(Self {
+            include_hidden: input.glob.as_deref().is_some_and(names_hidden),
+            root,
+            shown,
+            cwd,
+            matcher,
+            searcher,
+            glob,
+            types,
+            mode: input.output_mode,
+            line_numbers: input.line_numbers.unwrap_or(true),
+            head_limit: input.head_limit.filter(|&n| n > 0),
+        })
+    }
+
+    fn glob_allows(&self, path: &Path) -> bool {
+        let Some((glob, by_name)) = &self.glob else {
+            return true;
+        };
+        if *by_name {
+            path.file_name().is_some_and(|name| glob.is_match(name))
+        } else {
+            path.strip_prefix(&self.root)
+                .is_ok_and(|rel| glob.is_match(rel))
+        }
+    }
+
+    fn run(mut self, cancel: &CancellationToken) -> Result<String, ToolError> {
+        if std::fs::symlink_metadata(&self.root).is_err() {
+            return Err(ToolError::Failed(format!(
+                "Path does not exist: {}",
+                self.shown.display()
+            )));
+        }
+        let mut builder = walker(&self.root, &self.cwd, self.include_hidden);
+        if let Some(types) = self.types.take() {
+            builder.types(types);
+        }
+        builder.sort_by_file_name(|a, b| a.cmp(b));
+        let mut out = Output::new(self.head_limit);
+        let mut binary_skipped = 0usize;
+        let context = self.searcher.before_context() > 0 || self.searcher.after_context() > 0;
+        for entry in builder.build() {
+            if cancel.is_cancelled() {
+                return Err(ToolError::Cancelled);
+            }
+            let Ok(entry) = entry else { continue };
+            if !is_regular_file(&entry) || (entry.depth() > 0 && !self.glob_allows(entry.path())) {
+                continue;
+            }
+            let shown = display_path(entry.path(), &self.cwd);
+            let mut sink = FileSink::new(&shown, self.mode, self.line_numbers);
+            if self
+                .searcher
+                .search_path(&self.matcher, entry.path(), &mut sink)
+                .is_err()
+            {
+                continue; // unreadable file: skipped like ripgrep does
+            }
+            if sink.binary {
+                // Only worth saying when the model pointed at that very file: in a
+                // directory, binary files are skipped silently (as ripgrep does).
+                binary_skipped += usize::from(entry.depth() == 0);
+                continue;
+            }
+            if sink.count == 0 {
+                continue;
+            }
+            let more = match self.mode {
+                OutputMode::FilesWithMatches => out.push(&shown),
+                OutputMode::Count => out.push(&format!("{shown}:{}", sink.count)),
+                OutputMode::Content => {
+                    (!context || out.is_empty() || out.push("--"))
+                        && sink.lines.iter().all(|line| out.push(line))
+                }
+            };
+            if !more {
+                break;
+            }
+        }
+        Ok(out.finish(binary_skipped))
+    }
+}
+
+/// The ripgrep file-type matcher selecting `name`.
+fn file_types(name: &str) -> Result<ignore::types::Types, ToolError> {
+    let mut builder = ignore::types::TypesBuilder::new();
+    builder.add_defaults().select(name);
+    builder.build().map_err(|e| {
+        ToolError::InvalidInput(format!(
+            "{e}. Use a ripgrep type name such as rust, py, js, ts, go, java, c, cpp, md, \
+             json, yaml, toml, html, css, sh; or use glob instead."
+        ))
+    })
+}
+
+/// Output lines under the head limit and the character cap.
+struct Output {
+    lines: BoundedLines,
+    head_limit: Option<usize>,
+    head_hit: bool,
+}
+
+impl Output {
+    fn new(head_limit: Option<usize>) -> Self {
+        Self {
+            lines: BoundedLines::new(MAX_OUTPUT_CHARS - 200),
+            head_limit,
+            head_hit: false,
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// Add a line; false when no more lines are wanted.
+    fn push(&mut self, line: &str) -> bool {
+        if self
+            .head_limit
+            .is_some_and(|limit| self.lines.len() >= limit)
+        {
+            self.head_hit = true;
+            return false;
+        }
+        self.lines.push(line)
+    }
+
+    fn finish(self, binary_skipped: usize) -> String {
+        if self.lines.is_empty() {
+            return match binary_skipped {
+                0 => "No matches found".to_string(),
+                _ => "No matches found (binary file skipped: Grep only searches text)".to_string(),
+            };
+        }
+        let capped = self.lines.is_full();
+        let limit = self.head_limit;
+        let mut text = self.lines.into_string();
+        if capped {
+            text.push_str(&format!(
+                "\n(Output capped at {MAX_OUTPUT_CHARS} characters; more results not shown. \
+                 Narrow the search with path, glob, type or head_limit.)"
+            ));
+        } else if let (true, Some(limit)) = (self.head_hit, limit) {
+            text.push_str(&format!(
+                "\n(head_limit {limit} reached; more results not shown.)"
+            ));
+        }
+        text
+    }
+}
+
+/// Collects one file's results, formatted, so a file found to be binary part-way can
+/// be dropped whole.
+struct FileSink<'p> {
+    path: &'p str,
+    mode: OutputMode,
+    line_numbers: bool,
+    /// Matching lines (or matches, for files_with_matches, where the search stops at 1).
+    count: u64,
+    lines: Vec<String>,
+    binary: bool,
+}
+
+impl<'p> FileSink<'p> {
+    fn new(path: &'p str, mode: OutputMode, line_numbers: bool) -> Self {
+        Self {
+            path,
+            mode,
+            line_numbers,
+            count: 0,
+            lines: Vec::new(),
+            binary: false,
+        }
+    }
+
+    fn line(&mut self, sep: char, number: Option<u64>, bytes: &[u8]) {
+        let text = String::from_utf8_lossy(bytes);
+        let text = truncate_line(text.trim_end_matches(['\n', '\r']), MAX_LINE_CHARS);
+        let line = match number.filter(|_| self.line_numbers) {
+            Some(n) => format!("{}{sep}{n}{sep}{text}", self.path),
+            None => format!("{}{sep}{text}", self.path),
+        };
+        self.lines.push(line);
+    }
+}
+
+impl Sink for FileSink<'_> {
+    type Error = std::io::Error;
+
+    fn matched(&mut self, _: &Searcher, mat: &SinkMatch<'_>) -> Result<bool, Self::Error> {
+        match self.mode {
+            OutputMode::FilesWithMatches => {
+                self.count = 1;
+                return Ok(false);
+            }
+            OutputMode::Count => self.count += mat.lines().count() as u64,
+            OutputMode::Content => {
+                let first = mat.line_number();
+                for (i, line) in mat.lines().enumerate() {
+                    self.count += 1;
+                    self.line(':', first.map(|n| n + i as u64), line);
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    fn context(&mut self, _: &Searcher, ctx: &SinkContext<'_>) -> Result<bool, Self::Error> {
+        self.line('-', ctx.line_number(), ctx.bytes());
+        Ok(true)
+    }
+
+    fn context_break(&mut self, _: &Searcher) -> Result<bool, Self::Error> {
+        self.lines.push("--".to_string());
+        Ok(true)
+    }
+
+    fn binary_data(&mut self, _: &Searcher, _offset: u64) -> Result<bool, Self::Error> {
+        self.binary = true;
+        Ok(false)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,329 @@
+//! The tool [`Registry`]: registration (schemas compiled once), enable/disable by name,
+//! strict validation of call arguments, and the provider-neutral [`ToolDef`] export.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{GlobTool, GrepTool, ReadTool, Tool};
+
+/// Most problems listed in one validation message.
+const MAX_LISTED_PROBLEMS: usize = 20;
+/// Longest single problem line (a wrong-typed huge string would otherwise be echoed).
+const MAX_PROBLEM_CHARS: usize = 300;
+
+/// A tool as the model sees it; the llm layer converts it to each provider's format.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolDef {
+    pub name: String,
+    pub description: String,
+    pub input_schema: Value,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum RegistryError {
+    #[error("a tool named {0} is already registered")]
+    Duplicate(String),
+    #[error("input schema of tool {name} is invalid: {message}")]
+    InvalidSchema { name: String, message: String },
+}
+
+struct Entry {
+    tool: Arc<dyn Tool>,
+    /// The schema as exported and validated against (see [`normalise_schema`]).
+    schema: Value,
+    validator: jsonschema::Validator,
+    enabled: bool,
+}
+
+/// The tools of a session (or of an agent: sub-agents get filtered registries).
+#[derive(Default)]
+pub struct Registry {
+    /// Registration order, which is the export order (stable for prompt caching).
+    entries: Vec<Entry>,
+    by_name: HashMap<&'static str, usize>,
+}
+
+impl std::fmt::Debug for Registry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let tools: Vec<(&str, bool)> = self
+            .entries
+            .iter()
+            .map(|e| (e.tool.name(), e.enabled))
+            .collect();
+        f.debug_struct("Registry").field("tools", &tools).finish()
+    }
+}
+
+impl Registry {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A registry holding the built-in read-only tools: Read, Glob, Grep.
+    pub fn with_builtins() -> Self {
+        let mut registry = Self::new();
+        let builtins: [Arc<dyn Tool>; 3] =
+            [Arc::new(ReadTool), Arc::new(GlobTool), Arc::new(GrepTool)];
+        for tool in builtins {
+            if let Err(e) = registry.register(tool) {
+                // The built-in schemas are covered by tests; this is unreachable in a
+                // tested build, and a missing tool is better than a dead daemon.
+                tracing::error!(error = %e, "built-in tool not registered");
+            }
+        }
+        registry
+    }
+
+    /// Add a tool, enabled. Its schema is compiled now, once.
+    pub fn register(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
+        let name = tool.name();
+        if self.by_name.contains_key(name) {
+            return Err(RegistryError::Duplicate(name.to_string()));
+        }
+        let schema = normalise_schema(name, tool.input_schema())?;
+        let validator =
+            jsonschema::validator_for(&schema).map_err(|e| RegistryError::InvalidSchema {
+                name: name.to_string(),
+                message: e.to_string(),
+            })?;
+        self.by_name.insert(name, self.entries.len());
+        self.entries.push(Entry {
+            tool,
+            schema,
+            validator,
+            enabled: true,
+        });
+        Ok(())
+    }
+
+    /// Enable or disable a tool; false if no tool has that name.
+    pub fn set_enabled(&mut self, name: &str, enabled: bool) -> bool {
+        match self.by_name.get(name) {
+            Some(&i) => {
+                self.entries[i].enabled = enabled;
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn enabled_entry(&self, name: &str) -> Option<&Entry> {
+        self.by_name
+            .get(name)
+            .map(|&i| &self.entries[i])
+            .filter(|e| e.enabled)
+    }
+
+    /// An enabled tool by name.
+    pub fn get(&self, name: &str) -> Option<Arc<dyn Tool>> {
+        self.enabled_entry(name).map(|e| Arc::clone(&e.tool))
+    }
+
+    /// Names of the enabled tools, in registration order.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.entries
+            .iter()
+            .filter(|e| e.enabled)
+            .map(|e| e.tool.name())
+            .collect()
+    }
+
+    /// The enabled tools as the model sees them, in registration order.
+    pub fn defs(&self) -> Vec<ToolDef> {
+        self.entries
+            .iter()
+            .filter(|e| e.enabled)
+            .map(|e| ToolDef {
+                name: e.tool.name().to_string(),
+                description: e.tool.description().to_string(),
+                input_schema: e.schema.clone(),
+            })
+            .collect()
+    }
+
+    /// Check a call's arguments against the tool's schema. Unknown fields and wrong
+    /// types are rejected; the error message is written for the model and lists every
+    /// problem with the JSON pointer of the offending value.
+    pub fn validate(&self, name: &str, input: &Value) -> Result<(), String> {
+        let Some(entry) = self.enabled_entry(name) else {
+            let known = self.names().join(", ");
+            return Err(format!("No such tool: {name}. Available tools: {known}."));
+        };
+        if entry.validator.is_valid(input) {
+            return Ok(());
+        }
+        let mut message = format!("Invalid input for tool {name}:");
+        let mut count = 0;
+        for error in entry.validator.iter_errors(input) {
+            count += 1;
+            if count > MAX_LISTED_PROBLEMS {
+                continue;
+            }
+            let pointer = error.instance_path().as_str();
+            let pointer = if pointer.is_empty() {
+                "(root)"
+            } else {
+                pointer
+            };
+            let problem = super::output::truncate_chars(&error.to_string(), MAX_PROBLEM_CHARS);
+            let _ = write!(message, "\n- {pointer}: {problem}");
+        }
+        if count > MAX_LISTED_PROBLEMS {
+            let _ = write!(
+                message,
+                "\n- … and {} more problems",
+                count - MAX_LISTED_PROBLEMS
+            );
+        }
+        Err(message)
+    }
+}
+
+/// Make a schema strict at the top level: it must describe an object, and if it does not
+/// say whether unknown properties are allowed, they are not (DESIGN §7: unknown fields
+/// rejected; this also covers MCP tools whose schemas leave it open).
+fn normalise_schema(name: &str, mut schema: Value) -> Result<Value, RegistryError> {
+    let invalid = |message: &str| RegistryError::InvalidSchema {
+        name: name.to_string(),
+        message: message.to_string(),
+    };
+    let object = schema
+        .as_object_mut()
+        .ok_or_else(|| invalid("the schema must be a JSON object"))?;
+    if object.get("type") != Some(&Value::String("object".into())) {
+        return Err(invalid("the schema must have \"type\": \"object\""));
+    }
+    object
+        .entry("additionalProperties")
+        .or_insert(Value::Bool(false));
+    Ok(schema)
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+    use crate::tools::test_support::FakeTool;
+    use serde_json::json;
+
+    #[test]
+    fn shared_types_are_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<Registry>();
+        check::<crate::tools::ToolContext>();
+        check::<crate::permission::PermissionGate>();
+    }
+
+    #[test]
+    fn builtins_register_in_stable_order() {
+        let registry = Registry::with_builtins();
+        let names: Vec<String> = registry.defs().into_iter().map(|d| d.name).collect();
+        assert_eq!(names, ["Read", "Glob", "Grep"]);
+        for def in registry.defs() {
+            assert_eq!(def.input_schema["additionalProperties"], json!(false));
+            assert!(
+                def.description.len() > 200,
+                "{} needs a real manual",
+                def.name
+            );
+        }
+    }
+
+    #[test]
+    fn unknown_fields_and_wrong_types_are_rejected_with_pointers() {
+        let registry = Registry::with_builtins();
+        assert_eq!(
+            registry.validate("Read", &json!({"file_path": "a.rs", "limit": 10})),
+            Ok(())
+        );
+        let err = registry
+            .validate("Read", &json!({"file_path": "a.rs", "limt": 10}))
+            .unwrap_err();
+        assert_eq!(
+            err,
+            "Invalid input for tool Read:\n\
+             - (root): Additional properties are not allowed ('limt' was unexpected)"
+        );
+        let err = registry
+            .validate("Read", &json!({"file_path": 7, "offset": "3"}))
+            .unwrap_err();
+        assert_eq!(
+            err,
+            "Invalid input for tool Read:\n\
+             - /file_path: 7 is not of type \"string\"\n\
+             - /offset: \"3\" is not of type \"integer\""
+        );
+        let err = registry.validate("Read", &json!({})).unwrap_err();
+        assert_eq!(
+            err,
+            "Invalid input for tool Read:\n- (root): \"file_path\" is a required property"
+        );
+        let err = registry
+            .validate(
+                "Grep",
+                &json!({"pattern": "x", "output_mode": "lines", "-C": -1}),
+            )
+            .unwrap_err();
+        assert!(err.contains("- /output_mode: "), "{err}");
+        assert!(
+            err.contains("- /-C: -1 is less than the minimum of 0"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn disabled_and_unknown_tools() {
+        let mut registry = Registry::with_builtins();
+        assert!(registry.set_enabled("Glob", false));
+        assert!(!registry.set_enabled("Nope", false));
+        assert!(registry.get("Glob").is_none());
+        assert!(registry.get("Read").is_some());
+        let names: Vec<String> = registry.defs().into_iter().map(|d| d.name).collect();
+        assert_eq!(names, ["Read", "Grep"]);
+        assert_eq!(
+            registry.validate("Glob", &json!({"pattern": "*"})),
+            Err("No such tool: Glob. Available tools: Read, Grep.".to_string())
+        );
+        assert!(registry.set_enabled("Glob", true));
+        assert!(registry.get("Glob").is_some());
+    }
+
+    #[test]
+    fn registration_checks_names_and_schemas() {
+        let mut registry = Registry::with_builtins();
+        let dup = registry.register(Arc::new(ReadTool)).unwrap_err();
+        assert_eq!(dup.to_string(), "a tool named Read is already registered");
+
+        let open = FakeTool::new(
+            "Open",
+            json!({"type": "object", "properties": {"a": {"type": "string"}}}),
+        );
+        registry.register(Arc::new(open)).unwrap();
+        assert!(
+            registry
+                .validate("Open", &json!({"a": "x", "b": 1}))
+                .is_err()
+        );
+        let def = registry.defs().pop().unwrap();
+        assert_eq!(def.input_schema["additionalProperties"], json!(false));
+
+        let not_object = FakeTool::new("Bad", json!({"type": "string"}));
+        assert!(matches!(
+            registry.register(Arc::new(not_object)),
+            Err(RegistryError::InvalidSchema { .. })
+        ));
+        let broken = FakeTool::new(
+            "Broken",
+            json!({"type": "object", "properties": {"a": {"type": 5}}}),
+        );
+        assert!(matches!(
+            registry.register(Arc::new(broken)),
+            Err(RegistryError::InvalidSchema { .. })
+        ));
+        assert!(registry.get("Bad").is_none());
+    }
+}

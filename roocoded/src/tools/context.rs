@@ -57,15 +57,6 @@ impl ToolContext {
     }
 }
 
-/// The project root for a working directory: the nearest ancestor (or `cwd` itself)
-/// holding a `.git` entry (directory, or file for worktrees), else `cwd`.
-pub fn project_root_of(cwd: &Path) -> PathBuf {
-    cwd.ancestors()
-        .find(|dir| dir.join(".git").symlink_metadata().is_ok())
-        .unwrap_or(cwd)
-        .to_path_buf()
-}
-
 /// What a file looked like when it was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct FileStamp {
@@ -143,16 +134,6 @@ impl FileState {
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
-
-    #[test]
-    fn project_root_is_the_nearest_git_ancestor() {
-        let dir = tempfile::tempdir().unwrap();
-        let sub = dir.path().join("a/b");
-        std::fs::create_dir_all(&sub).unwrap();
-        assert_eq!(project_root_of(&sub), sub);
-        std::fs::create_dir(dir.path().join(".git")).unwrap();
-        assert_eq!(project_root_of(&sub), dir.path());
-    }
 
     #[test]
     fn file_state_tracks_changes() {

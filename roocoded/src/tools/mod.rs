@@ -29,7 +29,7 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 
 pub use batch::partition;
-pub use context::{FileStamp, FileState, ReadStatus, ToolContext, project_root_of};
+pub use context::{FileStamp, FileState, ReadStatus, ToolContext};
 pub use glob::GlobTool;
 pub use grep::GrepTool;
 pub use output::MAX_OUTPUT_CHARS;

@@ -1,1 +1,4 @@
 //! stub
+
+pub mod config;
+pub mod llm;

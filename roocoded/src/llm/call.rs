@@ -106,14 +106,24 @@ async fn run_attempt(
     on_progress: &mut (dyn FnMut(Progress) + Send),
     shown: &mut bool,
 ) -> Result<ModelResponse, LlmError> {
-    let mut stream = tokio::select! {
-        biased;
-        _ = cancel.cancelled() => return Err(LlmError::Cancelled),
-        s = model.provider.stream(req) => s?,
-    };
     let errors = ErrorContext {
         provider: model.provider_name.clone(),
         key_hint: String::new(),
+    };
+    let connect = tokio::time::timeout(policy.idle_timeout, model.provider.stream(req));
+    let mut stream = tokio::select! {
+        biased;
+        _ = cancel.cancelled() => return Err(LlmError::Cancelled),
+        s = connect => match s {
+            Ok(s) => s?,
+            Err(_) => {
+                return Err(errors.stream_error(format!(
+                    "no response from {} for {} s",
+                    model.provider.endpoint(),
+                    policy.idle_timeout.as_secs()
+                )));
+            }
+        },
     };
     let mut assembler = Assembler::default();
     loop {

@@ -394,3 +394,35 @@ async fn openai_compatible_tool_call_without_key() {
     assert_eq!(r.header("authorization"), None);
     assert_eq!(r.json()["stream_options"], json!({"include_usage": true}));
 }
+
+#[tokio::test]
+async fn silent_stream_times_out_and_is_retried() {
+    let server = TestServer::start(vec![
+        Reply::Hang {
+            body: anthropic_text(&["par"]),
+        },
+        Reply::sse(anthropic_text(&["full"]) + anthropic_end()),
+    ])
+    .await;
+    let policy = RetryPolicy {
+        idle_timeout: Duration::from_millis(200),
+        ..policy(3)
+    };
+    let (result, progress) = call(
+        &anthropic_model(&server.url),
+        &policy,
+        &CancellationToken::new(),
+    )
+    .await;
+    assert_eq!(
+        result.unwrap().response.content,
+        vec![ContentBlock::text("full")]
+    );
+    assert!(progress.contains(&Progress::StreamReset));
+    assert!(
+        progress
+            .iter()
+            .any(|p| matches!(p, Progress::Retrying { reason, .. } if reason.contains("no data")))
+    );
+    assert_eq!(shown_text(&progress), "full");
+}

@@ -12,6 +12,18 @@ use crate::llm::error::{ErrorContext, LlmError};
 use crate::llm::sse::SseParser;
 use crate::llm::{ModelStopReason, StreamEvent, TokenUsage};
 
+/// Event types whose payload must be JSON; others are ignored when they are not.
+const KNOWN_EVENTS: &[&str] = &[
+    "message",
+    "message_start",
+    "content_block_start",
+    "content_block_delta",
+    "content_block_stop",
+    "message_delta",
+    "message_stop",
+    "error",
+];
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Block {
     Text,
@@ -139,11 +151,12 @@ impl SseParser for AnthropicParser {
         }
         let v: Value = match serde_json::from_str(data) {
             Ok(v) => v,
-            Err(e) => {
+            Err(e) if KNOWN_EVENTS.contains(&event) => {
                 return Err(self
                     .errors
                     .stream_error(format!("malformed `{event}` event: {e}")));
             }
+            Err(_) => return Ok(()), // an unknown event type with a non-JSON payload
         };
         let kind = v["type"].as_str().unwrap_or(event);
         match kind {

@@ -389,3 +389,16 @@ fn request_without_system_or_tools_omits_them() {
         json!([{"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBOR"}, "cache_control": {"type": "ephemeral"}}])
     );
 }
+
+#[tokio::test]
+async fn unknown_event_with_non_json_payload_is_ignored() {
+    let mut events = vec![
+        message_start(),
+        block_start(0, json!({"type": "text", "text": "ok"})),
+        block_stop(0),
+    ];
+    events.extend(message_end("end_turn", 1));
+    let text = sse(&events[..1]) + "event: future_thing\ndata: not json\n\n" + &sse(&events[1..]);
+    let r = assemble(parse(&text).await);
+    assert_eq!(r.content, vec![ContentBlock::text("ok")]);
+}

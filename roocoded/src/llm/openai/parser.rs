@@ -161,7 +161,7 @@ impl OpenAiParser {
 impl SseParser for OpenAiParser {
     fn on_event(
         &mut self,
-        _event: &str,
+        event: &str,
         data: &str,
         out: &mut Vec<StreamEvent>,
     ) -> Result<(), LlmError> {
@@ -175,7 +175,7 @@ impl SseParser for OpenAiParser {
         }
         let v: Value = serde_json::from_str(data)
             .map_err(|e| self.errors.stream_error(format!("malformed chunk: {e}")))?;
-        if v.get("error").is_some_and(|e| !e.is_null()) {
+        if event == "error" || v.get("error").is_some_and(|e| !e.is_null()) {
             return Err(self.errors.event_error(&v));
         }
         if let Some(choices) = v["choices"].as_array() {

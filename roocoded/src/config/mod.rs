@@ -1,0 +1,243 @@
+//! Configuration: reads the user, project and local `config.yaml` files, validates them
+//! (unknown keys, wrong types and broken YAML are errors naming file, line and column)
+//! and merges them into one [`Config`] (DESIGN.md §10). Environment variables are applied
+//! by their users (e.g. `llm::resolve_model` reads the client's environment), not here.
+
+mod error;
+mod sections;
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+pub use error::ConfigError;
+pub use sections::{
+    ContextConfig, PermissionMode, PermissionsConfig, PriceConfig, ProviderConfig, ProviderKind,
+    RetryConfig,
+};
+
+/// Raw YAML value of a key owned by a later feature (`mcp_servers`, `hooks`, ...).
+pub type RawValue = yaml_serde::Value;
+
+/// Default for [`Config::max_turns`].
+pub const DEFAULT_MAX_TURNS: u32 = 50;
+/// Default for [`Config::compact_threshold`].
+pub const DEFAULT_COMPACT_THRESHOLD: f64 = 0.85;
+/// Default for [`Config::large_result_chars`].
+pub const DEFAULT_LARGE_RESULT_CHARS: u64 = 25_000;
+
+/// The merged configuration. Every field is optional in a file; accessors apply defaults.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// Model spec such as `anthropic/claude-sonnet-4-5` (`ROOCODE_MODEL` wins over it).
+    #[serde(default)]
+    pub model: Option<String>,
+    /// Named custom endpoints, usable as `<name>/<model>`.
+    #[serde(default)]
+    pub providers: BTreeMap<String, ProviderConfig>,
+    #[serde(default)]
+    pub max_turns: Option<u32>,
+    #[serde(default)]
+    pub permissions: PermissionsConfig,
+    #[serde(default)]
+    pub context: ContextConfig,
+    #[serde(default)]
+    pub retry: RetryConfig,
+    /// Price overrides by model name (provider-side name or full spec).
+    #[serde(default)]
+    pub prices: BTreeMap<String, PriceConfig>,
+    /// Kept raw for the MCP feature; maps of all files are merged by server name.
+    #[serde(default)]
+    pub mcp_servers: Option<RawValue>,
+    /// Kept raw for the hooks feature; lists of all files are combined.
+    #[serde(default)]
+    pub hooks: Option<RawValue>,
+    /// Kept raw for the multi-agent feature.
+    #[serde(default)]
+    pub enable_verification_agent: Option<RawValue>,
+    /// Kept raw for the recovery feature (strategy chains).
+    #[serde(default)]
+    pub recovery: Option<RawValue>,
+    /// The files that were read, in merge order.
+    #[serde(skip)]
+    pub sources: Vec<PathBuf>,
+}
+
+impl Config {
+    /// Reads and merges, in this order (later wins for values, lists are combined):
+    /// `user_dir/config.yaml`, `project_root/.roocode/config.yaml`,
+    /// `project_root/.roocode/config.local.yaml`. Missing files are skipped; a file
+    /// reached twice (the project is the home directory) is read once.
+    pub fn load(user_dir: &Path, project_root: &Path) -> Result<Config, ConfigError> {
+        let project_dir = project_root.join(".roocode");
+        let candidates = [
+            user_dir.join("config.yaml"),
+            project_dir.join("config.yaml"),
+            project_dir.join("config.local.yaml"),
+        ];
+        let mut config = Config::default();
+        let mut seen: Vec<PathBuf> = Vec::new();
+        for path in candidates {
+            let text = match std::fs::read_to_string(&path) {
+                Ok(text) => text,
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => continue,
+                Err(source) => return Err(ConfigError::Read { path, source }),
+            };
+            let canonical = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
+            if seen.contains(&canonical) {
+                continue;
+            }
+            seen.push(canonical);
+            let file = Config::parse(&path, &text)?;
+            config.merge(file);
+        }
+        Ok(config)
+    }
+
+    /// Parses one file's text; `path` is only used in errors and `sources`.
+    pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
+        // An empty or comment-only file is an empty config, not an error.
+        let value: RawValue =
+            yaml_serde::from_str(text).map_err(|e| ConfigError::from_yaml(path, &e))?;
+        if value.is_null() {
+            return Ok(Config {
+                sources: vec![path.to_path_buf()],
+                ..Config::default()
+            });
+        }
+        if !value.is_mapping() {
+            return Err(ConfigError::Invalid {
+                path: path.to_path_buf(),
+                message: "expected a mapping of keys (model:, providers:, ...) at the top level"
+                    .to_string(),
+            });
+        }
+        let mut config: Config =
+            yaml_serde::from_str(text).map_err(|e| ConfigError::from_yaml(path, &e))?;
+        config.sources = vec![path.to_path_buf()];
+        Ok(config)
+    }
+
+    /// Merges `later` over `self`: scalars of `later` win, lists are appended, maps are
+    /// merged by key (an entry of `later` replaces the same key of `self`).
+    pub fn merge(&mut self, later: Config) {
+        let Config {
+            model,
+            providers,
+            max_turns,
+            permissions,
+            context,
+            retry,
+            prices,
+            mcp_servers,
+            hooks,
+            enable_verification_agent,
+            recovery,
+            sources,
+        } = later;
+        override_with(&mut self.model, model);
+        self.providers.extend(providers);
+        override_with(&mut self.max_turns, max_turns);
+
+        override_with(&mut self.permissions.mode, permissions.mode);
+        append_unique(&mut self.permissions.allow, permissions.allow);
+        append_unique(&mut self.permissions.ask, permissions.ask);
+        append_unique(&mut self.permissions.deny, permissions.deny);
+        append_unique(
+            &mut self.permissions.additional_directories,
+            permissions.additional_directories,
+        );
+
+        override_with(
+            &mut self.context.compact_threshold,
+            context.compact_threshold,
+        );
+        override_with(
+            &mut self.context.large_result_chars,
+            context.large_result_chars,
+        );
+        override_with(&mut self.context.window_tokens, context.window_tokens);
+
+        override_with(&mut self.retry.max_attempts, retry.max_attempts);
+        override_with(&mut self.retry.base_delay_ms, retry.base_delay_ms);
+        override_with(&mut self.retry.max_delay_secs, retry.max_delay_secs);
+        override_with(&mut self.retry.max_total_secs, retry.max_total_secs);
+
+        self.prices.extend(prices);
+        merge_raw(&mut self.mcp_servers, mcp_servers);
+        merge_raw(&mut self.hooks, hooks);
+        merge_raw(
+            &mut self.enable_verification_agent,
+            enable_verification_agent,
+        );
+        merge_raw(&mut self.recovery, recovery);
+        self.sources.extend(sources);
+    }
+
+    /// Maximum loop iterations per turn (default 50).
+    pub fn max_turns(&self) -> u32 {
+        self.max_turns.unwrap_or(DEFAULT_MAX_TURNS)
+    }
+
+    /// The configured model spec, if any.
+    pub fn model(&self) -> Option<&str> {
+        self.model.as_deref().filter(|m| !m.trim().is_empty())
+    }
+
+    /// Permission mode (default `default`).
+    pub fn permission_mode(&self) -> PermissionMode {
+        self.permissions.mode.unwrap_or(PermissionMode::Default)
+    }
+
+    /// Fraction of the context window at which compaction starts (default 0.85).
+    pub fn compact_threshold(&self) -> f64 {
+        self.context
+            .compact_threshold
+            .unwrap_or(DEFAULT_COMPACT_THRESHOLD)
+    }
+
+    /// Tool results longer than this are shortened (default 25,000 characters).
+    pub fn large_result_chars(&self) -> u64 {
+        self.context
+            .large_result_chars
+            .unwrap_or(DEFAULT_LARGE_RESULT_CHARS)
+    }
+
+    /// Context window override from `context.window_tokens`.
+    pub fn window_tokens(&self) -> Option<u64> {
+        self.context.window_tokens
+    }
+}
+
+fn override_with<T>(slot: &mut Option<T>, later: Option<T>) {
+    if later.is_some() {
+        *slot = later;
+    }
+}
+
+fn append_unique(list: &mut Vec<String>, later: Vec<String>) {
+    for item in later {
+        if !list.contains(&item) {
+            list.push(item);
+        }
+    }
+}
+
+/// Raw values: mappings merge by key (later entry wins), sequences are concatenated,
+/// anything else is replaced.
+fn merge_raw(slot: &mut Option<RawValue>, later: Option<RawValue>) {
+    let Some(later) = later else { return };
+    match (slot.as_mut(), later) {
+        (Some(RawValue::Mapping(base)), RawValue::Mapping(more)) => {
+            for (k, v) in more {
+                base.insert(k, v);
+            }
+        }
+        (Some(RawValue::Sequence(base)), RawValue::Sequence(more)) => base.extend(more),
+        (_, later) => *slot = Some(later),
+    }
+}

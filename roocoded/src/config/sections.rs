@@ -1,0 +1,146 @@
+//! The typed sections of a config file: providers, permissions, context, retry and
+//! price overrides. Every section rejects unknown keys so a typo is reported with its
+//! line instead of being ignored.
+
+use serde::{Deserialize, Deserializer};
+
+/// Which wire protocol a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ProviderKind {
+    /// OpenAI-compatible Chat Completions (`{base_url}/chat/completions`).
+    Openai,
+    /// Anthropic Messages (`{base_url}/v1/messages`).
+    Anthropic,
+}
+
+impl ProviderKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProviderKind::Openai => "openai",
+            ProviderKind::Anthropic => "anthropic",
+        }
+    }
+}
+
+/// `providers.<name>`: a named endpoint, used as `<name>/<model>`.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderConfig {
+    #[serde(rename = "type")]
+    pub kind: ProviderKind,
+    /// For `openai` it ends in `/v1`; for `anthropic` it has no `/v1`.
+    #[serde(default)]
+    pub base_url: Option<String>,
+    /// Name of the client environment variable holding the API key.
+    #[serde(default)]
+    pub api_key_env: Option<String>,
+}
+
+/// Permission modes (DESIGN.md §8).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub enum PermissionMode {
+    Default,
+    AcceptEdits,
+    Plan,
+    BypassPermissions,
+    DontAsk,
+}
+
+impl PermissionMode {
+    /// The wire and config spelling (`acceptEdits`, ...).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PermissionMode::Default => "default",
+            PermissionMode::AcceptEdits => "acceptEdits",
+            PermissionMode::Plan => "plan",
+            PermissionMode::BypassPermissions => "bypassPermissions",
+            PermissionMode::DontAsk => "dontAsk",
+        }
+    }
+}
+
+/// `permissions:`; rule lists of all files are combined.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PermissionsConfig {
+    #[serde(default)]
+    pub mode: Option<PermissionMode>,
+    #[serde(default)]
+    pub allow: Vec<String>,
+    #[serde(default)]
+    pub ask: Vec<String>,
+    #[serde(default)]
+    pub deny: Vec<String>,
+    #[serde(default)]
+    pub additional_directories: Vec<String>,
+}
+
+/// `context:`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContextConfig {
+    /// Fraction of the window at which compaction starts, in (0, 1].
+    #[serde(default, deserialize_with = "fraction")]
+    pub compact_threshold: Option<f64>,
+    #[serde(default)]
+    pub large_result_chars: Option<u64>,
+    /// Overrides the model table's context window.
+    #[serde(default, deserialize_with = "positive_u64")]
+    pub window_tokens: Option<u64>,
+}
+
+/// `retry:` — limits of the retry loop around one model call.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RetryConfig {
+    #[serde(default, deserialize_with = "positive_u32")]
+    pub max_attempts: Option<u32>,
+    #[serde(default)]
+    pub base_delay_ms: Option<u64>,
+    #[serde(default)]
+    pub max_delay_secs: Option<u64>,
+    #[serde(default)]
+    pub max_total_secs: Option<u64>,
+}
+
+/// `prices.<model>`: US dollars per million tokens.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriceConfig {
+    pub input: f64,
+    pub output: f64,
+    /// Defaults to the input price.
+    #[serde(default)]
+    pub cache_read: Option<f64>,
+    /// Defaults to the input price.
+    #[serde(default)]
+    pub cache_write: Option<f64>,
+}
+
+fn fraction<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    let v = Option::<f64>::deserialize(d)?;
+    match v {
+        Some(x) if !(x > 0.0 && x <= 1.0) => Err(serde::de::Error::custom(format!(
+            "{x} is out of range, expected a fraction in (0, 1] such as 0.85"
+        ))),
+        _ => Ok(v),
+    }
+}
+
+fn positive_u32<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    let v = Option::<u32>::deserialize(d)?;
+    match v {
+        Some(0) => Err(serde::de::Error::custom("must be at least 1")),
+        _ => Ok(v),
+    }
+}
+
+fn positive_u64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error> {
+    let v = Option::<u64>::deserialize(d)?;
+    match v {
+        Some(0) => Err(serde::de::Error::custom("must be at least 1")),
+        _ => Ok(v),
+    }
+}

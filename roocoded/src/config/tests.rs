@@ -1,0 +1,182 @@
+//! Tests of config parsing, validation errors and merge order.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::Path;
+
+use super::*;
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+#[test]
+fn defaults_without_files() {
+    let user = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let config = Config::load(user.path(), project.path()).unwrap();
+    assert_eq!(config, Config::default());
+    assert_eq!(config.max_turns(), 50);
+    assert_eq!(config.model(), None);
+    assert_eq!(config.permission_mode(), PermissionMode::Default);
+    assert_eq!(config.compact_threshold(), 0.85);
+    assert_eq!(config.large_result_chars(), 25_000);
+}
+
+#[test]
+fn merge_order_user_project_local() {
+    let user = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    write(
+        &user.path().join("config.yaml"),
+        "model: anthropic/claude-sonnet-4-5\nmax_turns: 10\n\
+         permissions:\n  mode: plan\n  allow: [\"Read(src/**)\"]\n\
+         providers:\n  deepseek: {type: openai, base_url: https://api.deepseek.com/v1, api_key_env: DEEPSEEK_API_KEY}\n\
+         hooks:\n  - event: post_tool_use\n    action: {type: command, command: a}\n\
+         mcp_servers:\n  github: {command: gh}\n",
+    );
+    write(
+        &project.path().join(".roocode/config.yaml"),
+        "model: openai/gpt-4.1\n\
+         permissions:\n  allow: [\"Bash(git diff:*)\", \"Read(src/**)\"]\n  deny: [\"Bash(curl *)\"]\n\
+         context: {compact_threshold: 0.7, window_tokens: 64000}\n\
+         hooks:\n  - event: pre_tool_use\n    action: {type: command, command: b}\n\
+         mcp_servers:\n  files: {command: fs}\n",
+    );
+    write(
+        &project.path().join(".roocode/config.local.yaml"),
+        "max_turns: 99\npermissions:\n  mode: acceptEdits\nretry: {max_attempts: 2}\n\
+         mcp_servers:\n  github: {command: gh2}\n",
+    );
+    let c = Config::load(user.path(), project.path()).unwrap();
+    assert_eq!(c.model(), Some("openai/gpt-4.1"));
+    assert_eq!(c.max_turns(), 99);
+    assert_eq!(c.permission_mode(), PermissionMode::AcceptEdits);
+    assert_eq!(c.permissions.allow, ["Read(src/**)", "Bash(git diff:*)"]);
+    assert_eq!(c.permissions.deny, ["Bash(curl *)"]);
+    assert_eq!(c.compact_threshold(), 0.7);
+    assert_eq!(c.window_tokens(), Some(64000));
+    assert_eq!(c.retry.max_attempts, Some(2));
+    let deepseek = &c.providers["deepseek"];
+    assert_eq!(deepseek.kind, ProviderKind::Openai);
+    assert_eq!(deepseek.api_key_env.as_deref(), Some("DEEPSEEK_API_KEY"));
+    let hooks = c.hooks.as_ref().unwrap().as_sequence().unwrap();
+    assert_eq!(hooks.len(), 2, "hook lists are combined");
+    let mcp = c.mcp_servers.as_ref().unwrap().as_mapping().unwrap();
+    assert_eq!(mcp.len(), 2);
+    assert_eq!(mcp["github"]["command"].as_str(), Some("gh2"));
+    assert_eq!(c.sources.len(), 3);
+}
+
+#[test]
+fn same_file_is_read_once() {
+    let home = tempfile::tempdir().unwrap();
+    write(
+        &home.path().join(".roocode/config.yaml"),
+        "permissions: {allow: [a]}\n",
+    );
+    // The user dir is ~/.roocode and the project is ~ itself.
+    let c = Config::load(&home.path().join(".roocode"), home.path()).unwrap();
+    assert_eq!(c.permissions.allow, ["a"]);
+    assert_eq!(c.sources.len(), 1);
+}
+
+#[test]
+fn wrong_type_names_file_line_column_and_key() {
+    let project = tempfile::tempdir().unwrap();
+    let path = project.path().join(".roocode/config.yaml");
+    write(&path, "model: openai/gpt-4.1\n\nmax_turns: x\n");
+    let err = Config::load(&project.path().join("nouser"), project.path()).unwrap_err();
+    let text = err.to_string();
+    assert_eq!(
+        text,
+        format!(
+            "{}: line 3 column 12: max_turns: invalid type: string \"x\", expected u32",
+            path.display()
+        )
+    );
+    assert!(matches!(err, ConfigError::Parse { line: 3, .. }));
+}
+
+#[test]
+fn broken_yaml_names_file_and_line() {
+    let project = tempfile::tempdir().unwrap();
+    let path = project.path().join(".roocode/config.local.yaml");
+    write(
+        &path,
+        "model: a\npermissions:\n  allow: [\"x\"\n  deny: []\n",
+    );
+    let err = Config::load(&project.path().join("nouser"), project.path()).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.starts_with(&format!("{}: line ", path.display())),
+        "{text}"
+    );
+    assert!(!text.contains('\n'), "{text}");
+}
+
+#[test]
+fn unknown_top_level_key_is_rejected() {
+    let err = Config::parse(Path::new("/p/.roocode/config.yaml"), "model: a\nmodle: b\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("/p/.roocode/config.yaml: line 2 column 1: unknown field `modle`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn unknown_nested_key_and_bad_enum_are_rejected() {
+    let p = Path::new("c.yaml");
+    let err = Config::parse(p, "permissions:\n  alow: []\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("line 2") && err.contains("unknown field `alow`"),
+        "{err}"
+    );
+    let err = Config::parse(p, "permissions: {mode: yolo}\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("unknown variant `yolo`"), "{err}");
+    let err = Config::parse(p, "providers:\n  x: {type: grpc, base_url: u}\n")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("line 2") && err.contains("unknown variant `grpc`"),
+        "{err}"
+    );
+    let err = Config::parse(p, "context: {compact_threshold: 3}\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("out of range"), "{err}");
+}
+
+#[test]
+fn raw_keys_of_later_features_are_accepted() {
+    let c = Config::parse(
+        Path::new("c.yaml"),
+        "enable_verification_agent: true\nrecovery: {network: [retry, abort]}\n\
+         prices:\n  my-model: {input: 1, output: 2}\n",
+    )
+    .unwrap();
+    assert_eq!(c.enable_verification_agent, Some(RawValue::Bool(true)));
+    assert!(c.recovery.is_some());
+    assert_eq!(c.prices["my-model"].output, 2.0);
+}
+
+#[test]
+fn empty_and_comment_only_files_are_empty_configs() {
+    let p = Path::new("c.yaml");
+    assert_eq!(Config::parse(p, "").unwrap().max_turns(), 50);
+    assert_eq!(Config::parse(p, "# nothing\n").unwrap().model(), None);
+    let err = Config::parse(p, "- a\n- b\n").unwrap_err().to_string();
+    assert!(err.starts_with("c.yaml: expected a mapping"), "{err}");
+}
+
+#[test]
+fn yaml_1_2_scalars_stay_strings() {
+    let c = Config::parse(Path::new("c.yaml"), "model: no\n").unwrap();
+    assert_eq!(c.model(), Some("no"));
+}

@@ -1,0 +1,136 @@
+//! Anthropic Messages request bodies: system as text blocks, messages in Anthropic's
+//! block format, tools, `stream: true`, and `cache_control` breakpoints on the stable
+//! prefix (the system block, the last tool, the last block of the older history and of
+//! the newest message: four, Anthropic's maximum).
+
+use roocode_protocol::content::{ContentBlock, Message, Role};
+use serde_json::{Map, Value, json};
+
+use crate::llm::ModelRequest;
+
+/// The JSON body for `req`.
+pub(crate) fn build_body(req: &ModelRequest) -> Value {
+    let mut body = Map::new();
+    body.insert("model".into(), json!(req.model));
+    body.insert("max_tokens".into(), json!(req.max_tokens));
+    if !req.system.is_empty() {
+        body.insert(
+            "system".into(),
+            json!([{"type": "text", "text": req.system, "cache_control": ephemeral()}]),
+        );
+    }
+    let mut messages: Vec<Value> = req.messages.iter().map(message).collect();
+    let n = messages.len();
+    // Older history (everything before the newest message), then the newest message.
+    for i in [n.checked_sub(2), n.checked_sub(1)].into_iter().flatten() {
+        mark_last_cacheable(&mut messages[i]);
+    }
+    body.insert("messages".into(), Value::Array(messages));
+    if !req.tools.is_empty() {
+        let mut tools: Vec<Value> = req
+            .tools
+            .iter()
+            .map(|t| {
+                json!({
+                    "name": t.name,
+                    "description": t.description,
+                    "input_schema": t.input_schema,
+                })
+            })
+            .collect();
+        if let Some(Value::Object(last)) = tools.last_mut() {
+            last.insert("cache_control".into(), ephemeral());
+        }
+        body.insert("tools".into(), Value::Array(tools));
+    }
+    body.insert("stream".into(), Value::Bool(true));
+    Value::Object(body)
+}
+
+fn ephemeral() -> Value {
+    json!({"type": "ephemeral"})
+}
+
+fn message(m: &Message) -> Value {
+    let role = match m.role {
+        Role::User => "user",
+        Role::Assistant => "assistant",
+    };
+    let mut content: Vec<Value> = m.content.iter().filter_map(block).collect();
+    if content.is_empty() {
+        // The API rejects empty messages; keep the turn structure valid.
+        content.push(json!({"type": "text", "text": "(empty)"}));
+    }
+    json!({"role": role, "content": content})
+}
+
+/// One block in Anthropic's format; `None` for blocks the API would reject (empty
+/// text, thinking without the signature that proves it came from Anthropic).
+fn block(b: &ContentBlock) -> Option<Value> {
+    Some(match b {
+        ContentBlock::Text { text } if text.is_empty() => return None,
+        ContentBlock::Text { text } => json!({"type": "text", "text": text}),
+        ContentBlock::Thinking {
+            thinking,
+            signature: Some(signature),
+        } => json!({"type": "thinking", "thinking": thinking, "signature": signature}),
+        ContentBlock::Thinking {
+            signature: None, ..
+        } => return None,
+        ContentBlock::RedactedThinking { data } => {
+            json!({"type": "redacted_thinking", "data": data})
+        }
+        ContentBlock::ToolUse { id, name, input } => json!({
+            "type": "tool_use",
+            "id": id,
+            "name": name,
+            "input": object_input(input),
+        }),
+        ContentBlock::ToolResult {
+            tool_use_id,
+            content,
+            is_error,
+        } => {
+            let mut r = Map::new();
+            r.insert("type".into(), json!("tool_result"));
+            r.insert("tool_use_id".into(), json!(tool_use_id));
+            if !content.is_empty() {
+                r.insert("content".into(), json!(content));
+            }
+            if *is_error {
+                r.insert("is_error".into(), Value::Bool(true));
+            }
+            Value::Object(r)
+        }
+        ContentBlock::Image { media_type, data } => json!({
+            "type": "image",
+            "source": {"type": "base64", "media_type": media_type, "data": data},
+        }),
+    })
+}
+
+/// Tool inputs must be objects on the wire. An input kept raw because it was not valid
+/// JSON (or any other non-object) is wrapped so the model still sees what it sent.
+pub(crate) fn object_input(input: &Value) -> Value {
+    match input {
+        Value::Object(_) => input.clone(),
+        Value::Null => json!({}),
+        other => json!({ "_invalid_input": other }),
+    }
+}
+
+/// Puts a cache breakpoint on the last block that may carry one (not thinking).
+fn mark_last_cacheable(message: &mut Value) {
+    let Some(blocks) = message.get_mut("content").and_then(Value::as_array_mut) else {
+        return;
+    };
+    let last = blocks.iter_mut().rev().find(|b| {
+        !matches!(
+            b.get("type").and_then(Value::as_str),
+            Some("thinking" | "redacted_thinking")
+        )
+    });
+    if let Some(Value::Object(block)) = last {
+        block.insert("cache_control".into(), ephemeral());
+    }
+}

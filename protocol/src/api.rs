@@ -11,8 +11,8 @@ use jsonrpsee::types::ErrorObjectOwned;
 use crate::daemon::{ClientInfo, DaemonInfo, HelloResponse};
 use crate::event::Event;
 use crate::session::{
-    CommandInfo, CommandOutput, CreateParams, ExportPage, HistoryPage, PendingRequest,
-    SendParams, SendResponse, SessionInfo,
+    CommandInfo, CommandOutput, CreateParams, ExportPage, HistoryPage, PendingRequest, SendParams,
+    SendResponse, SessionInfo,
 };
 
 /// Result type of every RPC method.
@@ -98,8 +98,11 @@ pub trait SessionApi {
     /// Replays the events after `since_seq` (0: all), then follows live. The first
     /// item is a `snapshot`; a client that falls behind gets `resync` and the end.
     #[subscription(name = "subscribe" => "event", unsubscribe = "unsubscribe", item = Event, param_kind = map)]
-    async fn subscribe_events(&self, session_id: String, since_seq: Option<u64>)
-    -> SubscriptionResult;
+    async fn subscribe_events(
+        &self,
+        session_id: String,
+        since_seq: Option<u64>,
+    ) -> SubscriptionResult;
 }
 
 /// `commands.*`: slash commands for completion and `/help`.

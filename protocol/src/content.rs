@@ -83,9 +83,7 @@ impl Message {
     /// The tool calls this message makes, in order.
     pub fn tool_uses(&self) -> impl Iterator<Item = (&str, &str, &Value)> {
         self.content.iter().filter_map(|b| match b {
-            ContentBlock::ToolUse { id, name, input } => {
-                Some((id.as_str(), name.as_str(), input))
-            }
+            ContentBlock::ToolUse { id, name, input } => Some((id.as_str(), name.as_str(), input)),
             _ => None,
         })
     }

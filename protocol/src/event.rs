@@ -87,10 +87,21 @@ pub enum EventPayload {
         text: String,
     },
     /// A message sent while a turn was running; delivered at the next model call.
-    MessageQueued { input_id: String, text: String },
-    TurnStarted { turn_id: String },
-    TextDelta { message_id: String, text: String },
-    ThinkingDelta { message_id: String, text: String },
+    MessageQueued {
+        input_id: String,
+        text: String,
+    },
+    TurnStarted {
+        turn_id: String,
+    },
+    TextDelta {
+        message_id: String,
+        text: String,
+    },
+    ThinkingDelta {
+        message_id: String,
+        text: String,
+    },
     /// A complete assistant message, after its stream ended.
     AssistantMessage {
         message_id: String,
@@ -102,7 +113,10 @@ pub enum EventPayload {
         input: Value,
     },
     /// Live output of a long-running tool.
-    ToolOutput { call_id: String, text: String },
+    ToolOutput {
+        call_id: String,
+        text: String,
+    },
     ToolResult {
         call_id: String,
         output: String,
@@ -150,9 +164,15 @@ pub enum EventPayload {
         reason: String,
     },
     /// Discard the partial text of message `message_id`: its attempt failed.
-    StreamReset { message_id: String },
-    ModeChanged { mode: String },
-    ModelChanged { model: String },
+    StreamReset {
+        message_id: String,
+    },
+    ModeChanged {
+        mode: String,
+    },
+    ModelChanged {
+        model: String,
+    },
     /// `/clear`: the model context was emptied; the event log is kept.
     ContextCleared,
     TurnCompleted {
@@ -172,7 +192,9 @@ pub enum EventPayload {
         pending: Vec<PendingRequest>,
     },
     /// Last event of a subscription whose client fell behind: resubscribe after `last_seq`.
-    Resync { last_seq: u64 },
+    Resync {
+        last_seq: u64,
+    },
 }
 
 impl EventPayload {

@@ -91,7 +91,10 @@ impl Paths {
                 len,
             ));
         }
-        let sock_dir = socket.parent().map(Path::to_path_buf).unwrap_or(run_dir.clone());
+        let sock_dir = socket
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or(run_dir.clone());
         Ok(Paths {
             lock: sock_dir.join("roocoded.lock"),
             start_lock: sock_dir.join("roocoded.start.lock"),
@@ -122,7 +125,12 @@ mod tests {
     use super::*;
 
     fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {
-        move |k| pairs.iter().find(|(n, _)| *n == k).map(|(_, v)| v.to_string())
+        move |k| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| v.to_string())
+        }
     }
 
     #[test]
@@ -137,8 +145,11 @@ mod tests {
 
     #[test]
     fn roocode_socket_wins() {
-        let p = Paths::resolve(env(&[("ROOCODE_HOME", "/tmp/rh"), ("ROOCODE_SOCKET", "/tmp/s/d.sock")]))
-            .unwrap();
+        let p = Paths::resolve(env(&[
+            ("ROOCODE_HOME", "/tmp/rh"),
+            ("ROOCODE_SOCKET", "/tmp/s/d.sock"),
+        ]))
+        .unwrap();
         assert_eq!(p.socket, PathBuf::from("/tmp/s/d.sock"));
         assert_eq!(p.lock, PathBuf::from("/tmp/s/roocoded.lock"));
     }

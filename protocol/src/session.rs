@@ -87,7 +87,9 @@ impl ClientEnv {
     /// Snapshot of the current process environment.
     pub fn capture() -> Self {
         ClientEnv {
-            vars: std::env::vars().filter(|(k, _)| Self::forwards(k)).collect(),
+            vars: std::env::vars()
+                .filter(|(k, _)| Self::forwards(k))
+                .collect(),
         }
     }
 

@@ -1,1 +1,223 @@
-fn main() {}
+//! `roocode-cli`: the scriptable client of the RooCode daemon. This file holds the
+//! command line (clap) and the dispatch to one module per command; exit statuses:
+//! the turn's stop reason for `send`, 1 for failures, 2 for usage errors.
+
+mod attach;
+mod connect;
+mod daemon_cmd;
+mod failure;
+mod idle;
+mod input;
+mod logs;
+mod output;
+mod render;
+mod send;
+mod session_cmds;
+mod sessions;
+mod stream;
+mod summary;
+#[cfg(test)]
+mod test_support;
+mod timefmt;
+mod turn;
+
+use clap::{Parser, Subcommand};
+
+use crate::attach::AttachArgs;
+use crate::daemon_cmd::DaemonCmd;
+use crate::failure::UsageError;
+use crate::output::err_line;
+use crate::send::SendArgs;
+use crate::sessions::SessionsArgs;
+
+/// Scriptable client of the RooCode daemon (roocoded), started on demand.
+#[derive(Debug, Parser)]
+#[command(name = "roocode-cli", version = roocode_protocol::BUILD_ID)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Debug, Subcommand)]
+enum Cmd {
+    /// Send a message to a session and follow the turn.
+    Send(SendArgs),
+    /// List the sessions, newest first.
+    Sessions(SessionsArgs),
+    /// Replay a session, then follow it live.
+    Attach(AttachArgs),
+    /// Interrupt the running turn of a session.
+    Cancel {
+        /// The session (a unique id prefix is enough).
+        id: String,
+    },
+    /// Print a session's model context as JSONL.
+    Export {
+        /// The session (a unique id prefix is enough).
+        id: String,
+    },
+    /// Delete a session.
+    Rm {
+        /// The session (a unique id prefix is enough).
+        id: String,
+    },
+    /// Manage the daemon.
+    #[command(subcommand)]
+    Daemon(DaemonCmd),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build();
+    let result = match runtime {
+        Ok(rt) => rt.block_on(dispatch(cli)),
+        Err(e) => Err(anyhow::anyhow!("cannot start the async runtime: {e}")),
+    };
+    let code = match result {
+        Ok(code) => code,
+        Err(e) if e.downcast_ref::<UsageError>().is_some() => {
+            err_line(&format!("error: {e}"));
+            2
+        }
+        Err(e) => {
+            err_line(&format!("error: {e:#}"));
+            1
+        }
+    };
+    std::process::exit(code);
+}
+
+async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
+    match cli.cmd {
+        Cmd::Send(args) => send::run(args).await,
+        Cmd::Sessions(args) => sessions::run(args).await,
+        Cmd::Attach(args) => attach::run(args).await,
+        Cmd::Cancel { id } => session_cmds::cancel(&id).await,
+        Cmd::Export { id } => session_cmds::export(&id).await,
+        Cmd::Rm { id } => session_cmds::remove(&id).await,
+        Cmd::Daemon(cmd) => daemon_cmd::run(cmd).await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use super::*;
+    use crate::attach::AttachOutput;
+    use crate::turn::SendOutput;
+    use clap::CommandFactory;
+    use clap::error::ErrorKind;
+
+    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("roocode-cli").chain(args.iter().copied()))
+    }
+
+    fn send(args: &[&str]) -> SendArgs {
+        match parse(&[&["send"], args].concat()).unwrap().cmd {
+            Cmd::Send(a) => a,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn the_command_line_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn send_defaults() {
+        let a = send(&["fix it"]);
+        assert_eq!(a.text.as_deref(), Some("fix it"));
+        assert_eq!(a.output, SendOutput::Text);
+        assert!(!a.new && !a.continue_latest && a.session.is_none() && !a.no_wait);
+    }
+
+    #[test]
+    fn send_options() {
+        let a = send(&[
+            "-",
+            "--session",
+            "019a",
+            "--cwd",
+            "/tmp",
+            "--model",
+            "m",
+            "--mode",
+            "plan",
+            "--output",
+            "stream-json",
+            "--no-wait",
+        ]);
+        assert_eq!(a.text.as_deref(), Some("-"), "`-` means stdin");
+        assert_eq!(a.session.as_deref(), Some("019a"));
+        assert_eq!(a.cwd.as_deref(), Some(std::path::Path::new("/tmp")));
+        assert_eq!(
+            (a.model.as_deref(), a.mode.as_deref()),
+            (Some("m"), Some("plan"))
+        );
+        assert_eq!(a.output, SendOutput::StreamJson);
+        assert!(a.no_wait);
+        assert!(send(&["--continue"]).continue_latest);
+        assert_eq!(send(&["--output", "json", "x"]).output, SendOutput::Json);
+        assert!(send(&[]).text.is_none());
+    }
+
+    #[test]
+    fn session_selectors_conflict() {
+        for args in [
+            &["send", "--session", "a", "--continue", "x"][..],
+            &["send", "--session", "a", "--new", "x"],
+            &["send", "--continue", "--new", "x"],
+        ] {
+            let err = parse(args).unwrap_err();
+            assert_eq!(err.kind(), ErrorKind::ArgumentConflict, "{args:?}");
+            assert_eq!(err.exit_code(), 2);
+        }
+    }
+
+    #[test]
+    fn bad_usage_exits_2() {
+        for args in [
+            &["send", "--output", "xml", "x"][..],
+            &["send", "a", "b"],
+            &["attach"],
+            &["daemon"],
+            &["frobnicate"],
+        ] {
+            assert_eq!(parse(args).unwrap_err().exit_code(), 2, "{args:?}");
+        }
+    }
+
+    #[test]
+    fn other_commands() {
+        match parse(&["attach", "019a", "--output", "stream-json", "--until-idle"])
+            .unwrap()
+            .cmd
+        {
+            Cmd::Attach(a) => {
+                assert_eq!(a.id, "019a");
+                assert_eq!(a.output, AttachOutput::StreamJson);
+                assert!(a.until_idle);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            parse(&["daemon", "restart", "--force"]).unwrap().cmd,
+            Cmd::Daemon(DaemonCmd::Restart { force: true })
+        ));
+        assert!(matches!(
+            parse(&["daemon", "logs", "-n", "20"]).unwrap().cmd,
+            Cmd::Daemon(DaemonCmd::Logs {
+                lines: Some(20),
+                follow: false
+            })
+        ));
+        assert!(matches!(
+            parse(&["sessions", "--json"]).unwrap().cmd,
+            Cmd::Sessions(SessionsArgs { json: true, .. })
+        ));
+        assert!(matches!(parse(&["rm", "x"]).unwrap().cmd, Cmd::Rm { .. }));
+    }
+}

@@ -6,7 +6,6 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use futures_util::StreamExt;
 use roocode_protocol::content::ContentBlock;
 use roocode_protocol::event::EventPayload;
 use serde_json::Value;
@@ -81,13 +80,19 @@ pub async fn run_calls(
                 )
                 .await?;
         }
-        let outcomes: Vec<(CallResult, u64)> = futures_util::stream::iter(batch)
-            .map(|call| run_one(agents, &gate, &ctx, call))
-            .buffered(MAX_PARALLEL)
-            .collect()
-            .await;
+        let mut outcomes: Vec<(CallResult, u64)> = Vec::with_capacity(batch.len());
+        for chunk in batch.chunks(MAX_PARALLEL) {
+            let runs: Vec<_> = chunk
+                .iter()
+                .map(|call| run_one(agents, &gate, &ctx, call))
+                .collect();
+            outcomes.extend(futures_util::future::join_all(runs).await);
+        }
         for ((result, duration_ms), call) in outcomes.into_iter().zip(batch) {
-            if let ContentBlock::ToolResult { content, is_error, .. } = &result.block {
+            if let ContentBlock::ToolResult {
+                content, is_error, ..
+            } = &result.block
+            {
                 agents
                     .events()
                     .append(
@@ -185,7 +190,11 @@ async fn execute(
     match result {
         Ok(out) => (out.content, out.is_error, false),
         Err(ToolError::Cancelled) => (INTERRUPTED_BY_USER.to_string(), true, false),
-        Err(ToolError::InvalidInput(msg)) => (format!("Invalid input for {}: {msg}", call.name), true, false),
+        Err(ToolError::InvalidInput(msg)) => (
+            format!("Invalid input for {}: {msg}", call.name),
+            true,
+            false,
+        ),
         Err(ToolError::Failed(msg)) => (msg, true, false),
     }
 }

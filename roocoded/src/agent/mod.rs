@@ -32,9 +32,6 @@ use crate::tools::Registry;
 
 use runtime::{Queued, Running, SessionRuntime};
 
-/// The model used when neither the client, the environment nor the config names one.
-pub const DEFAULT_MODEL: &str = "anthropic/claude-sonnet-4-5";
-
 /// Permission modes a session can be in (DESIGN.md §8).
 pub const MODES: &[&str] = &[
     "default",
@@ -112,7 +109,10 @@ impl Agents {
                 .session(one)
                 .await?
                 .ok_or_else(|| AgentError::NotFound(id_or_prefix.to_string())),
-            many => Err(AgentError::Ambiguous(id_or_prefix.to_string(), many.join(", "))),
+            many => Err(AgentError::Ambiguous(
+                id_or_prefix.to_string(),
+                many.join(", "),
+            )),
         }
     }
 
@@ -121,7 +121,11 @@ impl Agents {
     }
 
     /// Sessions by last activity; `dir` (any directory) filters by its project root.
-    pub async fn list(&self, dir: Option<&str>, limit: u32) -> Result<Vec<SessionInfo>, AgentError> {
+    pub async fn list(
+        &self,
+        dir: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<SessionInfo>, AgentError> {
         let root = dir.map(|d| project::project_root(Path::new(d)).display().to_string());
         let rows = self.store.list_sessions(root.as_deref(), limit).await?;
         Ok(rows.iter().map(SessionRow::to_info).collect())
@@ -136,14 +140,20 @@ impl Agents {
     }
 
     /// The session's state and its requests waiting for a human.
-    pub async fn snapshot(&self, id: &str) -> Result<(SessionInfo, Vec<PendingRequest>), AgentError> {
+    pub async fn snapshot(
+        &self,
+        id: &str,
+    ) -> Result<(SessionInfo, Vec<PendingRequest>), AgentError> {
         let info = self.info(id).await?;
         let pending = self.pending(Some(&info.id)).await?;
         Ok((info, pending))
     }
 
     /// Permission requests and questions waiting for an answer.
-    pub async fn pending(&self, session_id: Option<&str>) -> Result<Vec<PendingRequest>, AgentError> {
+    pub async fn pending(
+        &self,
+        session_id: Option<&str>,
+    ) -> Result<Vec<PendingRequest>, AgentError> {
         Ok(self.store.pending_requests(session_id).await?)
     }
 
@@ -160,15 +170,14 @@ impl Agents {
         let config = self.config(&root)?;
         let mode = match params.mode {
             Some(m) => check_mode(&m)?,
-            None => config.permission_mode().unwrap_or("default").to_string(),
+            None => config.permission_mode().as_str().to_string(),
         };
-        let model = params
-            .model
-            .clone()
-            .or_else(|| params.env.get("ROOCODE_MODEL").map(str::to_string))
-            .or_else(|| config.model().map(str::to_string))
-            .unwrap_or_else(|| DEFAULT_MODEL.to_string());
-        crate::llm::check_model_spec(&model, &config).map_err(|e| AgentError::Config(e.to_string()))?;
+        let model = match &params.model {
+            Some(m) => m.trim().to_string(),
+            None => crate::llm::model_spec(&params.env, &config),
+        };
+        crate::llm::check_model_spec(&model, &config)
+            .map_err(|e| AgentError::Config(e.to_string()))?;
         let id = uuid::Uuid::now_v7().to_string();
         let row = self
             .store
@@ -222,21 +231,42 @@ impl Agents {
         state.env = params.env;
         if state.running.is_some() {
             self.store.queue_input(&id, &input_id, &text).await?;
-            state.queue.push_back(Queued { input_id: input_id.clone(), text: text.clone() });
+            state.queue.push_back(Queued {
+                input_id: input_id.clone(),
+                text: text.clone(),
+            });
             self.events
-                .append(&id, &id, EventPayload::MessageQueued { input_id: input_id.clone(), text })
+                .append(
+                    &id,
+                    &id,
+                    EventPayload::MessageQueued {
+                        input_id: input_id.clone(),
+                        text,
+                    },
+                )
                 .await?;
-            return Ok(SendResponse { input_id, turn_id: None, queued: true });
+            return Ok(SendResponse {
+                input_id,
+                turn_id: None,
+                queued: true,
+            });
         }
         self.store.queue_input(&id, &input_id, &text).await?;
-        state.queue.push_back(Queued { input_id: input_id.clone(), text });
+        state.queue.push_back(Queued {
+            input_id: input_id.clone(),
+            text,
+        });
         let running = Running::new(uuid::Uuid::now_v7().to_string());
         let turn_id = running.turn_id.clone();
         self.begin_turn(&id, &running).await?;
         state.running = Some(running);
         drop(state);
         self.spawn_turns(rt);
-        Ok(SendResponse { input_id, turn_id: Some(turn_id), queued: false })
+        Ok(SendResponse {
+            input_id,
+            turn_id: Some(turn_id),
+            queued: false,
+        })
     }
 
     async fn begin_turn(&self, session_id: &str, running: &Running) -> Result<(), AgentError> {
@@ -343,10 +373,17 @@ impl Agents {
     pub async fn set_model(&self, id: &str, model: &str) -> Result<SessionInfo, AgentError> {
         let row = self.resolve(id).await?;
         let config = self.config(Path::new(&row.root))?;
-        crate::llm::check_model_spec(model, &config).map_err(|e| AgentError::Config(e.to_string()))?;
+        crate::llm::check_model_spec(model, &config)
+            .map_err(|e| AgentError::Config(e.to_string()))?;
         self.store.set_session_model(&row.id, model).await?;
         self.events
-            .append(&row.id, &row.id, EventPayload::ModelChanged { model: model.to_string() })
+            .append(
+                &row.id,
+                &row.id,
+                EventPayload::ModelChanged {
+                    model: model.to_string(),
+                },
+            )
             .await?;
         self.info(&row.id).await
     }
@@ -367,7 +404,9 @@ impl Agents {
             ));
         }
         self.store.replace_context(id, &[]).await?;
-        self.events.append(id, id, EventPayload::ContextCleared).await?;
+        self.events
+            .append(id, id, EventPayload::ContextCleared)
+            .await?;
         Ok(())
     }
 
@@ -389,7 +428,10 @@ impl Agents {
             .queued_inputs(id)
             .await?
             .into_iter()
-            .map(|i| Queued { input_id: i.id, text: i.text })
+            .map(|i| Queued {
+                input_id: i.id,
+                text: i.text,
+            })
             .collect();
         let mut map = self.runtimes.lock().unwrap_or_else(PoisonError::into_inner);
         Ok(map
@@ -417,7 +459,11 @@ fn check_mode(mode: &str) -> Result<String, AgentError> {
 
 /// A session title from its first prompt: the first line, at most 60 characters.
 fn title_of(text: &str) -> String {
-    let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("").trim();
+    let line = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
     let mut title: String = line.chars().take(60).collect();
     if line.chars().count() > 60 {
         title.push('…');

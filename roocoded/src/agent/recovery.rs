@@ -10,8 +10,7 @@ use super::{AgentError, Agents};
 use crate::context::chain;
 
 /// Result text given to tool calls a daemon crash or stop left without one.
-pub const INTERRUPTED_BY_DAEMON: &str =
-    "Interrupted: the daemon stopped before this tool call completed. It may or may not have taken effect; check before repeating it.";
+pub const INTERRUPTED_BY_DAEMON: &str = "Interrupted: the daemon stopped before this tool call completed. It may or may not have taken effect; check before repeating it.";
 
 impl Agents {
     /// Repairs every session a previous daemon left running.
@@ -29,7 +28,11 @@ impl Agents {
                         .into(),
                 };
                 self.store
-                    .finish_turn(turn_id, StopReason::Interrupted.as_str(), Some(&error.message))
+                    .finish_turn(
+                        turn_id,
+                        StopReason::Interrupted.as_str(),
+                        Some(&error.message),
+                    )
                     .await?;
                 self.events
                     .append(
@@ -43,7 +46,9 @@ impl Agents {
                     )
                     .await?;
             }
-            self.store.set_session_status(&row.id, "interrupted", None).await?;
+            self.store
+                .set_session_status(&row.id, "interrupted", None)
+                .await?;
             tracing::info!(session = %row.id, repaired = ?report, "recovered an interrupted session");
         }
         Ok(())

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::runtime::SessionRuntime;
-use super::{Agents, AgentError, executor, prompt};
+use super::{AgentError, Agents, executor, prompt};
 use crate::context::chain;
 use crate::llm::{self, CallOutcome, LlmError, ModelRequest, ModelStopReason, Progress, ToolSpec};
 use crate::store::{ModelCallRow, SessionRow};
@@ -100,7 +100,10 @@ impl Turn<'_> {
     }
 
     async fn emit(&self, payload: EventPayload) -> Result<(), AgentError> {
-        self.agents.events().append(self.id(), self.id(), payload).await?;
+        self.agents
+            .events()
+            .append(self.id(), self.id(), payload)
+            .await?;
         Ok(())
     }
 
@@ -126,7 +129,11 @@ impl Turn<'_> {
                 self.deliver_queued().await?;
             }
             let Some(row) = store.session(self.id()).await? else {
-                return Ok(ended(StopReason::Error, "internal", "the session was deleted"));
+                return Ok(ended(
+                    StopReason::Error,
+                    "internal",
+                    "the session was deleted",
+                ));
             };
             let env = self.agents.env_of(self.rt).await;
             let config = match self.agents.config(Path::new(&row.root)) {
@@ -163,10 +170,13 @@ impl Turn<'_> {
                     .collect(),
                 max_tokens: MAX_OUTPUT_TOKENS,
             };
-            store.set_turn_state(self.turn_id, "requesting", iterations).await?;
+            store
+                .set_turn_state(self.turn_id, "requesting", iterations)
+                .await?;
             let policy = llm::RetryPolicy::from_env_and_config(&env, &config);
             let message_id = uuid::Uuid::now_v7().to_string();
-            let span = tracing::info_span!("model_call", model = %row.model, iteration = iterations);
+            let span =
+                tracing::info_span!("model_call", model = %row.model, iteration = iterations);
             let outcome = self
                 .call(&model, &request, &policy, &message_id)
                 .instrument(span)
@@ -179,7 +189,8 @@ impl Turn<'_> {
                     return Ok(ended(StopReason::Error, e.kind(), e.to_string()));
                 }
             };
-            self.record_call(&row, &message_id, Some(&outcome), None).await?;
+            self.record_call(&row, &message_id, Some(&outcome), None)
+                .await?;
             let response = outcome.response;
             if !response.content.is_empty() {
                 self.emit(EventPayload::AssistantMessage {
@@ -216,10 +227,17 @@ impl Turn<'_> {
                 });
             }
 
-            store.set_turn_state(self.turn_id, "executing_tools", iterations).await?;
-            let results = executor::run_calls(self.agents, self.rt, &row, &calls, &self.cancel).await?;
+            store
+                .set_turn_state(self.turn_id, "executing_tools", iterations)
+                .await?;
+            let results =
+                executor::run_calls(self.agents, self.rt, &row, &calls, &self.cancel).await?;
             for r in &results {
-                unknown_streak = if r.unknown_tool { unknown_streak + 1 } else { 0 };
+                unknown_streak = if r.unknown_tool {
+                    unknown_streak + 1
+                } else {
+                    0
+                };
             }
             self.push(Message {
                 role: Role::User,
@@ -278,7 +296,9 @@ impl Turn<'_> {
         let mut state = self.rt.state.lock().await;
         let store = self.agents.store();
         while let Some(q) = state.queue.pop_front() {
-            store.mark_input_delivered(&q.input_id, self.turn_id).await?;
+            store
+                .mark_input_delivered(&q.input_id, self.turn_id)
+                .await?;
             self.emit(EventPayload::UserMessage {
                 turn_id: self.turn_id.to_string(),
                 input_id: q.input_id.clone(),
@@ -291,7 +311,9 @@ impl Turn<'_> {
                 Some(last) if last.role == Role::User => {
                     last.content.push(ContentBlock::text(q.text));
                     let idx = self.context.len() - 1;
-                    store.update_message(self.id(), idx, &self.context[idx]).await?;
+                    store
+                        .update_message(self.id(), idx, &self.context[idx])
+                        .await?;
                 }
                 _ => self.push(Message::user_text(q.text)).await?,
             }
@@ -322,7 +344,12 @@ impl Turn<'_> {
                     batch.push(p);
                 }
                 let payloads = progress_events(batch, message_id);
-                if let Err(e) = self.agents.events().append_many(self.id(), self.id(), payloads).await {
+                if let Err(e) = self
+                    .agents
+                    .events()
+                    .append_many(self.id(), self.id(), payloads)
+                    .await
+                {
                     tracing::error!("cannot record streamed events: {e}");
                 }
             }
@@ -382,18 +409,32 @@ fn progress_events(batch: Vec<Progress>, message_id: &str) -> Vec<EventPayload> 
                     prev.push_str(&text);
                     continue;
                 }
-                EventPayload::TextDelta { message_id: message_id.to_string(), text }
+                EventPayload::TextDelta {
+                    message_id: message_id.to_string(),
+                    text,
+                }
             }
             Progress::ThinkingDelta(text) => {
                 if let Some(EventPayload::ThinkingDelta { text: prev, .. }) = out.last_mut() {
                     prev.push_str(&text);
                     continue;
                 }
-                EventPayload::ThinkingDelta { message_id: message_id.to_string(), text }
+                EventPayload::ThinkingDelta {
+                    message_id: message_id.to_string(),
+                    text,
+                }
             }
-            Progress::Retrying { attempt, max_attempts, delay_ms, reason } => {
-                EventPayload::Retrying { attempt, max_attempts, delay_ms, reason }
-            }
+            Progress::Retrying {
+                attempt,
+                max_attempts,
+                delay_ms,
+                reason,
+            } => EventPayload::Retrying {
+                attempt,
+                max_attempts,
+                delay_ms,
+                reason,
+            },
             Progress::StreamReset => EventPayload::StreamReset {
                 message_id: message_id.to_string(),
             },
@@ -421,9 +462,17 @@ mod tests {
         assert_eq!(
             ev,
             vec![
-                EventPayload::TextDelta { message_id: "m".into(), text: "ab".into() },
-                EventPayload::StreamReset { message_id: "m".into() },
-                EventPayload::TextDelta { message_id: "m".into(), text: "c".into() },
+                EventPayload::TextDelta {
+                    message_id: "m".into(),
+                    text: "ab".into()
+                },
+                EventPayload::StreamReset {
+                    message_id: "m".into()
+                },
+                EventPayload::TextDelta {
+                    message_id: "m".into(),
+                    text: "c".into()
+                },
             ]
         );
     }

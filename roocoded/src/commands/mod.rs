@@ -14,13 +14,21 @@ struct Local {
 }
 
 const LOCAL: &[Local] = &[
-    Local { name: "help", usage: "/help", description: "List the slash commands" },
+    Local {
+        name: "help",
+        usage: "/help",
+        description: "List the slash commands",
+    },
     Local {
         name: "clear",
         usage: "/clear",
         description: "Start the conversation afresh (the transcript is kept)",
     },
-    Local { name: "cost", usage: "/cost", description: "Tokens and cost of this session" },
+    Local {
+        name: "cost",
+        usage: "/cost",
+        description: "Tokens and cost of this session",
+    },
     Local {
         name: "mode",
         usage: "/mode [default|acceptEdits|plan|bypassPermissions|dontAsk]",

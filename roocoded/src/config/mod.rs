@@ -193,6 +193,16 @@ impl Config {
         self.permissions.mode.unwrap_or(PermissionMode::Default)
     }
 
+    /// `permissions.additional_directories`, as written (relative ones are resolved
+    /// against the session's working directory by the sandbox).
+    pub fn additional_directories(&self) -> Vec<PathBuf> {
+        self.permissions
+            .additional_directories
+            .iter()
+            .map(PathBuf::from)
+            .collect()
+    }
+
     /// Fraction of the context window at which compaction starts (default 0.85).
     pub fn compact_threshold(&self) -> f64 {
         self.context

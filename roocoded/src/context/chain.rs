@@ -150,12 +150,12 @@ fn pair_results(msg: &mut Message, calls: &[String], note: &str, report: &mut Re
     let mut rest = Vec::new();
     for block in msg.content.drain(..) {
         match block {
-            ContentBlock::ToolResult { ref tool_use_id, .. } => {
-                match calls.iter().position(|c| c == tool_use_id) {
-                    Some(pos) if results[pos].is_none() => results[pos] = Some(block),
-                    _ => report.dropped_results += 1,
-                }
-            }
+            ContentBlock::ToolResult {
+                ref tool_use_id, ..
+            } => match calls.iter().position(|c| c == tool_use_id) {
+                Some(pos) if results[pos].is_none() => results[pos] = Some(block),
+                _ => report.dropped_results += 1,
+            },
             other => rest.push(other),
         }
     }
@@ -196,16 +196,30 @@ mod tests {
     use serde_json::json;
 
     fn call(id: &str) -> ContentBlock {
-        ContentBlock::ToolUse { id: id.into(), name: "Read".into(), input: json!({}) }
+        ContentBlock::ToolUse {
+            id: id.into(),
+            name: "Read".into(),
+            input: json!({}),
+        }
     }
     fn result(id: &str) -> ContentBlock {
-        ContentBlock::ToolResult { tool_use_id: id.into(), content: "ok".into(), is_error: false }
+        ContentBlock::ToolResult {
+            tool_use_id: id.into(),
+            content: "ok".into(),
+            is_error: false,
+        }
     }
     fn assistant(blocks: Vec<ContentBlock>) -> Message {
-        Message { role: Role::Assistant, content: blocks }
+        Message {
+            role: Role::Assistant,
+            content: blocks,
+        }
     }
     fn user(blocks: Vec<ContentBlock>) -> Message {
-        Message { role: Role::User, content: blocks }
+        Message {
+            role: Role::User,
+            content: blocks,
+        }
     }
 
     #[test]
@@ -219,7 +233,9 @@ mod tests {
         assert_eq!(r.synthesized, 2);
         validate(&h).unwrap();
         assert_eq!(h.len(), 3);
-        assert!(matches!(&h[2].content[0], ContentBlock::ToolResult { tool_use_id, is_error: true, .. } if tool_use_id == "a"));
+        assert!(
+            matches!(&h[2].content[0], ContentBlock::ToolResult { tool_use_id, is_error: true, .. } if tool_use_id == "a")
+        );
     }
 
     #[test]
@@ -227,7 +243,12 @@ mod tests {
         let mut h = vec![
             Message::user_text("go"),
             assistant(vec![call("a"), call("b")]),
-            user(vec![ContentBlock::text("also this"), result("b"), result("b"), result("zzz")]),
+            user(vec![
+                ContentBlock::text("also this"),
+                result("b"),
+                result("b"),
+                result("zzz"),
+            ]),
             assistant(vec![ContentBlock::text("done")]),
             user(vec![result("a")]),
         ];
@@ -236,8 +257,12 @@ mod tests {
         assert_eq!(r.synthesized, 1);
         assert_eq!(r.dropped_results, 3);
         // Results first, in call order, then the text.
-        assert!(matches!(&h[2].content[0], ContentBlock::ToolResult { tool_use_id, .. } if tool_use_id == "a"));
-        assert!(matches!(&h[2].content[1], ContentBlock::ToolResult { tool_use_id, .. } if tool_use_id == "b"));
+        assert!(
+            matches!(&h[2].content[0], ContentBlock::ToolResult { tool_use_id, .. } if tool_use_id == "a")
+        );
+        assert!(
+            matches!(&h[2].content[1], ContentBlock::ToolResult { tool_use_id, .. } if tool_use_id == "b")
+        );
         assert_eq!(h.len(), 4);
     }
 

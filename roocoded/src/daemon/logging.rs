@@ -14,7 +14,9 @@ pub fn init(log_file: Option<&Path>) -> Result<(), DaemonError> {
         .or_else(|_| std::env::var("RUST_LOG"))
         .unwrap_or_else(|_| "info".to_string());
     let filter = EnvFilter::try_new(&filter).unwrap_or_else(|_| EnvFilter::new("info"));
-    let builder = tracing_subscriber::fmt().with_env_filter(filter).with_target(false);
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_target(false);
     match log_file {
         Some(path) => {
             if let Some(dir) = path.parent() {
@@ -31,7 +33,10 @@ pub fn init(log_file: Option<&Path>) -> Result<(), DaemonError> {
                     what: format!("open the log file {}", path.display()),
                     source,
                 })?;
-            builder.with_ansi(false).with_writer(Mutex::new(file)).init();
+            builder
+                .with_ansi(false)
+                .with_writer(Mutex::new(file))
+                .init();
         }
         None => builder.with_writer(std::io::stderr).init(),
     }

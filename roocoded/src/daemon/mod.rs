@@ -31,6 +31,8 @@ pub enum DaemonError {
     Paths(#[from] PathsError),
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error("cannot recover the sessions of the previous run: {0}")]
+    Recover(#[from] crate::agent::AgentError),
 }
 
 /// How the daemon was started.
@@ -101,9 +103,10 @@ async fn run(paths: Paths) -> Result<(), DaemonError> {
 fn watch_signals(stop: CancellationToken) {
     use tokio::signal::unix::{SignalKind, signal};
     tokio::spawn(async move {
-        let (Ok(mut term), Ok(mut int)) =
-            (signal(SignalKind::terminate()), signal(SignalKind::interrupt()))
-        else {
+        let (Ok(mut term), Ok(mut int)) = (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) else {
             tracing::error!("cannot install signal handlers");
             return;
         };

@@ -52,9 +52,8 @@ pub fn bind(socket: &Path, lock: &Path) -> Result<BoundSocket, DaemonError> {
             what: format!("open the lock file {}", lock.display()),
             source,
         })?;
-    let lock_guard = Flock::lock(file, FlockArg::LockExclusiveNonblock).map_err(|_| {
-        DaemonError::AlreadyRunning(socket.display().to_string())
-    })?;
+    let lock_guard = Flock::lock(file, FlockArg::LockExclusiveNonblock)
+        .map_err(|_| DaemonError::AlreadyRunning(socket.display().to_string()))?;
     // We hold the lock, so no other daemon serves this socket: whatever file is there
     // is stale.
     match fs::remove_file(socket) {
@@ -96,9 +95,18 @@ mod tests {
         let sock = run.join("d.sock");
         let lock = run.join("d.lock");
         let first = bind(&sock, &lock).unwrap();
-        assert_eq!(fs::metadata(&run).unwrap().permissions().mode() & 0o777, 0o700);
-        assert_eq!(fs::metadata(&sock).unwrap().permissions().mode() & 0o777, 0o600);
-        assert!(matches!(bind(&sock, &lock), Err(DaemonError::AlreadyRunning(_))));
+        assert_eq!(
+            fs::metadata(&run).unwrap().permissions().mode() & 0o777,
+            0o700
+        );
+        assert_eq!(
+            fs::metadata(&sock).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        assert!(matches!(
+            bind(&sock, &lock),
+            Err(DaemonError::AlreadyRunning(_))
+        ));
         drop(first);
         assert!(!sock.exists());
         // A stale socket file left by a crash is replaced.

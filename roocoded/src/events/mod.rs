@@ -62,8 +62,12 @@ impl EventLog {
         agent_id: &str,
         payload: EventPayload,
     ) -> Result<Event, StoreError> {
-        let mut events = self.append_many(session_id, agent_id, vec![payload]).await?;
-        events.pop().ok_or(StoreError::Sqlx(sqlx::Error::RowNotFound))
+        let mut events = self
+            .append_many(session_id, agent_id, vec![payload])
+            .await?;
+        events
+            .pop()
+            .ok_or(StoreError::Sqlx(sqlx::Error::RowNotFound))
     }
 
     /// Appends several events in one transaction (used to batch streamed deltas).
@@ -135,7 +139,9 @@ mod tests {
             .unwrap();
         let log = EventLog::new(store.clone());
         let mut rx = log.subscribe("s");
-        log.append("s", "s", EventPayload::ContextCleared).await.unwrap();
+        log.append("s", "s", EventPayload::ContextCleared)
+            .await
+            .unwrap();
         let live = rx.recv().await.unwrap();
         assert_eq!(live.seq, 1);
         assert_eq!(store.events_after("s", 0, 10).await.unwrap().len(), 1);
@@ -143,7 +149,11 @@ mod tests {
         // A new log (a restarted daemon) continues the numbering.
         let log2 = EventLog::new(store.clone());
         let evs = log2
-            .append_many("s", "s", vec![EventPayload::ContextCleared, EventPayload::ContextCleared])
+            .append_many(
+                "s",
+                "s",
+                vec![EventPayload::ContextCleared, EventPayload::ContextCleared],
+            )
             .await
             .unwrap();
         assert_eq!(evs.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![2, 3]);

@@ -56,6 +56,20 @@ pub fn model_spec(env: &ClientEnv, config: &Config) -> String {
         .to_string()
 }
 
+/// Checks that `spec` names a known provider and a model, without needing a key (for
+/// `/model` and `session.create`, which must not depend on the caller's environment).
+pub fn check_model_spec(spec: &str, config: &Config) -> Result<(), LlmError> {
+    let spec = spec.trim();
+    let (provider_name, model) = split_spec(spec)?;
+    let settings = provider_settings(&provider_name, config)?;
+    if expand_alias(settings.kind, settings.builtin, &model).is_empty() {
+        return Err(LlmError::Config(format!(
+            "model `{spec}` names no model: write it as {provider_name}/<model>"
+        )));
+    }
+    Ok(())
+}
+
 /// Resolves `spec` with the client's environment and the config.
 pub fn resolve_model(
     spec: &str,

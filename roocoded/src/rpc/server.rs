@@ -5,7 +5,9 @@ use futures_util::FutureExt;
 use jsonrpsee::server::{
     Methods, Server, ServerConfig, serve_with_graceful_shutdown, stop_channel,
 };
-use roocode_protocol::api::{CommandsApiServer, DaemonApiServer, PendingApiServer, SessionApiServer};
+use roocode_protocol::api::{
+    CommandsApiServer, DaemonApiServer, PendingApiServer, SessionApiServer,
+};
 use tokio::net::UnixListener;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
@@ -49,7 +51,10 @@ pub async fn serve(listener: &UnixListener, ctx: DaemonContext, stop: Cancellati
             _ = stop.cancelled() => break,
         };
         let peer = match stream.peer_cred() {
-            Ok(cred) if cred.uid() == me => Peer { uid: cred.uid(), pid: cred.pid() },
+            Ok(cred) if cred.uid() == me => Peer {
+                uid: cred.uid(),
+                pid: cred.pid(),
+            },
             Ok(cred) => {
                 tracing::warn!(uid = cred.uid(), "refused a connection from another user");
                 continue;
@@ -59,7 +64,7 @@ pub async fn serve(listener: &UnixListener, ctx: DaemonContext, stop: Cancellati
                 continue;
             }
         };
-        let svc = builder.clone().build(methods.clone(), stop_handle.clone());
+        let mut svc = builder.clone().build(methods.clone(), stop_handle.clone());
         let closed = svc.on_session_closed();
         let svc = tower::service_fn(move |mut req: http::Request<hyper::body::Incoming>| {
             req.extensions_mut().insert(peer);
@@ -78,7 +83,10 @@ pub async fn serve(listener: &UnixListener, ctx: DaemonContext, stop: Cancellati
     }
     let _ = server_handle.stop();
     let drain = async { while conns.join_next().await.is_some() {} };
-    if tokio::time::timeout(std::time::Duration::from_secs(3), drain).await.is_err() {
+    if tokio::time::timeout(std::time::Duration::from_secs(3), drain)
+        .await
+        .is_err()
+    {
         tracing::warn!("some connections did not close in time");
     }
 }

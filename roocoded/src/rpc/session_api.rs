@@ -73,16 +73,29 @@ impl SessionApiServer for Handler {
     }
 
     async fn command(&self, session_id: String, line: String) -> RpcResult<CommandOutput> {
-        let output = self.0.agents.command(&session_id, &line).await.map_err(to_rpc)?;
+        let output = self
+            .0
+            .agents
+            .command(&session_id, &line)
+            .await
+            .map_err(to_rpc)?;
         Ok(CommandOutput { output })
     }
 
     async fn set_mode(&self, session_id: String, mode: String) -> RpcResult<SessionInfo> {
-        self.0.agents.set_mode(&session_id, &mode).await.map_err(to_rpc)
+        self.0
+            .agents
+            .set_mode(&session_id, &mode)
+            .await
+            .map_err(to_rpc)
     }
 
     async fn set_model(&self, session_id: String, model: String) -> RpcResult<SessionInfo> {
-        self.0.agents.set_model(&session_id, &model).await.map_err(to_rpc)
+        self.0
+            .agents
+            .set_model(&session_id, &model)
+            .await
+            .map_err(to_rpc)
     }
 
     async fn delete(&self, session_id: String) -> RpcResult<()> {

@@ -12,6 +12,9 @@ use roocode_protocol::event::{Event, EventPayload};
 use tokio::sync::broadcast::error::RecvError;
 
 use super::Handler;
+
+/// Why a subscription ended early (reported to the client by jsonrpsee).
+type StringError = String;
 use super::errors::to_rpc;
 use crate::clock;
 
@@ -38,7 +41,13 @@ pub async fn subscribe(
     let (info, waiting) = agents.snapshot(&id).await.map_err(to_rpc)?;
     send(
         &sink,
-        &per_subscription(&id, EventPayload::Snapshot { session: Box::new(info), pending: waiting }),
+        &per_subscription(
+            &id,
+            EventPayload::Snapshot {
+                session: Box::new(info),
+                pending: waiting,
+            },
+        ),
     )
     .await?;
 
@@ -54,7 +63,7 @@ pub async fn subscribe(
                     if ev.seq > last + 1 {
                         // Cannot happen while events are stored before they are
                         // published, but the store is the truth: fill from it.
-                        last = replay(h, &sink, &id, last, Some(ev.seq - 1)).await?;
+                        replay(h, &sink, &id, last, Some(ev.seq - 1)).await?;
                     }
                     send(&sink, &ev).await?;
                     last = ev.seq;
@@ -78,7 +87,7 @@ async fn replay(
     id: &str,
     mut after: u64,
     upto: Option<u64>,
-) -> Result<u64, jsonrpsee::core::StringError> {
+) -> Result<u64, StringError> {
     let store = h.0.agents.store();
     loop {
         let page = store
@@ -109,7 +118,7 @@ fn per_subscription(session_id: &str, payload: EventPayload) -> Event {
     }
 }
 
-async fn send(sink: &SubscriptionSink, ev: &Event) -> Result<(), jsonrpsee::core::StringError> {
+async fn send(sink: &SubscriptionSink, ev: &Event) -> Result<(), StringError> {
     let raw = serde_json::value::to_raw_value(ev).map_err(|e| e.to_string())?;
     sink.send(raw).await.map_err(|e| e.to_string())?;
     Ok(())

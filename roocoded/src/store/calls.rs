@@ -75,7 +75,10 @@ mod tests {
     #[tokio::test]
     async fn record_and_read() {
         let store = Store::memory().await.unwrap();
-        store.insert_session(&new_session("s1", "/p")).await.unwrap();
+        store
+            .insert_session(&new_session("s1", "/p"))
+            .await
+            .unwrap();
         let call = ModelCallRow {
             id: "c1".into(),
             session_id: "s1".into(),

@@ -127,24 +127,36 @@ mod tests {
             ts: clock::rfc3339(0),
             session_id: "s1".into(),
             agent_id: "s1".into(),
-            payload: EventPayload::TextDelta { message_id: "m".into(), text: text.into() },
+            payload: EventPayload::TextDelta {
+                message_id: "m".into(),
+                text: text.into(),
+            },
         }
     }
 
     #[tokio::test]
     async fn append_and_page() {
         let store = Store::memory().await.unwrap();
-        store.insert_session(&new_session("s1", "/p")).await.unwrap();
+        store
+            .insert_session(&new_session("s1", "/p"))
+            .await
+            .unwrap();
         let batch: Vec<Event> = (1..=10).map(|i| ev(i, &i.to_string())).collect();
         store.append_events(&batch[..4]).await.unwrap();
         store.append_events(&batch[4..]).await.unwrap();
         assert_eq!(store.last_event_seq("s1").await.unwrap(), 10);
         assert_eq!(store.session("s1").await.unwrap().unwrap().last_seq, 10);
         let after = store.events_after("s1", 3, 4).await.unwrap();
-        assert_eq!(after.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![4, 5, 6, 7]);
+        assert_eq!(
+            after.iter().map(|e| e.seq).collect::<Vec<_>>(),
+            vec![4, 5, 6, 7]
+        );
         assert_eq!(after[0], batch[3]);
         let (page, more) = store.events_before("s1", Some(9), 3).await.unwrap();
-        assert_eq!(page.iter().map(|e| e.seq).collect::<Vec<_>>(), vec![6, 7, 8]);
+        assert_eq!(
+            page.iter().map(|e| e.seq).collect::<Vec<_>>(),
+            vec![6, 7, 8]
+        );
         assert!(more);
         let (all, more) = store.events_before("s1", None, 100).await.unwrap();
         assert_eq!(all.len(), 10);

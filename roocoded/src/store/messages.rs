@@ -31,7 +31,11 @@ impl Store {
         rows.into_iter()
             .map(|r| {
                 Ok(Message {
-                    role: if r.role == "assistant" { Role::Assistant } else { Role::User },
+                    role: if r.role == "assistant" {
+                        Role::Assistant
+                    } else {
+                        Role::User
+                    },
                     content: serde_json::from_str::<Vec<ContentBlock>>(&r.content)?,
                 })
             })
@@ -137,15 +141,33 @@ mod tests {
     #[tokio::test]
     async fn push_update_replace_and_page() {
         let store = Store::memory().await.unwrap();
-        store.insert_session(&new_session("s1", "/p")).await.unwrap();
-        store.push_message("s1", 0, &Message::user_text("hi"), Some("T")).await.unwrap();
-        let reply = Message { role: Role::Assistant, content: vec![ContentBlock::text("hello")] };
-        store.push_message("s1", 1, &reply, Some("T")).await.unwrap();
-        store.update_message("s1", 0, &Message::user_text("hi there")).await.unwrap();
+        store
+            .insert_session(&new_session("s1", "/p"))
+            .await
+            .unwrap();
+        store
+            .push_message("s1", 0, &Message::user_text("hi"), Some("T"))
+            .await
+            .unwrap();
+        let reply = Message {
+            role: Role::Assistant,
+            content: vec![ContentBlock::text("hello")],
+        };
+        store
+            .push_message("s1", 1, &reply, Some("T"))
+            .await
+            .unwrap();
+        store
+            .update_message("s1", 0, &Message::user_text("hi there"))
+            .await
+            .unwrap();
         let ctx = store.context("s1").await.unwrap();
         assert_eq!(ctx, vec![Message::user_text("hi there"), reply.clone()]);
         let lines = store.context_lines("s1", 1, 10).await.unwrap();
-        assert_eq!(lines, vec![r#"{"role":"assistant","content":[{"type":"text","text":"hello"}]}"#]);
+        assert_eq!(
+            lines,
+            vec![r#"{"role":"assistant","content":[{"type":"text","text":"hello"}]}"#]
+        );
         store.replace_context("s1", &[reply.clone()]).await.unwrap();
         assert_eq!(store.context("s1").await.unwrap(), vec![reply]);
     }

@@ -82,8 +82,16 @@ impl Store {
             // An in-memory database exists per connection: keep exactly one.
             .max_connections(if in_memory { 1 } else { 4 })
             .min_connections(if in_memory { 1 } else { 0 })
-            .idle_timeout(if in_memory { None } else { Some(Duration::from_secs(600)) })
-            .max_lifetime(if in_memory { None } else { Some(Duration::from_secs(3600)) })
+            .idle_timeout(if in_memory {
+                None
+            } else {
+                Some(Duration::from_secs(600))
+            })
+            .max_lifetime(if in_memory {
+                None
+            } else {
+                Some(Duration::from_secs(3600))
+            })
             .connect_with(opts)
             .await?;
         MIGRATOR.run(&pool).await?;

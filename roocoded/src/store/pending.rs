@@ -51,11 +51,23 @@ mod tests {
     #[tokio::test]
     async fn waiting_requests_are_listed() {
         let store = Store::memory().await.unwrap();
-        store.insert_session(&new_session("s1", "/p")).await.unwrap();
+        store
+            .insert_session(&new_session("s1", "/p"))
+            .await
+            .unwrap();
         sqlx::query("INSERT INTO pending_requests (id, session_id, kind, call_id, tool, summary, payload, created_at) VALUES ('r1','s1','permission','c','Bash','ls','{}',0)")
             .execute(&store.pool).await.unwrap();
         assert_eq!(store.pending_requests(None).await.unwrap().len(), 1);
-        assert_eq!(store.pending_requests(Some("s1")).await.unwrap()[0].tool, "Bash");
-        assert!(store.pending_requests(Some("other")).await.unwrap().is_empty());
+        assert_eq!(
+            store.pending_requests(Some("s1")).await.unwrap()[0].tool,
+            "Bash"
+        );
+        assert!(
+            store
+                .pending_requests(Some("other"))
+                .await
+                .unwrap()
+                .is_empty()
+        );
     }
 }

@@ -119,10 +119,14 @@ impl Store {
     }
 
     pub async fn session(&self, id: &str) -> Result<Option<SessionRow>, StoreError> {
-        Ok(sqlx::query_as::<_, SessionRow>(sqlx::AssertSqlSafe(format!("{SELECT} WHERE s.id = ?")))
+        Ok(
+            sqlx::query_as::<_, SessionRow>(sqlx::AssertSqlSafe(format!(
+                "{SELECT} WHERE s.id = ?"
+            )))
             .bind(id)
             .fetch_optional(&self.pool)
-            .await?)
+            .await?,
+        )
     }
 
     /// Ids starting with `prefix` (at most `limit`).
@@ -173,12 +177,12 @@ impl Store {
     }
 
     pub async fn sessions_with_status(&self, status: &str) -> Result<Vec<SessionRow>, StoreError> {
-        Ok(
-            sqlx::query_as::<_, SessionRow>(sqlx::AssertSqlSafe(format!("{SELECT} WHERE s.status = ?")))
-                .bind(status)
-                .fetch_all(&self.pool)
-                .await?,
-        )
+        Ok(sqlx::query_as::<_, SessionRow>(sqlx::AssertSqlSafe(format!(
+            "{SELECT} WHERE s.status = ?"
+        )))
+        .bind(status)
+        .fetch_all(&self.pool)
+        .await?)
     }
 
     pub async fn count_sessions(&self) -> Result<u64, StoreError> {
@@ -194,13 +198,15 @@ impl Store {
         status: &str,
         running_turn_id: Option<&str>,
     ) -> Result<(), StoreError> {
-        sqlx::query("UPDATE sessions SET status = ?, running_turn_id = ?, last_activity = ? WHERE id = ?")
-            .bind(status)
-            .bind(running_turn_id)
-            .bind(clock::now_ms())
-            .bind(id)
-            .execute(&self.pool)
-            .await?;
+        sqlx::query(
+            "UPDATE sessions SET status = ?, running_turn_id = ?, last_activity = ? WHERE id = ?",
+        )
+        .bind(status)
+        .bind(running_turn_id)
+        .bind(clock::now_ms())
+        .bind(id)
+        .execute(&self.pool)
+        .await?;
         Ok(())
     }
 
@@ -281,27 +287,72 @@ pub(crate) mod tests {
     #[tokio::test]
     async fn create_list_prefix_usage_delete() {
         let store = Store::memory().await.unwrap();
-        store.insert_session(&new_session("0191aa-1", "/p")).await.unwrap();
-        store.insert_session(&new_session("0191ab-2", "/q")).await.unwrap();
-        assert_eq!(store.session_ids_with_prefix("0191a", 5).await.unwrap().len(), 2);
-        assert_eq!(store.session_ids_with_prefix("0191ab", 5).await.unwrap(), vec!["0191ab-2"]);
-        assert!(store.session_ids_with_prefix("%", 5).await.unwrap().is_empty());
+        store
+            .insert_session(&new_session("0191aa-1", "/p"))
+            .await
+            .unwrap();
+        store
+            .insert_session(&new_session("0191ab-2", "/q"))
+            .await
+            .unwrap();
+        assert_eq!(
+            store
+                .session_ids_with_prefix("0191a", 5)
+                .await
+                .unwrap()
+                .len(),
+            2
+        );
+        assert_eq!(
+            store.session_ids_with_prefix("0191ab", 5).await.unwrap(),
+            vec!["0191ab-2"]
+        );
+        assert!(
+            store
+                .session_ids_with_prefix("%", 5)
+                .await
+                .unwrap()
+                .is_empty()
+        );
         let in_p = store.list_sessions(Some("/p"), 10).await.unwrap();
         assert_eq!(in_p.len(), 1);
         assert_eq!(store.count_sessions().await.unwrap(), 2);
 
-        let u = Usage { input_tokens: 10, output_tokens: 5, cost_usd: Some(0.5), ..Usage::default() };
+        let u = Usage {
+            input_tokens: 10,
+            output_tokens: 5,
+            cost_usd: Some(0.5),
+            ..Usage::default()
+        };
         store.add_session_usage("0191aa-1", &u).await.unwrap();
         store.add_session_usage("0191aa-1", &u).await.unwrap();
         let s = store.session("0191aa-1").await.unwrap().unwrap();
         assert_eq!(s.usage().input_tokens, 20);
         assert_eq!(s.usage().cost_usd, Some(1.0));
-        let unknown = Usage { cost_usd: None, ..u };
+        let unknown = Usage {
+            cost_usd: None,
+            ..u
+        };
         store.add_session_usage("0191aa-1", &unknown).await.unwrap();
-        assert_eq!(store.session("0191aa-1").await.unwrap().unwrap().usage().cost_usd, None);
+        assert_eq!(
+            store
+                .session("0191aa-1")
+                .await
+                .unwrap()
+                .unwrap()
+                .usage()
+                .cost_usd,
+            None
+        );
 
-        store.set_session_status("0191aa-1", "running", Some("T")).await.unwrap();
-        assert_eq!(store.sessions_with_status("running").await.unwrap().len(), 1);
+        store
+            .set_session_status("0191aa-1", "running", Some("T"))
+            .await
+            .unwrap();
+        assert_eq!(
+            store.sessions_with_status("running").await.unwrap().len(),
+            1
+        );
         assert!(store.delete_session("0191aa-1").await.unwrap());
         assert!(store.session("0191aa-1").await.unwrap().is_none());
     }

@@ -12,12 +12,14 @@ pub struct InputRow {
 
 impl Store {
     pub async fn insert_turn(&self, id: &str, session_id: &str) -> Result<(), StoreError> {
-        sqlx::query("INSERT INTO turns (id, session_id, state, started_at) VALUES (?, ?, 'requesting', ?)")
-            .bind(id)
-            .bind(session_id)
-            .bind(clock::now_ms())
-            .execute(&self.pool)
-            .await?;
+        sqlx::query(
+            "INSERT INTO turns (id, session_id, state, started_at) VALUES (?, ?, 'requesting', ?)",
+        )
+        .bind(id)
+        .bind(session_id)
+        .bind(clock::now_ms())
+        .execute(&self.pool)
+        .await?;
         Ok(())
     }
 
@@ -61,7 +63,12 @@ impl Store {
     }
 
     /// Stores a queued user message.
-    pub async fn queue_input(&self, session_id: &str, id: &str, text: &str) -> Result<(), StoreError> {
+    pub async fn queue_input(
+        &self,
+        session_id: &str,
+        id: &str,
+        text: &str,
+    ) -> Result<(), StoreError> {
         sqlx::query("INSERT INTO inputs (id, session_id, text, status, created_at) VALUES (?, ?, ?, 'queued', ?)")
             .bind(id)
             .bind(session_id)
@@ -101,14 +108,20 @@ mod tests {
     #[tokio::test]
     async fn turns_and_queue() {
         let store = Store::memory().await.unwrap();
-        store.insert_session(&new_session("s1", "/p")).await.unwrap();
+        store
+            .insert_session(&new_session("s1", "/p"))
+            .await
+            .unwrap();
         store.insert_turn("t1", "s1").await.unwrap();
         store.set_turn_state("t1", "streaming", 1).await.unwrap();
         store.finish_turn("t1", "end_turn", None).await.unwrap();
         store.queue_input("s1", "i1", "first").await.unwrap();
         store.queue_input("s1", "i2", "second").await.unwrap();
         let q = store.queued_inputs("s1").await.unwrap();
-        assert_eq!(q.iter().map(|i| i.id.as_str()).collect::<Vec<_>>(), vec!["i1", "i2"]);
+        assert_eq!(
+            q.iter().map(|i| i.id.as_str()).collect::<Vec<_>>(),
+            vec!["i1", "i2"]
+        );
         store.mark_input_delivered("i1", "t1").await.unwrap();
         assert_eq!(store.queued_inputs("s1").await.unwrap().len(), 1);
     }

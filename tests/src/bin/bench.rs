@@ -82,7 +82,11 @@ fn median(mut v: Vec<f64>) -> f64 {
         return f64::NAN;
     }
     let mid = v.len() / 2;
-    if v.len() % 2 == 0 { (v[mid - 1] + v[mid]) / 2.0 } else { v[mid] }
+    if v.len() % 2 == 0 {
+        (v[mid - 1] + v[mid]) / 2.0
+    } else {
+        v[mid]
+    }
 }
 
 fn percentile(mut v: Vec<f64>, p: f64) -> f64 {
@@ -120,7 +124,10 @@ impl Bench {
         self.env(&mut cmd);
         let out = cmd.args(args).output()?;
         if !out.status.success() {
-            bail!("roocode-cli {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+            bail!(
+                "roocode-cli {args:?} failed: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
         }
         Ok(())
     }
@@ -177,7 +184,10 @@ async fn bench(args: Args) -> anyhow::Result<()> {
     let dir = exe.parent().context("bench directory")?.to_path_buf();
     for name in ["roocoded", "roocode-cli"] {
         if !dir.join(name).exists() {
-            bail!("{} is missing: run `cargo build --release --workspace --bins`", dir.join(name).display());
+            bail!(
+                "{} is missing: run `cargo build --release --workspace --bins`",
+                dir.join(name).display()
+            );
         }
     }
     let mock = MockLlm::start(Script::always(Reply::text("ok"))).await?;
@@ -187,7 +197,11 @@ async fn bench(args: Args) -> anyhow::Result<()> {
         project: tempfile::tempdir()?,
         base_url: mock.base_url(),
     };
-    println!("roocode-bench: {} runs per configuration, release binaries in {}", args.runs, b.dir.display());
+    println!(
+        "roocode-bench: {} runs per configuration, release binaries in {}",
+        args.runs,
+        b.dir.display()
+    );
 
     // Cold: the client starts the daemon.
     let mut cold = Vec::new();
@@ -208,15 +222,29 @@ async fn bench(args: Args) -> anyhow::Result<()> {
         "ROOCODE_HOME" => Some(b.home.path().display().to_string()),
         _ => None,
     })?;
-    let client = ClientInfo { kind: "bench".into(), name: "roocode-bench".into(), pid: std::process::id() };
+    let client = ClientInfo {
+        kind: "bench".into(),
+        name: "roocode-bench".into(),
+        pid: std::process::id(),
+    };
     let (rpc, hello) = roocode_protocol::client::connect(&paths.socket, client.clone()).await?;
     for _ in 0..1000 {
-        rpc.hello(roocode_protocol::PROTOCOL_VERSION, roocode_protocol::BUILD_ID.into(), client.clone()).await?;
+        rpc.hello(
+            roocode_protocol::PROTOCOL_VERSION,
+            roocode_protocol::BUILD_ID.into(),
+            client.clone(),
+        )
+        .await?;
     }
     let mut rtts = Vec::with_capacity(args.rpc_calls);
     for _ in 0..args.rpc_calls {
         let t = Instant::now();
-        rpc.hello(roocode_protocol::PROTOCOL_VERSION, roocode_protocol::BUILD_ID.into(), client.clone()).await?;
+        rpc.hello(
+            roocode_protocol::PROTOCOL_VERSION,
+            roocode_protocol::BUILD_ID.into(),
+            client.clone(),
+        )
+        .await?;
         rtts.push(t.elapsed().as_secs_f64() * 1e6);
     }
     println!(
@@ -240,7 +268,10 @@ async fn bench(args: Args) -> anyhow::Result<()> {
     tokio::time::sleep(Duration::from_millis(200)).await;
     let with_sessions = rss_mib(u64::from(hello.pid))?;
     println!("{:<34} {idle:>8.1} MiB", "daemon RSS, idle");
-    println!("{:<34} {with_sessions:>8.1} MiB", "daemon RSS, +100 idle sessions");
+    println!(
+        "{:<34} {with_sessions:>8.1} MiB",
+        "daemon RSS, +100 idle sessions"
+    );
 
     println!();
     println!("for scale (same kind of machine, local scripted server):");
@@ -254,7 +285,11 @@ async fn bench(args: Args) -> anyhow::Result<()> {
         warm_wall / 0.62,
         warm_rss / 200.0
     );
-    println!("  cold send: {:.1} ms, {:.1} MiB", cold_wall * 1000.0, cold_rss);
+    println!(
+        "  cold send: {:.1} ms, {:.1} MiB",
+        cold_wall * 1000.0,
+        cold_rss
+    );
     drop(rpc);
     b.cli(&["daemon", "stop"])?;
     Ok(())

@@ -14,7 +14,10 @@ async fn status_and_stop_never_start_a_daemon() {
     let w = World::new(Script::new()).await;
     let status = w.run(&["daemon", "status"]).await;
     assert_eq!(status.code, 1, "{status:?}");
-    assert!(status.stdout.contains("not running") || status.stderr.contains("not running"), "{status:?}");
+    assert!(
+        status.stdout.contains("not running") || status.stderr.contains("not running"),
+        "{status:?}"
+    );
     let stop = w.run(&["daemon", "stop"]).await;
     assert_eq!(stop.code, 0, "{stop:?}");
     assert!(!w.home.path().join("run/roocoded.sock").exists());
@@ -27,7 +30,15 @@ async fn a_client_starts_the_daemon_which_reports_its_status_and_stops() {
     assert_eq!(out.code, 0, "{out:?}");
 
     let info = w.daemon_info().await;
-    for key in ["pid", "version", "build_id", "socket_path", "uptime_secs", "sessions", "running_turns"] {
+    for key in [
+        "pid",
+        "version",
+        "build_id",
+        "socket_path",
+        "uptime_secs",
+        "sessions",
+        "running_turns",
+    ] {
         assert!(info.get(key).is_some(), "status lacks {key}: {info}");
     }
     assert_eq!(info["sessions"], 1);
@@ -43,7 +54,11 @@ async fn a_client_starts_the_daemon_which_reports_its_status_and_stops() {
 
     let text = w.run(&["daemon", "status"]).await;
     assert_eq!(text.code, 0);
-    assert!(text.stdout.contains(&info["pid"].to_string()), "{}", text.stdout);
+    assert!(
+        text.stdout.contains(&info["pid"].to_string()),
+        "{}",
+        text.stdout
+    );
 
     let pid = info["pid"].as_u64().unwrap();
     let restart = w.run(&["daemon", "restart"]).await;
@@ -98,11 +113,21 @@ async fn one_daemon_per_home_and_sigterm_stops_it_cleanly() {
         .await
         .unwrap();
     assert_eq!(second.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&second.stderr).contains("already"), "{second:?}");
+    assert!(
+        String::from_utf8_lossy(&second.stderr).contains("already"),
+        "{second:?}"
+    );
 
     let pid = first.id().unwrap() as i32;
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::Signal::SIGTERM).unwrap();
-    let status = tokio::time::timeout(PATIENCE, first.wait()).await.unwrap().unwrap();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let status = tokio::time::timeout(PATIENCE, first.wait())
+        .await
+        .unwrap()
+        .unwrap();
     assert_eq!(status.code(), Some(0));
     assert!(!w.home.path().join("run/roocoded.sock").exists());
 }
@@ -114,7 +139,11 @@ async fn a_daemon_of_another_build_is_named_with_the_way_to_restart_it() {
     let out = w.run(&["sessions"]).await;
     assert_eq!(out.code, 0, "{out:?}");
     assert!(out.stderr.contains("0.0.0+elsewhere"), "{}", out.stderr);
-    assert!(out.stderr.contains("roocode-cli daemon restart"), "{}", out.stderr);
+    assert!(
+        out.stderr.contains("roocode-cli daemon restart"),
+        "{}",
+        out.stderr
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -133,7 +162,11 @@ async fn sessions_export_and_rm() {
     assert_eq!(s["model"], "anthropic/claude-sonnet-4-5");
 
     let table = w.run(&["sessions"]).await;
-    assert!(table.stdout.contains(&id) && table.stdout.contains("first question"), "{}", table.stdout);
+    assert!(
+        table.stdout.contains(&id) && table.stdout.contains("first question"),
+        "{}",
+        table.stdout
+    );
 
     let export = w.run(&["export", &id]).await;
     assert_eq!(export.code, 0, "{export:?}");
@@ -144,7 +177,15 @@ async fn sessions_export_and_rm() {
 
     let rm = w.run(&["rm", &id]).await;
     assert_eq!(rm.code, 0, "{rm:?}");
-    assert_eq!(w.run(&["sessions", "--json"]).await.json().as_array().unwrap().len(), 0);
+    assert_eq!(
+        w.run(&["sessions", "--json"])
+            .await
+            .json()
+            .as_array()
+            .unwrap()
+            .len(),
+        0
+    );
     let gone = w.run(&["export", &id]).await;
     assert_eq!(gone.code, 1);
     assert!(gone.stderr.contains("no session"), "{}", gone.stderr);

@@ -20,15 +20,23 @@ async fn gone(pid: u64) {
             tokio::time::sleep(std::time::Duration::from_millis(5)).await;
         }
     };
-    tokio::time::timeout(crate::harness::PATIENCE, wait).await.expect("daemon exits");
+    tokio::time::timeout(crate::harness::PATIENCE, wait)
+        .await
+        .expect("daemon exits");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_mid_turn_loses_nothing_and_the_session_continues() {
     let w = World::new(
         Script::new()
-            .reply(Reply::tool_calls(vec![ToolCall::with_id("g1", "Glob", json!({"pattern": "*.md"}))]))
-            .reply(ScriptedReply::new(Reply::text("This answer dies with the daemon.")).with_gate("g"))
+            .reply(Reply::tool_calls(vec![ToolCall::with_id(
+                "g1",
+                "Glob",
+                json!({"pattern": "*.md"}),
+            )]))
+            .reply(
+                ScriptedReply::new(Reply::text("This answer dies with the daemon.")).with_gate("g"),
+            )
             .reply(Reply::text("Continued after the crash.")),
     )
     .await;
@@ -56,10 +64,16 @@ async fn kill_9_mid_turn_loses_nothing_and_the_session_continues() {
     assert_eq!(lines[2]["content"][0]["tool_use_id"], "g1");
 
     // The partial answer streamed before the crash is in the log; the turn is closed.
-    let replay = w.run(&["attach", &id, "--output", "stream-json", "--until-idle"]).await;
+    let replay = w
+        .run(&["attach", &id, "--output", "stream-json", "--until-idle"])
+        .await;
     assert_eq!(replay.code, 0, "{replay:?}");
     let events = replay.json_lines();
-    let last = events.iter().rev().find(|e| e["type"] == "turn_completed").unwrap();
+    let last = events
+        .iter()
+        .rev()
+        .find(|e| e["type"] == "turn_completed")
+        .unwrap();
     assert_eq!(last["stop_reason"], "interrupted");
 
     let again = w.run(&["send", "--session", &id, "please continue"]).await;
@@ -67,7 +81,11 @@ async fn kill_9_mid_turn_loses_nothing_and_the_session_continues() {
     assert_eq!(again.stdout, "Continued after the crash.\n");
     let body = &w.mock.requests().last().unwrap().body;
     let msgs = body["messages"].as_array().unwrap();
-    assert_eq!(msgs.len(), 3, "user, assistant(tool_use), user(tool_result + new text): {msgs:?}");
+    assert_eq!(
+        msgs.len(),
+        3,
+        "user, assistant(tool_use), user(tool_result + new text): {msgs:?}"
+    );
     assert!(msgs[2].to_string().contains("please continue"));
 }
 
@@ -75,13 +93,18 @@ async fn kill_9_mid_turn_loses_nothing_and_the_session_continues() {
 async fn cancel_stops_the_turn_and_the_session_stays_usable() {
     let w = World::new(
         Script::new()
-            .reply(ScriptedReply::new(Reply::text("A long answer that never finishes")).with_gate("g"))
+            .reply(
+                ScriptedReply::new(Reply::text("A long answer that never finishes")).with_gate("g"),
+            )
             .reply(Reply::text("Fresh answer.")),
     )
     .await;
     let mut send = w.start(&["send", "--output", "stream-json", "write an essay"]);
     let first = send.until(|l| l.contains("\"turn_started\"")).await;
-    let id = serde_json::from_str::<Value>(&first).unwrap()["session_id"].as_str().unwrap().to_string();
+    let id = serde_json::from_str::<Value>(&first).unwrap()["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     w.mock.wait_for_gate_reached("g").await;
     let cancel = w.run(&["cancel", &id]).await;
     assert_eq!(cancel.code, 0, "{cancel:?}");
@@ -106,7 +129,10 @@ async fn ctrl_c_during_send_cancels_the_turn_not_the_daemon() {
     .await;
     let mut send = w.start(&["send", "--output", "stream-json", "go"]);
     let first = send.until(|l| l.contains("\"turn_started\"")).await;
-    let id = serde_json::from_str::<Value>(&first).unwrap()["session_id"].as_str().unwrap().to_string();
+    let id = serde_json::from_str::<Value>(&first).unwrap()["session_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     w.mock.wait_for_gate_reached("g").await;
     let pid = w.daemon_info().await["pid"].as_u64().unwrap();
     send.signal(Signal::SIGINT);
@@ -114,7 +140,11 @@ async fn ctrl_c_during_send_cancels_the_turn_not_the_daemon() {
     assert_eq!(out.code, 130, "{out:?}");
     let again = w.run(&["send", "--session", &id, "again"]).await;
     assert_eq!(again.code, 0, "{again:?}");
-    assert_eq!(w.daemon_info().await["pid"].as_u64().unwrap(), pid, "same daemon");
+    assert_eq!(
+        w.daemon_info().await["pid"].as_u64().unwrap(),
+        pid,
+        "same daemon"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -122,8 +152,11 @@ async fn a_message_sent_during_a_turn_joins_it_at_the_next_model_call() {
     let w = World::new(
         Script::new()
             .reply(
-                ScriptedReply::new(Reply::tool_calls(vec![ToolCall::new("Glob", json!({"pattern": "*"}))]))
-                    .with_gate("g"),
+                ScriptedReply::new(Reply::tool_calls(vec![ToolCall::new(
+                    "Glob",
+                    json!({"pattern": "*"}),
+                )]))
+                .with_gate("g"),
             )
             .reply(Reply::text("Handled both.")),
     )
@@ -131,7 +164,14 @@ async fn a_message_sent_during_a_turn_joins_it_at_the_next_model_call() {
     let first = w.run(&["send", "--no-wait", "first task"]).await;
     let id = first.session_id();
     w.mock.wait_for_gate_reached("g").await;
-    let second = w.start(&["send", "--session", &id, "--output", "json", "and also this"]);
+    let second = w.start(&[
+        "send",
+        "--session",
+        &id,
+        "--output",
+        "json",
+        "and also this",
+    ]);
     // The second message is accepted (queued) before the gate opens: wait for its event.
     let mut watch = w.start(&["attach", &id, "--output", "stream-json"]);
     watch.until(|l| l.contains("\"message_queued\"")).await;

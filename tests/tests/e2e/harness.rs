@@ -87,8 +87,14 @@ impl World {
     pub async fn with_api(api: Api, script: impl Into<Script>) -> World {
         let mock = MockLlm::start(script).await.expect("mock LLM starts");
         World {
-            home: tempfile::Builder::new().prefix("rh").tempdir().expect("temp home"),
-            project: tempfile::Builder::new().prefix("proj").tempdir().expect("temp project"),
+            home: tempfile::Builder::new()
+                .prefix("rh")
+                .tempdir()
+                .expect("temp home"),
+            project: tempfile::Builder::new()
+                .prefix("proj")
+                .tempdir()
+                .expect("temp project"),
             mock,
             api,
             vars: Vec::new(),
@@ -142,7 +148,11 @@ impl World {
     pub fn start(&self, args: &[&str]) -> Running {
         let mut child = self.cli(args).spawn().expect("roocode-cli starts");
         let stdout = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
-        Running { child, stdout, seen: Vec::new() }
+        Running {
+            child,
+            stdout,
+            seen: Vec::new(),
+        }
     }
 
     /// `daemon status --json`.
@@ -185,9 +195,14 @@ impl Running {
                     return line;
                 }
             }
-            panic!("stdout ended before the expected line; saw:\n{}", self.seen.join("\n"));
+            panic!(
+                "stdout ended before the expected line; saw:\n{}",
+                self.seen.join("\n")
+            );
         };
-        tokio::time::timeout(PATIENCE, read).await.expect("expected line in time")
+        tokio::time::timeout(PATIENCE, read)
+            .await
+            .expect("expected line in time")
     }
 
     /// Waits for the end; returns the exit code, all stdout and stderr.
@@ -198,7 +213,9 @@ impl Running {
                 rest.push(line);
             }
         };
-        tokio::time::timeout(PATIENCE, read).await.expect("stdout closes in time");
+        tokio::time::timeout(PATIENCE, read)
+            .await
+            .expect("stdout closes in time");
         let out = finish(self.child).await;
         let mut lines = self.seen;
         lines.extend(rest);

@@ -11,7 +11,10 @@ async fn rate_limit_then_success_is_retried_with_a_retrying_event() {
     for api in [Api::Anthropic, Api::OpenAi] {
         let w = World::with_api(
             api,
-            Script::new().reply(Reply::rate_limited("0")).reply(Reply::overloaded()).reply(Reply::text("Made it.")),
+            Script::new()
+                .reply(Reply::rate_limited("0"))
+                .reply(Reply::overloaded())
+                .reply(Reply::text("Made it.")),
         )
         .await;
         let out = w.run(&["send", "--output", "stream-json", "hi"]).await;
@@ -20,7 +23,10 @@ async fn rate_limit_then_success_is_retried_with_a_retrying_event() {
         let retries: Vec<_> = events.iter().filter(|e| e["type"] == "retrying").collect();
         assert_eq!(retries.len(), 2, "{events:?}");
         assert_eq!(retries[0]["attempt"], 1);
-        let done = events.iter().find(|e| e["type"] == "assistant_message").unwrap();
+        let done = events
+            .iter()
+            .find(|e| e["type"] == "assistant_message")
+            .unwrap();
         assert_eq!(done["content"][0]["text"], "Made it.");
         assert_eq!(w.mock.request_count(), 3);
     }
@@ -40,9 +46,15 @@ async fn a_broken_stream_is_withdrawn_and_the_answer_appears_once() {
         let out = w.run(&["send", "--output", "stream-json", "hi"]).await;
         assert_eq!(out.code, 0, "{out:?}");
         let events = out.json_lines();
-        let resets = events.iter().filter(|e| e["type"] == "stream_reset").count();
+        let resets = events
+            .iter()
+            .filter(|e| e["type"] == "stream_reset")
+            .count();
         assert_eq!(resets, 2, "{events:?}");
-        let finals: Vec<_> = events.iter().filter(|e| e["type"] == "assistant_message").collect();
+        let finals: Vec<_> = events
+            .iter()
+            .filter(|e| e["type"] == "assistant_message")
+            .collect();
         assert_eq!(finals.len(), 1);
         assert_eq!(finals[0]["content"][0]["text"], "The complete answer.");
         // A client replaying deltas and honouring resets sees the answer once.
@@ -72,9 +84,12 @@ async fn thinking_and_its_signature_go_back_verbatim() {
     let w = World::new(
         Script::new()
             .reply(
-                ScriptedReply::new(Reply::tool_calls(vec![ToolCall::new("Glob", json!({"pattern": "*"}))]))
-                    .with_thinking("I should list the files.")
-                    .with_signature("sig-abc"),
+                ScriptedReply::new(Reply::tool_calls(vec![ToolCall::new(
+                    "Glob",
+                    json!({"pattern": "*"}),
+                )]))
+                .with_thinking("I should list the files.")
+                .with_signature("sig-abc"),
             )
             .reply(Reply::text("Listed.")),
     )

@@ -7,12 +7,17 @@ use crate::harness::{Api, World};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn text_answer_streams_to_stdout() {
-    let w = World::new(Script::new().reply(Reply::text("Hello from the mock, in several chunks."))).await;
+    let w = World::new(Script::new().reply(Reply::text("Hello from the mock, in several chunks.")))
+        .await;
     let out = w.run(&["send", "say hello"]).await;
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(out.stdout, "Hello from the mock, in several chunks.\n");
     let id = out.session_id();
-    assert!(out.stderr.starts_with(&format!("session: {id}")), "{}", out.stderr);
+    assert!(
+        out.stderr.starts_with(&format!("session: {id}")),
+        "{}",
+        out.stderr
+    );
     let req = &w.mock.requests()[0];
     assert_eq!(req.path, "/v1/messages");
     assert_eq!(req.header("x-api-key"), Some("test-key"));
@@ -32,7 +37,10 @@ async fn json_output_reports_text_usage_and_stop_reason() {
     assert!(v["turn_id"].is_string());
     assert!(v["usage"]["input_tokens"].as_u64().unwrap() > 0);
     assert!(v["usage"]["output_tokens"].as_u64().unwrap() > 0);
-    assert!(v["usage"]["cost_usd"].as_f64().is_some(), "known model has a cost: {v}");
+    assert!(
+        v["usage"]["cost_usd"].as_f64().is_some(),
+        "known model has a cost: {v}"
+    );
     assert!(v.get("error").is_none_or(|e| e.is_null()));
 }
 
@@ -66,8 +74,13 @@ async fn stream_json_prints_every_event_of_the_turn_in_order() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn no_wait_returns_at_once_and_the_turn_finishes_in_the_daemon() {
-    let w = World::new(Script::new().reply(ScriptedReply::new(Reply::text("Background answer.")).with_gate("g"))).await;
-    let out = w.run(&["send", "--no-wait", "work in the background"]).await;
+    let w = World::new(
+        Script::new().reply(ScriptedReply::new(Reply::text("Background answer.")).with_gate("g")),
+    )
+    .await;
+    let out = w
+        .run(&["send", "--no-wait", "work in the background"])
+        .await;
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(out.stdout, "");
     let id = out.session_id();
@@ -75,7 +88,11 @@ async fn no_wait_returns_at_once_and_the_turn_finishes_in_the_daemon() {
     w.mock.open_gate("g");
     let attached = w.run(&["attach", &id, "--until-idle"]).await;
     assert_eq!(attached.code, 0, "{attached:?}");
-    assert!(attached.stdout.contains("Background answer."), "{}", attached.stdout);
+    assert!(
+        attached.stdout.contains("Background answer."),
+        "{}",
+        attached.stdout
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -84,7 +101,11 @@ async fn a_missing_key_is_one_clear_line_and_exit_1() {
     w.vars.push(("ANTHROPIC_API_KEY".into(), String::new()));
     let out = w.run(&["send", "hi"]).await;
     assert_eq!(out.code, 1, "{out:?}");
-    let errors: Vec<&str> = out.stderr.lines().filter(|l| l.starts_with("error:")).collect();
+    let errors: Vec<&str> = out
+        .stderr
+        .lines()
+        .filter(|l| l.starts_with("error:"))
+        .collect();
     assert_eq!(errors.len(), 1, "{}", out.stderr);
     assert!(errors[0].contains("ANTHROPIC_API_KEY"), "{}", errors[0]);
     assert_eq!(w.mock.request_count(), 0);
@@ -94,8 +115,15 @@ async fn a_missing_key_is_one_clear_line_and_exit_1() {
 async fn an_unreachable_endpoint_names_the_url_and_exits_1() {
     let mut w = World::new(Script::new()).await;
     // A port nothing listens on: bind, note it, close.
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
-    w.vars.push(("ANTHROPIC_BASE_URL".into(), format!("http://127.0.0.1:{port}")));
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    w.vars.push((
+        "ANTHROPIC_BASE_URL".into(),
+        format!("http://127.0.0.1:{port}"),
+    ));
     let out = w.run(&["send", "--output", "json", "hi"]).await;
     assert_eq!(out.code, 1, "{out:?}");
     let v = out.json();
@@ -107,10 +135,9 @@ async fn an_unreachable_endpoint_names_the_url_and_exits_1() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn max_turns_stops_with_exit_3() {
-    let mut w = World::new(
-        Script::new().fallback(Reply::tool_call("Glob", json!({"pattern": "*.txt"}))),
-    )
-    .await;
+    let mut w =
+        World::new(Script::new().fallback(Reply::tool_call("Glob", json!({"pattern": "*.txt"}))))
+            .await;
     w.vars.push(("ROOCODE_MAX_TURNS".into(), "2".into()));
     let out = w.run(&["send", "--output", "json", "loop forever"]).await;
     assert_eq!(out.code, 3, "{out:?}");
@@ -121,9 +148,10 @@ async fn max_turns_stops_with_exit_3() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn three_unknown_tools_in_a_row_end_the_turn() {
-    let w = World::new(
-        Script::new().fallback(Reply::tool_calls(vec![ToolCall::new("Teleport", json!({}))])),
-    )
+    let w = World::new(Script::new().fallback(Reply::tool_calls(vec![ToolCall::new(
+        "Teleport",
+        json!({}),
+    )])))
     .await;
     let out = w.run(&["send", "--output", "json", "go"]).await;
     assert_eq!(out.code, 1, "{out:?}");
@@ -133,7 +161,10 @@ async fn three_unknown_tools_in_a_row_end_the_turn() {
     assert_eq!(w.mock.request_count(), 3);
     // The model was told, each time, which tools exist.
     let second = &w.mock.requests()[1].body["messages"];
-    assert!(second.to_string().contains("Unknown tool `Teleport`"), "{second}");
+    assert!(
+        second.to_string().contains("Unknown tool `Teleport`"),
+        "{second}"
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -158,7 +189,10 @@ async fn continue_and_session_prefix_reuse_a_session() {
     assert_eq!(third.session_id(), id);
     // The third request carries the whole conversation.
     let body = w.mock.requests()[2].body["messages"].to_string();
-    assert!(body.contains("one") && body.contains("two") && body.contains("three"), "{body}");
+    assert!(
+        body.contains("one") && body.contains("two") && body.contains("three"),
+        "{body}"
+    );
     let new = w.run(&["send", "--new", "four"]).await;
     assert_ne!(new.session_id(), id);
 }

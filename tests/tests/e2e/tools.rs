@@ -38,7 +38,11 @@ async fn read_glob_grep_run_and_results_come_back_in_call_order() {
                 calls: vec![
                     ToolCall::with_id("c1", "Read", json!({"file_path": "notes.txt"})),
                     ToolCall::with_id("c2", "Glob", json!({"pattern": "**/*.rs"})),
-                    ToolCall::with_id("c3", "Grep", json!({"pattern": "needle", "output_mode": "content"})),
+                    ToolCall::with_id(
+                        "c3",
+                        "Grep",
+                        json!({"pattern": "needle", "output_mode": "content"}),
+                    ),
                 ],
             })
             .reply(Reply::text("Found it.")),
@@ -49,27 +53,47 @@ async fn read_glob_grep_run_and_results_come_back_in_call_order() {
     std::fs::create_dir_all(p.join("src")).unwrap();
     std::fs::write(p.join("src/lib.rs"), "// a needle in code\n").unwrap();
 
-    let out = w.run(&["send", "--output", "stream-json", "find the needle"]).await;
+    let out = w
+        .run(&["send", "--output", "stream-json", "find the needle"])
+        .await;
     assert_eq!(out.code, 0, "{out:?}");
     let results = anthropic_results(&w.mock.requests()[1].body);
     let ids: Vec<&str> = results.iter().map(|r| r.0.as_str()).collect();
     assert_eq!(ids, ["c1", "c2", "c3"]);
-    assert!(results[0].1.contains("first line") && !results[0].2, "{:?}", results[0]);
+    assert!(
+        results[0].1.contains("first line") && !results[0].2,
+        "{:?}",
+        results[0]
+    );
     assert!(results[1].1.contains("src/lib.rs"), "{:?}", results[1]);
-    assert!(results[2].1.contains("src/lib.rs:1:// a needle in code"), "{:?}", results[2]);
+    assert!(
+        results[2].1.contains("src/lib.rs:1:// a needle in code"),
+        "{:?}",
+        results[2]
+    );
 
     let events = out.json_lines();
     let kinds: Vec<String> = events
         .iter()
         .filter(|e| e["type"] == "tool_call" || e["type"] == "tool_result")
-        .map(|e| format!("{}:{}", e["type"].as_str().unwrap(), e["call_id"].as_str().unwrap()))
+        .map(|e| {
+            format!(
+                "{}:{}",
+                e["type"].as_str().unwrap(),
+                e["call_id"].as_str().unwrap()
+            )
+        })
         .collect();
     // One concurrent batch: every call announced, then every result in call order.
     assert_eq!(
         kinds,
         [
-            "tool_call:c1", "tool_call:c2", "tool_call:c3",
-            "tool_result:c1", "tool_result:c2", "tool_result:c3"
+            "tool_call:c1",
+            "tool_call:c2",
+            "tool_call:c3",
+            "tool_result:c1",
+            "tool_result:c2",
+            "tool_result:c3"
         ]
     );
     assert!(out.stderr.contains("● Read notes.txt"), "{}", out.stderr);
@@ -98,7 +122,10 @@ async fn openai_interleaved_parallel_calls_are_routed_by_index() {
     let out = w.run(&["send", "read both"]).await;
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(out.stdout, "Both read.\n");
-    let msgs = w.mock.requests()[1].body["messages"].as_array().unwrap().clone();
+    let msgs = w.mock.requests()[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .clone();
     let tool_msgs: Vec<&Value> = msgs.iter().filter(|m| m["role"] == "tool").collect();
     assert_eq!(tool_msgs.len(), 2);
     assert_eq!(tool_msgs[0]["tool_call_id"], "call_a");
@@ -112,7 +139,11 @@ async fn invalid_arguments_and_sandbox_escapes_come_back_as_errors() {
     let w = World::new(
         Script::new()
             .reply(Reply::tool_calls(vec![
-                ToolCall::with_id("bad", "Read", json!({"path": "x", "file_path": "notes.txt"})),
+                ToolCall::with_id(
+                    "bad",
+                    "Read",
+                    json!({"path": "x", "file_path": "notes.txt"}),
+                ),
                 ToolCall::with_id("etc", "Read", json!({"file_path": "/etc/passwd"})),
                 ToolCall::with_id("up", "Read", json!({"file_path": "../outside.txt"})),
             ]))
@@ -125,6 +156,14 @@ async fn invalid_arguments_and_sandbox_escapes_come_back_as_errors() {
     let results = anthropic_results(&w.mock.requests()[1].body);
     assert!(results.iter().all(|r| r.2), "all are errors: {results:?}");
     assert!(results[0].1.contains("path"), "{:?}", results[0]);
-    assert!(results[1].1.starts_with("Permission denied:"), "{:?}", results[1]);
-    assert!(results[2].1.starts_with("Permission denied:"), "{:?}", results[2]);
+    assert!(
+        results[1].1.starts_with("Permission denied:"),
+        "{:?}",
+        results[1]
+    );
+    assert!(
+        results[2].1.starts_with("Permission denied:"),
+        "{:?}",
+        results[2]
+    );
 }

@@ -1,0 +1,330 @@
+//! Events as text: the one-line forms shared by `send` and `attach` (tool calls,
+//! retries, permission waits, errors) and the [`Transcript`] that `attach` prints.
+//!
+//! The transcript is a pure function of the event sequence (the session's working
+//! directory comes from the snapshot), so two clients that saw the same events print
+//! byte-identical output.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use roocode_protocol::content::ContentBlock;
+use roocode_protocol::event::{ErrorInfo, Event, EventPayload};
+use serde_json::Value;
+
+/// Longest argument shown after a tool name.
+const MAX_ARG: usize = 100;
+
+/// Input fields that name what a tool works on, most telling first.
+const MAIN_ARGS: &[&str] = &[
+    "file_path",
+    "notebook_path",
+    "path",
+    "command",
+    "pattern",
+    "url",
+    "query",
+    "skill",
+    "description",
+    "prompt",
+];
+/// Of those, the ones holding paths (shown relative to the working directory).
+const PATH_ARGS: &[&str] = &["file_path", "notebook_path", "path"];
+
+/// `● Read src/a.rs`: a tool name and its main argument.
+pub fn tool_line(name: &str, input: &Value, cwd: Option<&Path>) -> String {
+    match main_arg(input, cwd) {
+        Some(arg) => format!("● {name} {arg}"),
+        None => format!("● {name}"),
+    }
+}
+
+/// The argument that says what a tool call is about, on one line.
+pub fn main_arg(input: &Value, cwd: Option<&Path>) -> Option<String> {
+    let obj = input.as_object()?;
+    let (key, value) = MAIN_ARGS
+        .iter()
+        .find_map(|k| obj.get(*k).and_then(Value::as_str).map(|v| (*k, v)))
+        .or_else(|| {
+            obj.iter()
+                .find_map(|(k, v)| v.as_str().map(|v| (k.as_str(), v)))
+        })?;
+    let shown = if PATH_ARGS.contains(&key) {
+        relative(value, cwd)
+    } else {
+        value.to_owned()
+    };
+    let first = shown.lines().next().unwrap_or_default();
+    let mut arg = clip(first, MAX_ARG);
+    if first.len() < shown.trim_end().len() && !arg.ends_with('…') {
+        arg.push('…');
+    }
+    (!arg.is_empty()).then_some(arg)
+}
+
+/// `path` relative to `cwd` when it lies under it.
+pub fn relative(path: &str, cwd: Option<&Path>) -> String {
+    let Some(cwd) = cwd else {
+        return path.to_owned();
+    };
+    match Path::new(path).strip_prefix(cwd) {
+        Ok(rel) if rel.as_os_str().is_empty() => ".".to_owned(),
+        Ok(rel) => rel.display().to_string(),
+        Err(_) => path.to_owned(),
+    }
+}
+
+/// `s` cut to at most `max` characters, with `…` when cut.
+fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        return s.to_owned();
+    }
+    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// `  ⎿ first line (+N lines)` for a tool result.
+pub fn result_line(output: &str, is_error: bool) -> String {
+    let mut lines = output.lines().filter(|l| !l.trim().is_empty());
+    let first = lines.next().map(|l| clip(l.trim_end(), 120));
+    let more = lines.count();
+    let mut line = match (first, is_error) {
+        (Some(l), false) => format!("  ⎿ {l}"),
+        (Some(l), true) => format!("  ⎿ error: {l}"),
+        (None, false) => "  ⎿ (no output)".to_owned(),
+        (None, true) => "  ⎿ error".to_owned(),
+    };
+    if more > 0 {
+        line.push_str(&format!(" (+{more} lines)"));
+    }
+    line
+}
+
+/// `permission: <request_id> <tool> <summary> (<reason>)`.
+pub fn permission_line(
+    request_id: &str,
+    tool: &str,
+    input: &Value,
+    reason: &str,
+    cwd: Option<&Path>,
+) -> String {
+    let mut line = format!("permission: {request_id} {tool}");
+    if let Some(arg) = main_arg(input, cwd) {
+        line.push(' ');
+        line.push_str(&arg);
+    }
+    if !reason.is_empty() {
+        line.push_str(&format!(" ({reason})"));
+    }
+    line
+}
+
+/// `question: <request_id> <first question>`.
+pub fn question_line(request_id: &str, questions: &Value) -> String {
+    let first = match questions {
+        Value::Array(items) => items.first(),
+        other => Some(other),
+    };
+    let text = match first {
+        Some(Value::String(s)) => s.clone(),
+        Some(Value::Object(o)) => o
+            .get("question")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .unwrap_or_else(|| Value::Object(o.clone()).to_string()),
+        Some(other) => other.to_string(),
+        None => String::new(),
+    };
+    format!("question: {request_id} {}", clip(&text, 200))
+}
+
+/// `retrying in 1.5s (attempt 2/5): reason`.
+pub fn retrying_line(attempt: u32, max_attempts: u32, delay_ms: u64, reason: &str) -> String {
+    let secs = delay_ms as f64 / 1000.0;
+    format!("retrying in {secs:.1}s (attempt {attempt}/{max_attempts}): {reason}")
+}
+
+/// The marker printed where a failed attempt's partial answer was withdrawn.
+pub const STREAM_RESET_LINE: &str =
+    "[stream reset: the partial answer above was discarded; retrying]";
+
+/// `error: <message>`.
+pub fn error_line(error: &ErrorInfo) -> String {
+    format!("error: {}", error.message)
+}
+
+/// The text blocks of an assistant message, joined.
+pub fn message_text(content: &[ContentBlock]) -> String {
+    content
+        .iter()
+        .filter_map(|b| match b {
+            ContentBlock::Text { text } => Some(text.as_str()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The text transcript of a session, built event by event.
+#[derive(Debug, Default)]
+pub struct Transcript {
+    cwd: Option<PathBuf>,
+    mid_line: bool,
+    wrote: bool,
+    /// Messages whose text arrived as deltas (their final message is not reprinted).
+    streamed: HashSet<String>,
+}
+
+impl Transcript {
+    /// The text to print for `ev` (often empty).
+    pub fn render(&mut self, ev: &Event) -> String {
+        let mut out = String::new();
+        let cwd = self.cwd.clone();
+        let cwd = cwd.as_deref();
+        match &ev.payload {
+            EventPayload::Snapshot { session, .. } => {
+                self.cwd = Some(PathBuf::from(&session.cwd));
+            }
+            EventPayload::UserMessage { text, .. } => {
+                if self.wrote {
+                    self.line(&mut out, "");
+                }
+                for l in text.lines() {
+                    self.line(&mut out, &format!("> {l}"));
+                }
+                if text.lines().next().is_none() {
+                    self.line(&mut out, ">");
+                }
+            }
+            EventPayload::TextDelta { message_id, text } => {
+                self.streamed.insert(message_id.clone());
+                self.text(&mut out, text);
+            }
+            EventPayload::AssistantMessage {
+                message_id,
+                content,
+            } => {
+                if !self.streamed.remove(message_id) {
+                    self.text(&mut out, &message_text(content));
+                }
+                self.end_line(&mut out);
+            }
+            EventPayload::StreamReset { message_id } => {
+                self.streamed.remove(message_id);
+                self.line(&mut out, STREAM_RESET_LINE);
+            }
+            EventPayload::ToolCall { name, input, .. } => {
+                self.line(&mut out, &tool_line(name, input, cwd));
+            }
+            EventPayload::ToolResult {
+                output, is_error, ..
+            } => self.line(&mut out, &result_line(output, *is_error)),
+            EventPayload::PermissionRequest {
+                request_id,
+                tool,
+                input,
+                reason,
+                ..
+            } => self.line(
+                &mut out,
+                &permission_line(request_id, tool, input, reason, cwd),
+            ),
+            EventPayload::PermissionResolved {
+                request_id,
+                decision,
+                decided_by,
+            } => self.line(
+                &mut out,
+                &format!(
+                    "  ⎿ permission {request_id}: {decision} (by {})",
+                    decided_by.kind
+                ),
+            ),
+            EventPayload::Question {
+                request_id,
+                questions,
+                ..
+            } => self.line(&mut out, &question_line(request_id, questions)),
+            EventPayload::QuestionResolved {
+                request_id,
+                decided_by,
+                ..
+            } => self.line(
+                &mut out,
+                &format!(
+                    "  ⎿ question {request_id} answered (by {})",
+                    decided_by.kind
+                ),
+            ),
+            EventPayload::Compaction {
+                before_tokens,
+                after_tokens,
+            } => self.line(
+                &mut out,
+                &format!("(context compacted: {before_tokens} → {after_tokens} tokens)"),
+            ),
+            EventPayload::Retrying {
+                attempt,
+                max_attempts,
+                delay_ms,
+                reason,
+            } => self.line(
+                &mut out,
+                &retrying_line(*attempt, *max_attempts, *delay_ms, reason),
+            ),
+            EventPayload::ModeChanged { mode } => self.line(&mut out, &format!("(mode: {mode})")),
+            EventPayload::ModelChanged { model } => {
+                self.line(&mut out, &format!("(model: {model})"));
+            }
+            EventPayload::ContextCleared => self.line(&mut out, "(context cleared)"),
+            EventPayload::TurnCompleted {
+                stop_reason, error, ..
+            } => {
+                if let Some(e) = error {
+                    self.line(&mut out, &error_line(e));
+                }
+                self.line(&mut out, &format!("({})", stop_reason.as_str()));
+            }
+            EventPayload::Error { error } => self.line(&mut out, &error_line(error)),
+            EventPayload::MessageQueued { .. }
+            | EventPayload::TurnStarted { .. }
+            | EventPayload::ThinkingDelta { .. }
+            | EventPayload::ToolOutput { .. }
+            | EventPayload::Usage { .. }
+            | EventPayload::Resync { .. } => {}
+        }
+        out
+    }
+
+    /// Whether the output so far leaves a line open.
+    pub fn mid_line(&self) -> bool {
+        self.mid_line
+    }
+
+    fn text(&mut self, out: &mut String, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        out.push_str(text);
+        self.mid_line = !text.ends_with('\n');
+        self.wrote = true;
+    }
+
+    fn end_line(&mut self, out: &mut String) {
+        if self.mid_line {
+            out.push('\n');
+            self.mid_line = false;
+        }
+    }
+
+    fn line(&mut self, out: &mut String, line: &str) {
+        self.end_line(out);
+        out.push_str(line);
+        out.push('\n');
+        self.wrote = true;
+    }
+}
+
+#[cfg(test)]
+#[path = "render_tests.rs"]
+mod tests;

@@ -1,0 +1,204 @@
+//! Tests of the text forms of events and of the attach transcript.
+
+#![allow(clippy::unwrap_used)]
+
+use super::*;
+use crate::test_support::*;
+use roocode_protocol::event::{DecidedBy, StopReason};
+use roocode_protocol::session::SessionStatus;
+use serde_json::json;
+
+fn transcript(events: &[Event]) -> String {
+    let mut t = Transcript::default();
+    events.iter().map(|e| t.render(e)).collect()
+}
+
+fn session_events() -> Vec<Event> {
+    vec![
+        snapshot(0, "/home/u/proj", SessionStatus::Idle, 0),
+        ev(1, user("T1", "I1", "fix it")),
+        ev(2, started("T1")),
+        ev(3, delta("M1", "Let me ")),
+        ev(4, delta("M1", "lo")),
+        ev(
+            5,
+            EventPayload::StreamReset {
+                message_id: "M1".into(),
+            },
+        ),
+        ev(
+            6,
+            EventPayload::Retrying {
+                attempt: 2,
+                max_attempts: 5,
+                delay_ms: 1500,
+                reason: "overloaded".into(),
+            },
+        ),
+        ev(7, delta("M1", "Let me look.")),
+        ev(
+            8,
+            message(
+                "M1",
+                "Let me look.",
+                &[("C1", "Read", read_input("/home/u/proj/src/a.rs"))],
+            ),
+        ),
+        ev(
+            9,
+            tool_call("C1", "Read", read_input("/home/u/proj/src/a.rs")),
+        ),
+        ev(10, tool_result("C1", "fn main() {}\n\nfn b() {}\n", false)),
+        ev(
+            11,
+            tool_call("C2", "Bash", json!({"command": "cargo test\n--quiet"})),
+        ),
+        ev(
+            12,
+            EventPayload::PermissionRequest {
+                request_id: "R1".into(),
+                call_id: "C2".into(),
+                tool: "Bash".into(),
+                input: json!({"command": "cargo test"}),
+                reason: "commands need approval".into(),
+            },
+        ),
+        ev(
+            13,
+            EventPayload::PermissionResolved {
+                request_id: "R1".into(),
+                decision: "deny".into(),
+                decided_by: DecidedBy {
+                    kind: "tui".into(),
+                    pid: Some(7),
+                },
+            },
+        ),
+        ev(14, tool_result("C2", "denied by the user", true)),
+        ev(15, tool_call("C3", "Read", read_input("/etc/hosts"))),
+        ev(16, tool_result("C3", "", false)),
+        ev(17, usage(10, 5, None)),
+        ev(18, message("M2", "Done.", &[])),
+        ev(19, completed("T1", StopReason::EndTurn)),
+        ev(20, user("T2", "I2", "and\nthen")),
+        ev(21, started("T2")),
+        ev(22, delta("M3", "Partial")),
+        ev(
+            23,
+            EventPayload::TurnCompleted {
+                turn_id: "T2".into(),
+                stop_reason: StopReason::Error,
+                error: Some(ErrorInfo {
+                    kind: "auth".into(),
+                    message: "bad key".into(),
+                }),
+            },
+        ),
+    ]
+}
+
+#[test]
+fn the_transcript_of_a_fixed_sequence() {
+    let expected = "\
+> fix it
+Let me lo
+[stream reset: the partial answer above was discarded; retrying]
+retrying in 1.5s (attempt 2/5): overloaded
+Let me look.
+● Read src/a.rs
+  ⎿ fn main() {} (+1 lines)
+● Bash cargo test…
+permission: R1 Bash cargo test (commands need approval)
+  ⎿ permission R1: deny (by tui)
+  ⎿ error: denied by the user
+● Read /etc/hosts
+  ⎿ (no output)
+Done.
+(end_turn)
+
+> and
+> then
+Partial
+error: bad key
+(error)
+";
+    assert_eq!(transcript(&session_events()), expected);
+}
+
+#[test]
+fn the_transcript_depends_only_on_the_events() {
+    let events = session_events();
+    // A client that saw the same events through two subscriptions (a resync) prints
+    // the same bytes: snapshots and resync markers add nothing.
+    let mut split = events[..10].to_vec();
+    split.push(ev(10, EventPayload::Resync { last_seq: 9 }));
+    split.push(snapshot(0, "/home/u/proj", SessionStatus::Running, 9));
+    split.extend_from_slice(&events[10..]);
+    assert_eq!(transcript(&split), transcript(&events));
+}
+
+#[test]
+fn a_message_without_deltas_is_printed_whole() {
+    let out = transcript(&[
+        ev(1, user("T", "I", "hi")),
+        ev(2, message("M", "Hello there.", &[])),
+        ev(3, completed("T", StopReason::Cancelled)),
+    ]);
+    assert_eq!(out, "> hi\nHello there.\n(cancelled)\n");
+}
+
+#[test]
+fn main_arguments_and_relative_paths() {
+    let cwd = Some(Path::new("/w/p"));
+    assert_eq!(
+        tool_line("Read", &read_input("/w/p/a/b.rs"), cwd),
+        "● Read a/b.rs"
+    );
+    assert_eq!(
+        tool_line("Read", &read_input("/w/pq/b.rs"), cwd),
+        "● Read /w/pq/b.rs"
+    );
+    assert_eq!(
+        tool_line("Glob", &json!({"path": "/w/p", "pattern": "*.rs"}), cwd),
+        "● Glob ."
+    );
+    assert_eq!(
+        tool_line("Grep", &json!({"pattern": "fn main"}), cwd),
+        "● Grep fn main"
+    );
+    assert_eq!(
+        tool_line(
+            "WebFetch",
+            &json!({"url": "https://x.dev", "prompt": "p"}),
+            cwd
+        ),
+        "● WebFetch https://x.dev"
+    );
+    assert_eq!(
+        tool_line("Custom", &json!({"n": 1, "what": "x"}), cwd),
+        "● Custom x"
+    );
+    assert_eq!(
+        tool_line("TodoWrite", &json!({"todos": []}), cwd),
+        "● TodoWrite"
+    );
+    let long = "x".repeat(300);
+    let line = tool_line("Bash", &json!({"command": long}), None);
+    assert_eq!(line.chars().count(), "● Bash ".len() - 2 + MAX_ARG);
+    assert!(line.ends_with('…'));
+}
+
+#[test]
+fn one_line_forms() {
+    assert_eq!(result_line("a\nb\nc", false), "  ⎿ a (+2 lines)");
+    assert_eq!(result_line("", true), "  ⎿ error");
+    assert_eq!(
+        question_line("Q1", &json!([{"question": "Which DB?", "options": []}])),
+        "question: Q1 Which DB?"
+    );
+    assert_eq!(question_line("Q2", &json!("Go on?")), "question: Q2 Go on?");
+    assert_eq!(
+        retrying_line(1, 3, 1200, "429"),
+        "retrying in 1.2s (attempt 1/3): 429"
+    );
+}

@@ -1,0 +1,211 @@
+//! `roocode-cli send`: deliver a message to a session and follow the turn it lands in.
+//!
+//! Flow: find or create the session → subscribe from its `last_seq` *before* sending
+//! (so no event of our turn can be missed) → `session.send` → follow events until our
+//! turn's `turn_completed`. Ctrl+C cancels the turn and keeps waiting for its end;
+//! a second Ctrl+C exits 130 at once.
+
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+use roocode_protocol::api::SessionApiClient;
+use roocode_protocol::client::RpcClient;
+use roocode_protocol::paths::Paths;
+use roocode_protocol::session::{ClientEnv, CreateParams, SendParams, SessionInfo};
+use tokio::signal::unix::{Signal, SignalKind, signal};
+
+use crate::connect;
+use crate::failure::{Failure, UsageError};
+use crate::input;
+use crate::output::{Sink, Stdio};
+use crate::stream::EventStream;
+use crate::summary::SummaryBuilder;
+use crate::turn::{SendOutput, TurnFollower, print_json};
+
+/// Arguments of `send`.
+#[derive(Debug, Args)]
+#[command(group = clap::ArgGroup::new("target").multiple(false))]
+pub struct SendArgs {
+    /// The message; `-` (or nothing, with stdin not a terminal) reads it from stdin.
+    pub text: Option<String>,
+    /// Send to this session (a unique id prefix is enough).
+    #[arg(long, short = 's', value_name = "ID", group = "target")]
+    pub session: Option<String>,
+    /// Continue the latest session of this directory's project (none: a new one).
+    #[arg(long = "continue", short = 'c', group = "target")]
+    pub continue_latest: bool,
+    /// Start a new session (the default).
+    #[arg(long, group = "target")]
+    pub new: bool,
+    /// Working directory of a new session, and the project `--continue` looks in.
+    #[arg(long, value_name = "DIR")]
+    pub cwd: Option<PathBuf>,
+    /// Model to use (switches the session's model).
+    #[arg(long, value_name = "M")]
+    pub model: Option<String>,
+    /// Permission mode to use (switches the session's mode).
+    #[arg(long, value_name = "M")]
+    pub mode: Option<String>,
+    /// What to print.
+    #[arg(long, value_enum, default_value_t = SendOutput::Text)]
+    pub output: SendOutput,
+    /// Exit once the message is accepted; print nothing on stdout.
+    #[arg(long)]
+    pub no_wait: bool,
+}
+
+/// Runs `send`; returns the exit status.
+pub async fn run(args: SendArgs) -> anyhow::Result<i32> {
+    let text = input::message(args.text.as_deref())?;
+    let cwd = working_dir(args.cwd.as_deref())?;
+    let mut sink = Stdio::new();
+    let mut session_id = None;
+    match drive(&args, text, &cwd, &mut sink, &mut session_id).await {
+        Ok(code) => Ok(code),
+        Err(failure) => {
+            sink.err_line(&format!("error: {failure}"));
+            if args.output == SendOutput::Json {
+                let summary =
+                    SummaryBuilder::default().failed(session_id.as_deref(), None, &failure);
+                print_json(&summary, &mut sink);
+            }
+            Ok(1)
+        }
+    }
+}
+
+/// The directory a new session starts in: `--cwd` (which must exist) or the current one.
+fn working_dir(arg: Option<&Path>) -> Result<PathBuf, UsageError> {
+    match arg {
+        Some(dir) => {
+            let dir = dir
+                .canonicalize()
+                .map_err(|e| UsageError(format!("--cwd {}: {e}", dir.display())))?;
+            if !dir.is_dir() {
+                return Err(UsageError(format!(
+                    "--cwd {}: not a directory",
+                    dir.display()
+                )));
+            }
+            Ok(dir)
+        }
+        None => std::env::current_dir()
+            .map_err(|e| UsageError(format!("cannot read the current directory: {e}"))),
+    }
+}
+
+/// Everything up to the end of the turn; failures before the turn is followed are
+/// returned, later ones are reported by the follower.
+async fn drive(
+    args: &SendArgs,
+    text: String,
+    cwd: &Path,
+    sink: &mut Stdio,
+    session_id: &mut Option<String>,
+) -> Result<i32, Failure> {
+    let paths = connect::paths()?;
+    let conn = connect::connect(&paths).await?;
+    let rpc = &conn.rpc;
+    let session = open_session(rpc, args, cwd).await?;
+    *session_id = Some(session.id.clone());
+    sink.err_line(&format!("session: {}", session.id));
+    let params = SendParams {
+        session_id: session.id.clone(),
+        text,
+        env: ClientEnv::capture(),
+        model: args.model.clone(),
+        mode: args.mode.clone(),
+    };
+    if args.no_wait {
+        rpc.send(params).await?;
+        return Ok(0);
+    }
+    let mut stream = EventStream::open(rpc, &session.id, session.last_seq).await?;
+    // Watch Ctrl+C before sending, so that one pressed during the call cancels the turn.
+    let sigint = signal(SignalKind::interrupt())
+        .map_err(|e| Failure::new("internal", format!("cannot watch Ctrl+C: {e}")))?;
+    let sent = rpc.send(params).await?;
+    let follower = TurnFollower::new(args.output, &session, &sent);
+    let turn = Turn {
+        rpc,
+        paths: &paths,
+        session: &session,
+        sigint,
+    };
+    turn.follow(&mut stream, follower, sink).await
+}
+
+/// What following a turn needs besides its events.
+struct Turn<'a> {
+    rpc: &'a RpcClient,
+    paths: &'a Paths,
+    session: &'a SessionInfo,
+    sigint: Signal,
+}
+
+/// The session to send to: `--session`, `--continue`, or a new one.
+async fn open_session(
+    rpc: &RpcClient,
+    args: &SendArgs,
+    cwd: &Path,
+) -> Result<SessionInfo, Failure> {
+    if let Some(id) = &args.session {
+        return Ok(rpc.get(id.clone()).await?);
+    }
+    if args.continue_latest {
+        let root = cwd.to_string_lossy().into_owned();
+        if let Some(latest) = rpc.list(Some(root), Some(1)).await?.into_iter().next() {
+            return Ok(latest);
+        }
+    }
+    let params = CreateParams {
+        cwd: cwd.to_string_lossy().into_owned(),
+        model: args.model.clone(),
+        mode: args.mode.clone(),
+        env: ClientEnv::capture(),
+        ..CreateParams::default()
+    };
+    Ok(rpc.create(params).await?)
+}
+
+impl Turn<'_> {
+    /// Follows the turn until it completes, the daemon goes away, or the user insists.
+    async fn follow(
+        mut self,
+        stream: &mut EventStream<'_>,
+        mut follower: TurnFollower,
+        sink: &mut Stdio,
+    ) -> Result<i32, Failure> {
+        let mut interrupts = 0;
+        loop {
+            tokio::select! {
+                ev = stream.next() => match ev {
+                    Some(ev) => {
+                        if follower.on_event(&ev, sink) {
+                            return Ok(follower.finish(sink));
+                        }
+                    }
+                    None => return Ok(follower.fail(&Failure::daemon_gone(&self.paths.log), sink)),
+                },
+                _ = self.sigint.recv() => {
+                    interrupts += 1;
+                    if interrupts > 1 {
+                        sink.err_line("interrupted; the turn may still be stopping in the daemon");
+                        return Ok(130);
+                    }
+                    sink.err_line("cancelling the turn… (Ctrl+C again to stop waiting)");
+                    match self.rpc.cancel(self.session.id.clone()).await {
+                        Ok(true) => {}
+                        Ok(false) if !follower.turn_started() => {
+                            sink.err_line("nothing was running; the message stays queued");
+                            return Ok(130);
+                        }
+                        // Our turn is just ending: its turn_completed is on the way.
+                        Ok(false) => {}
+                        Err(e) => sink.err_line(&format!("error: cannot cancel: {}", Failure::from(e))),
+                    }
+                }
+            }
+        }
+    }
+}

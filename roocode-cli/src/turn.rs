@@ -1,0 +1,284 @@
+//! Following the turn of one `send`, event by event, independent of where the events
+//! come from: which turn is ours, what goes to stdout and stderr in each output mode,
+//! and the exit status at the end.
+//!
+//! Our turn is the one whose `user_message` carries our `input_id` (the send response
+//! names it directly when the message was not queued). Events between that turn's start
+//! and its `turn_completed` belong to it.
+
+use std::collections::HashSet;
+use std::path::PathBuf;
+
+use roocode_protocol::content::ContentBlock;
+use roocode_protocol::event::{ErrorInfo, Event, EventPayload, StopReason};
+use roocode_protocol::session::{SendResponse, SessionInfo};
+
+use crate::failure::Failure;
+use crate::output::Sink;
+use crate::render::{
+    error_line, message_text, permission_line, question_line, retrying_line, tool_line,
+};
+use crate::summary::SummaryBuilder;
+
+/// What `send` prints (`--output`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SendOutput {
+    /// The answer's text on stdout, tool calls and problems on stderr.
+    Text,
+    /// One JSON object at the end.
+    Json,
+    /// Every event as one JSON object per line.
+    StreamJson,
+}
+
+/// The stderr note for a withdrawn partial answer.
+pub const RESET_NOTE: &str =
+    "note: the answer was interrupted and is being retried; text above may repeat";
+
+/// How our turn ended.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outcome {
+    pub turn_id: String,
+    pub stop: StopReason,
+    pub error: Option<ErrorInfo>,
+}
+
+/// The state of one `send` while its turn runs.
+#[derive(Debug)]
+pub struct TurnFollower {
+    output: SendOutput,
+    session_id: String,
+    cwd: PathBuf,
+    input_id: String,
+    turn_id: Option<String>,
+    /// The turn the events currently belong to.
+    current: Option<String>,
+    summary: SummaryBuilder,
+    streamed: HashSet<String>,
+    last_message: Option<String>,
+    out_mid_line: bool,
+    wrote_text: bool,
+    after_reset: bool,
+    last_error: Option<String>,
+    outcome: Option<Outcome>,
+}
+
+impl TurnFollower {
+    pub fn new(output: SendOutput, session: &SessionInfo, sent: &SendResponse) -> Self {
+        TurnFollower {
+            output,
+            session_id: session.id.clone(),
+            cwd: PathBuf::from(&session.cwd),
+            input_id: sent.input_id.clone(),
+            turn_id: sent.turn_id.clone(),
+            current: None,
+            summary: SummaryBuilder::default(),
+            streamed: HashSet::new(),
+            last_message: None,
+            out_mid_line: false,
+            wrote_text: false,
+            after_reset: false,
+            last_error: None,
+            outcome: None,
+        }
+    }
+
+    /// Whether our turn has started (a cancel would stop it).
+    pub fn turn_started(&self) -> bool {
+        self.turn_id.is_some() && self.current == self.turn_id
+    }
+
+    /// Handles one event; true once our turn has completed.
+    pub fn on_event(&mut self, ev: &Event, sink: &mut dyn Sink) -> bool {
+        if self.outcome.is_some() || ev.payload.is_per_subscription() {
+            return self.outcome.is_some();
+        }
+        match &ev.payload {
+            EventPayload::UserMessage {
+                turn_id, input_id, ..
+            } => {
+                if *input_id == self.input_id {
+                    self.turn_id = Some(turn_id.clone());
+                }
+                self.current = Some(turn_id.clone());
+            }
+            EventPayload::TurnStarted { turn_id } => self.current = Some(turn_id.clone()),
+            _ => {}
+        }
+        let ours = self.turn_started();
+        if self.output == SendOutput::StreamJson {
+            match serde_json::to_string(ev) {
+                Ok(line) => sink.out(&format!("{line}\n")),
+                Err(e) => sink.err_line(&format!("error: cannot encode event {}: {e}", ev.seq)),
+            }
+        }
+        if ours {
+            self.summary.observe(ev);
+        }
+        self.show(ev, ours, sink);
+        if let EventPayload::TurnCompleted {
+            turn_id,
+            stop_reason,
+            error,
+        } = &ev.payload
+        {
+            if self.current.as_ref() == Some(turn_id) {
+                self.current = None;
+            }
+            if ours && self.turn_id.as_ref() == Some(turn_id) {
+                self.outcome = Some(Outcome {
+                    turn_id: turn_id.clone(),
+                    stop: *stop_reason,
+                    error: error.clone(),
+                });
+            }
+        }
+        self.outcome.is_some()
+    }
+
+    /// What one event shows on stdout (text mode) and stderr.
+    fn show(&mut self, ev: &Event, ours: bool, sink: &mut dyn Sink) {
+        let text_mode = self.output == SendOutput::Text;
+        let main_agent = ev.agent_id == ev.session_id;
+        match &ev.payload {
+            // Waits on a human hold us up even in a turn we are queued behind.
+            EventPayload::PermissionRequest {
+                request_id,
+                tool,
+                input,
+                reason,
+                ..
+            } => sink.err_line(&permission_line(
+                request_id,
+                tool,
+                input,
+                reason,
+                Some(&self.cwd),
+            )),
+            EventPayload::Question {
+                request_id,
+                questions,
+                ..
+            } => sink.err_line(&question_line(request_id, questions)),
+            _ if !ours => {}
+            EventPayload::TextDelta { message_id, text } if text_mode && main_agent => {
+                self.streamed.insert(message_id.clone());
+                self.answer_text(message_id, text, sink);
+            }
+            EventPayload::AssistantMessage {
+                message_id,
+                content,
+            } if text_mode && main_agent => self.whole_message(message_id, content, sink),
+            EventPayload::ToolCall { name, input, .. } if text_mode => {
+                sink.err_line(&tool_line(name, input, Some(&self.cwd)));
+            }
+            EventPayload::Retrying {
+                attempt,
+                max_attempts,
+                delay_ms,
+                reason,
+            } => sink.err_line(&retrying_line(*attempt, *max_attempts, *delay_ms, reason)),
+            EventPayload::StreamReset { message_id } => {
+                self.streamed.remove(message_id);
+                self.after_reset = true;
+                sink.err_line(RESET_NOTE);
+            }
+            EventPayload::Error { error } => self.error(error, sink),
+            EventPayload::TurnCompleted {
+                stop_reason, error, ..
+            } => {
+                if let Some(e) = error {
+                    self.error(e, sink);
+                }
+                if !matches!(stop_reason, StopReason::EndTurn | StopReason::Error) {
+                    sink.err_line(&format!("stopped: {}", stop_reason.as_str()));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Streams answer text; a new message (or a retried one) starts on a new line.
+    fn answer_text(&mut self, message_id: &str, text: &str, sink: &mut dyn Sink) {
+        if text.is_empty() {
+            return;
+        }
+        let new_message = self.last_message.as_deref() != Some(message_id);
+        if self.wrote_text && self.out_mid_line && (new_message || self.after_reset) {
+            sink.out("\n");
+        }
+        sink.out(text);
+        self.out_mid_line = !text.ends_with('\n');
+        self.wrote_text = true;
+        self.after_reset = false;
+        self.last_message = Some(message_id.to_owned());
+    }
+
+    /// A complete message: printed only if its text did not stream as deltas.
+    fn whole_message(&mut self, message_id: &str, content: &[ContentBlock], sink: &mut dyn Sink) {
+        if !self.streamed.remove(message_id) {
+            self.answer_text(message_id, &message_text(content), sink);
+        }
+    }
+
+    fn error(&mut self, error: &ErrorInfo, sink: &mut dyn Sink) {
+        if self.last_error.as_deref() != Some(error.message.as_str()) {
+            sink.err_line(&error_line(error));
+            self.last_error = Some(error.message.clone());
+        }
+    }
+
+    /// Prints what comes at the end of a completed turn; returns the exit status.
+    pub fn finish(&mut self, sink: &mut dyn Sink) -> i32 {
+        let Some(outcome) = self.outcome.clone() else {
+            return self.fail(&Failure::new("error", "the turn did not complete"), sink);
+        };
+        match self.output {
+            SendOutput::Text => self.end_text(sink),
+            SendOutput::Json => {
+                let summary = self.summary.completed(
+                    &self.session_id,
+                    &outcome.turn_id,
+                    outcome.stop,
+                    outcome.error.clone(),
+                );
+                print_json(&summary, sink);
+            }
+            SendOutput::StreamJson => {}
+        }
+        outcome.stop.exit_code()
+    }
+
+    /// Reports a failure to see the turn to its end; returns the exit status (1).
+    pub fn fail(&mut self, failure: &Failure, sink: &mut dyn Sink) -> i32 {
+        self.end_text(sink);
+        sink.err_line(&format!("error: {failure}"));
+        if self.output == SendOutput::Json {
+            let summary =
+                self.summary
+                    .failed(Some(&self.session_id), self.turn_id.as_deref(), failure);
+            print_json(&summary, sink);
+        }
+        1
+    }
+
+    /// Ends the answer with exactly one newline (nothing when there was no text).
+    fn end_text(&mut self, sink: &mut dyn Sink) {
+        if self.out_mid_line {
+            sink.out("\n");
+            self.out_mid_line = false;
+        }
+    }
+}
+
+/// Prints a JSON value as one line on stdout.
+pub fn print_json<T: serde::Serialize>(value: &T, sink: &mut dyn Sink) {
+    match serde_json::to_string(value) {
+        Ok(line) => sink.out(&format!("{line}\n")),
+        Err(e) => sink.err_line(&format!("error: cannot encode the summary: {e}")),
+    }
+}
+
+#[cfg(test)]
+#[path = "turn_tests.rs"]
+mod tests;

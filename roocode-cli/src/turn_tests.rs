@@ -1,0 +1,209 @@
+//! Tests of turn following: which events are ours, and each output mode.
+
+#![allow(clippy::unwrap_used)]
+
+use super::*;
+use crate::output::Captured;
+use crate::test_support::*;
+use roocode_protocol::session::SessionStatus;
+use serde_json::{Value, json};
+
+fn sent(input: &str, turn: Option<&str>) -> SendResponse {
+    SendResponse {
+        input_id: input.into(),
+        turn_id: turn.map(str::to_owned),
+        queued: turn.is_none(),
+    }
+}
+
+/// Feeds events until the follower says our turn is over; returns the exit status
+/// and how many events were consumed.
+fn run(output: SendOutput, resp: &SendResponse, events: &[Event]) -> (Captured, i32, usize) {
+    let session = session("/w/p", SessionStatus::Idle, 0);
+    let mut f = TurnFollower::new(output, &session, resp);
+    let mut sink = Captured::default();
+    let mut used = 0;
+    for e in events {
+        used += 1;
+        if f.on_event(e, &mut sink) {
+            let code = f.finish(&mut sink);
+            return (sink, code, used);
+        }
+    }
+    let code = f.fail(
+        &Failure::daemon_gone(std::path::Path::new("/l/d.log")),
+        &mut sink,
+    );
+    (sink, code, used)
+}
+
+fn our_turn() -> Vec<Event> {
+    vec![
+        snapshot(0, "/w/p", SessionStatus::Idle, 0),
+        ev(1, user("T1", "I1", "fix it")),
+        ev(2, started("T1")),
+        ev(3, delta("M1", "Let me ")),
+        ev(4, delta("M1", "lo")),
+        ev(
+            5,
+            EventPayload::StreamReset {
+                message_id: "M1".into(),
+            },
+        ),
+        ev(6, delta("M1", "Let me look.")),
+        ev(
+            7,
+            message(
+                "M1",
+                "Let me look.",
+                &[("C1", "Read", read_input("/w/p/src/a.rs"))],
+            ),
+        ),
+        ev(8, tool_call("C1", "Read", read_input("/w/p/src/a.rs"))),
+        ev(9, tool_result("C1", "fn main() {}", false)),
+        ev(10, usage(100, 20, Some(0.01))),
+        ev(11, delta("M2", "Done.")),
+        ev(12, message("M2", "Done.", &[])),
+        ev(13, usage(150, 10, Some(0.02))),
+        ev(14, completed("T1", StopReason::EndTurn)),
+        ev(15, user("T2", "I9", "someone else")),
+    ]
+}
+
+#[test]
+fn text_mode_streams_the_answer_and_lists_tools_on_stderr() {
+    let (c, code, used) = run(SendOutput::Text, &sent("I1", Some("T1")), &our_turn());
+    assert_eq!(code, 0);
+    assert_eq!(used, 15, "stops at our turn_completed");
+    assert_eq!(c.out, "Let me lo\nLet me look.\nDone.\n");
+    assert_eq!(c.err, format!("{RESET_NOTE}\n● Read src/a.rs\n"));
+}
+
+#[test]
+fn json_mode_prints_one_summary() {
+    let (c, code, _) = run(SendOutput::Json, &sent("I1", Some("T1")), &our_turn());
+    assert_eq!(code, 0);
+    assert_eq!(c.err, format!("{RESET_NOTE}\n"), "no tool lines");
+    assert_eq!(c.out.lines().count(), 1);
+    let v: Value = serde_json::from_str(&c.out).unwrap();
+    assert_eq!(v["session_id"], SID);
+    assert_eq!(v["turn_id"], "T1");
+    assert_eq!(v["stop_reason"], "end_turn");
+    assert_eq!(v["text"], "Done.");
+    assert_eq!(v["usage"]["input_tokens"], 250);
+    assert_eq!(v["usage"]["output_tokens"], 30);
+    assert!((v["usage"]["cost_usd"].as_f64().unwrap() - 0.03).abs() < 1e-9);
+    assert!(v.get("error").is_none());
+}
+
+#[test]
+fn a_queued_message_waits_for_its_user_message() {
+    let events = vec![
+        snapshot(0, "/w/p", SessionStatus::Running, 3),
+        ev(4, delta("M0", "other turn's text")),
+        ev(5, tool_call("C0", "Bash", json!({"command": "ls"}))),
+        ev(6, usage(1000, 1000, None)),
+        ev(7, completed("T0", StopReason::EndTurn)),
+        ev(8, user("T1", "I1", "mine")),
+        ev(9, started("T1")),
+        ev(10, delta("M1", "ok")),
+        ev(11, message("M1", "ok", &[])),
+        ev(12, usage(1, 2, Some(0.5))),
+        ev(13, completed("T1", StopReason::MaxTurns)),
+    ];
+    let (c, code, _) = run(SendOutput::Text, &sent("I1", None), &events);
+    assert_eq!(code, 3);
+    assert_eq!(c.out, "ok\n");
+    assert_eq!(c.err, "stopped: max_turns\n");
+
+    let (c, _, _) = run(SendOutput::Json, &sent("I1", None), &events);
+    let v: Value = serde_json::from_str(&c.out).unwrap();
+    assert_eq!(v["usage"]["input_tokens"], 1, "only our turn's usage");
+    assert_eq!(v["usage"]["cost_usd"], 0.5);
+
+    // stream-json: every event after subscribing but the snapshot, as received.
+    let (c, code, _) = run(SendOutput::StreamJson, &sent("I1", None), &events);
+    assert_eq!(code, 3);
+    let lines: Vec<&str> = c.out.lines().collect();
+    assert_eq!(lines.len(), events.len() - 1);
+    for (line, e) in lines.iter().zip(&events[1..]) {
+        assert_eq!(*line, serde_json::to_string(e).unwrap());
+    }
+    assert!(lines.last().unwrap().contains(r#""type":"turn_completed""#));
+    assert_eq!(c.err, "stopped: max_turns\n");
+}
+
+#[test]
+fn a_failed_turn_reports_its_error_once() {
+    let err = ErrorInfo {
+        kind: "auth".into(),
+        message: "invalid x-api-key: check ANTHROPIC_API_KEY".into(),
+    };
+    let events = vec![
+        ev(1, user("T1", "I1", "hi")),
+        ev(2, started("T1")),
+        ev(3, EventPayload::Error { error: err.clone() }),
+        ev(
+            4,
+            EventPayload::TurnCompleted {
+                turn_id: "T1".into(),
+                stop_reason: StopReason::Error,
+                error: Some(err.clone()),
+            },
+        ),
+    ];
+    let (c, code, _) = run(SendOutput::Text, &sent("I1", Some("T1")), &events);
+    assert_eq!(code, 1);
+    assert_eq!(c.out, "", "no text, no newline");
+    assert_eq!(c.err, "error: invalid x-api-key: check ANTHROPIC_API_KEY\n");
+
+    let (c, code, _) = run(SendOutput::Json, &sent("I1", Some("T1")), &events);
+    assert_eq!(code, 1);
+    let v: Value = serde_json::from_str(&c.out).unwrap();
+    assert_eq!(v["stop_reason"], "error");
+    assert_eq!(v["error"], json!({"kind": "auth", "message": err.message}));
+}
+
+#[test]
+fn a_daemon_that_goes_away_is_an_error() {
+    let events = &our_turn()[..8];
+    let (c, code, _) = run(SendOutput::Text, &sent("I1", Some("T1")), events);
+    assert_eq!(code, 1);
+    assert_eq!(c.out, "Let me lo\nLet me look.\n");
+    assert!(
+        c.err.ends_with(
+            "error: the daemon went away before the turn completed; its log is /l/d.log\n"
+        )
+    );
+    let (c, code, _) = run(SendOutput::Json, &sent("I1", Some("T1")), events);
+    assert_eq!(code, 1);
+    let v: Value = serde_json::from_str(&c.out).unwrap();
+    assert_eq!(v["stop_reason"], "error");
+    assert_eq!(v["turn_id"], "T1");
+    assert_eq!(v["error"]["kind"], "disconnected");
+}
+
+#[test]
+fn cancelled_turns_exit_130_and_permission_waits_show() {
+    let events = vec![
+        ev(1, user("T1", "I1", "hi")),
+        ev(2, started("T1")),
+        ev(
+            3,
+            EventPayload::PermissionRequest {
+                request_id: "R1".into(),
+                call_id: "C1".into(),
+                tool: "Edit".into(),
+                input: read_input("/w/p/src/a.rs"),
+                reason: "edits need approval".into(),
+            },
+        ),
+        ev(4, completed("T1", StopReason::Cancelled)),
+    ];
+    let (c, code, _) = run(SendOutput::Json, &sent("I1", Some("T1")), &events);
+    assert_eq!(code, 130);
+    assert_eq!(
+        c.err,
+        "permission: R1 Edit src/a.rs (edits need approval)\nstopped: cancelled\n"
+    );
+}

@@ -89,13 +89,14 @@ pub fn validate(messages: &[Message]) -> Result<(), ChainError> {
                 id: missing.to_string(),
             });
         }
-        if msg.role == Role::Assistant && i + 1 == messages.len() {
-            if let Some((id, _, _)) = msg.tool_uses().next() {
-                return Err(ChainError::MissingResult {
-                    index: i,
-                    id: id.to_string(),
-                });
-            }
+        if msg.role == Role::Assistant
+            && i + 1 == messages.len()
+            && let Some((id, _, _)) = msg.tool_uses().next()
+        {
+            return Err(ChainError::MissingResult {
+                index: i,
+                id: id.to_string(),
+            });
         }
     }
     Ok(())

@@ -168,7 +168,10 @@ mod tests {
             lines,
             vec![r#"{"role":"assistant","content":[{"type":"text","text":"hello"}]}"#]
         );
-        store.replace_context("s1", &[reply.clone()]).await.unwrap();
+        store
+            .replace_context("s1", std::slice::from_ref(&reply))
+            .await
+            .unwrap();
         assert_eq!(store.context("s1").await.unwrap(), vec![reply]);
     }
 }

@@ -82,7 +82,7 @@ fn median(mut v: Vec<f64>) -> f64 {
         return f64::NAN;
     }
     let mid = v.len() / 2;
-    if v.len() % 2 == 0 {
+    if v.len().is_multiple_of(2) {
         (v[mid - 1] + v[mid]) / 2.0
     } else {
         v[mid]

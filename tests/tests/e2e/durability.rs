@@ -79,7 +79,7 @@ async fn kill_9_mid_turn_loses_nothing_and_the_session_continues() {
     let again = w.run(&["send", "--session", &id, "please continue"]).await;
     assert_eq!(again.code, 0, "{again:?}");
     assert_eq!(again.stdout, "Continued after the crash.\n");
-    let body = &w.mock.requests().last().unwrap().body;
+    let body = w.mock.requests().last().unwrap().body.clone();
     let msgs = body["messages"].as_array().unwrap();
     assert_eq!(
         msgs.len(),

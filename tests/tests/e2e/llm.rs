@@ -22,7 +22,14 @@ async fn rate_limit_then_success_is_retried_with_a_retrying_event() {
         let events = out.json_lines();
         let retries: Vec<_> = events.iter().filter(|e| e["type"] == "retrying").collect();
         assert_eq!(retries.len(), 2, "{events:?}");
-        assert_eq!(retries[0]["attempt"], 1);
+        // `attempt` numbers the attempt about to start: the first retry is attempt 2.
+        assert_eq!(retries[0]["attempt"], 2);
+        assert_eq!(retries[1]["attempt"], 3);
+        assert!(
+            retries[0]["reason"].as_str().unwrap().contains("429"),
+            "{}",
+            retries[0]
+        );
         let done = events
             .iter()
             .find(|e| e["type"] == "assistant_message")

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use roocode_protocol::api::SessionApiClient;
+use roocode_protocol::api::{CommandsApiClient, SessionApiClient};
 use roocode_protocol::client::RpcClient;
 use roocode_protocol::paths::Paths;
 use roocode_protocol::session::{ClientEnv, CreateParams, SendParams, SessionInfo};
@@ -116,6 +116,17 @@ async fn drive(
         model: args.model.clone(),
         mode: args.mode.clone(),
     };
+    if let Some(line) = slash_command(rpc, &params.text).await? {
+        let out = rpc.command(session.id.clone(), line).await?;
+        match args.output {
+            SendOutput::Text => sink.out(&format!("{}\n", out.output.trim_end())),
+            SendOutput::Json | SendOutput::StreamJson => print_json(
+                &serde_json::json!({"session_id": session.id, "output": out.output}),
+                sink,
+            ),
+        }
+        return Ok(0);
+    }
     if args.no_wait {
         rpc.send(params).await?;
         return Ok(0);
@@ -133,6 +144,23 @@ async fn drive(
         sigint,
     };
     turn.follow(&mut stream, follower, sink).await
+}
+
+/// `Some(line)` when `text` is a slash command the daemon knows (`/cost`, `/mode plan`);
+/// anything else, such as a message starting with a path, goes to the model.
+async fn slash_command(rpc: &RpcClient, text: &str) -> Result<Option<String>, Failure> {
+    let Some(name) = text
+        .trim_start()
+        .strip_prefix('/')
+        .and_then(|rest| rest.split_whitespace().next())
+    else {
+        return Ok(None);
+    };
+    let known = CommandsApiClient::list(rpc, None).await?;
+    Ok(known
+        .iter()
+        .any(|c| c.name == name)
+        .then(|| text.trim().to_string()))
 }
 
 /// What following a turn needs besides its events.
@@ -154,7 +182,11 @@ async fn open_session(
     }
     if args.continue_latest {
         let root = cwd.to_string_lossy().into_owned();
-        if let Some(latest) = rpc.list(Some(root), Some(1)).await?.into_iter().next() {
+        if let Some(latest) = SessionApiClient::list(rpc, Some(root), Some(1))
+            .await?
+            .into_iter()
+            .next()
+        {
             return Ok(latest);
         }
     }

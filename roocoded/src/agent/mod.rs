@@ -176,7 +176,8 @@ impl Agents {
             Some(m) => m.trim().to_string(),
             None => crate::llm::model_spec(&params.env, &config),
         };
-        crate::llm::check_model_spec(&model, &config)
+        // Resolve it with the caller's keys now, so a missing key leaves no empty session.
+        crate::llm::resolve_model(&model, &params.env, &config, &self.http)
             .map_err(|e| AgentError::Config(e.to_string()))?;
         let id = uuid::Uuid::now_v7().to_string();
         let row = self

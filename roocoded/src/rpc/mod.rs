@@ -4,6 +4,7 @@
 
 mod daemon_api;
 mod errors;
+mod handshake;
 mod server;
 mod session_api;
 mod subscribe;

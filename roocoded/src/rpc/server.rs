@@ -2,6 +2,7 @@
 //! Unix stream, the peer's uid checked before any byte is read.
 
 use futures_util::FutureExt;
+use jsonrpsee::server::middleware::rpc::RpcServiceBuilder;
 use jsonrpsee::server::{
     Methods, Server, ServerConfig, serve_with_graceful_shutdown, stop_channel,
 };
@@ -13,7 +14,7 @@ use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tower::Service;
 
-use super::{DaemonContext, Peer};
+use super::{DaemonContext, Peer, handshake};
 
 /// Serves until `stop` is cancelled, then drains open connections (bounded wait).
 pub async fn serve(listener: &UnixListener, ctx: DaemonContext, stop: CancellationToken) {
@@ -64,7 +65,15 @@ pub async fn serve(listener: &UnixListener, ctx: DaemonContext, stop: Cancellati
                 continue;
             }
         };
-        let mut svc = builder.clone().build(methods.clone(), stop_handle.clone());
+        let state = handshake::HandshakeState::default();
+        let gate = RpcServiceBuilder::new().layer_fn(move |service| handshake::HelloGate {
+            service,
+            state: state.clone(),
+        });
+        let mut svc = builder
+            .clone()
+            .set_rpc_middleware(gate)
+            .build(methods.clone(), stop_handle.clone());
         let closed = svc.on_session_closed();
         let svc = tower::service_fn(move |mut req: http::Request<hyper::body::Incoming>| {
             req.extensions_mut().insert(peer);

@@ -190,3 +190,47 @@ async fn sessions_export_and_rm() {
     assert_eq!(gone.code, 1);
     assert!(gone.stderr.contains("no session"), "{}", gone.stderr);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_connection_starts_with_the_handshake() {
+    use roocode_protocol::api::{DaemonApiClient, SessionApiClient};
+    use roocode_protocol::daemon::ClientInfo;
+
+    let w = World::new(Script::new()).await;
+    assert_eq!(w.run(&["daemon", "start"]).await.code, 0);
+    let socket = w.home.path().join("run/roocoded.sock");
+    let me = ClientInfo {
+        kind: "test".into(),
+        name: "e2e".into(),
+        pid: std::process::id(),
+    };
+
+    let rpc = roocode_protocol::client::connect_raw(&socket)
+        .await
+        .unwrap();
+    let err = rpc.list(None, None).await.unwrap_err().to_string();
+    assert!(err.contains("daemon.hello"), "{err}");
+    let hello = rpc
+        .hello(
+            roocode_protocol::PROTOCOL_VERSION,
+            "test".into(),
+            me.clone(),
+        )
+        .await
+        .unwrap();
+    assert!(hello.compatible);
+    assert!(rpc.list(None, None).await.unwrap().is_empty());
+
+    // A client of another protocol learns it at once and may only ask for status.
+    let old = roocode_protocol::client::connect_raw(&socket)
+        .await
+        .unwrap();
+    let hello = old
+        .hello(roocode_protocol::PROTOCOL_VERSION + 1, "future".into(), me)
+        .await
+        .unwrap();
+    assert!(!hello.compatible);
+    let err = old.list(None, None).await.unwrap_err().to_string();
+    assert!(err.contains("roocode-cli daemon restart"), "{err}");
+    assert!(old.info().await.is_ok());
+}

@@ -109,6 +109,9 @@ async fn a_missing_key_is_one_clear_line_and_exit_1() {
     assert_eq!(errors.len(), 1, "{}", out.stderr);
     assert!(errors[0].contains("ANTHROPIC_API_KEY"), "{}", errors[0]);
     assert_eq!(w.mock.request_count(), 0);
+    // Refused before a session was created: nothing is left behind.
+    let list = w.run(&["sessions", "--json"]).await;
+    assert_eq!(list.json().as_array().unwrap().len(), 0, "{list:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -195,4 +198,51 @@ async fn continue_and_session_prefix_reuse_a_session() {
     );
     let new = w.run(&["send", "--new", "four"]).await;
     assert_ne!(new.session_id(), id);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn slash_commands_run_in_the_daemon_and_never_reach_the_model() {
+    let w = World::new(Script::always(Reply::text("Answer."))).await;
+    let first = w.run(&["send", "hello"]).await;
+    let id = first.session_id();
+    let cost = w.run(&["send", "--session", &id, "/cost"]).await;
+    assert_eq!(cost.code, 0, "{cost:?}");
+    assert!(cost.stdout.starts_with("Cost: $"), "{}", cost.stdout);
+    assert!(cost.stdout.contains("Model calls: 1"), "{}", cost.stdout);
+    let mode = w.run(&["send", "--session", &id, "/mode plan"]).await;
+    assert_eq!(mode.stdout, "Mode set to plan.\n");
+    let bad = w.run(&["send", "--session", &id, "/mode sideways"]).await;
+    assert_eq!(bad.code, 1);
+    assert!(
+        bad.stderr.contains("unknown mode `sideways`"),
+        "{}",
+        bad.stderr
+    );
+    let help = w.run(&["send", "--session", &id, "/help"]).await;
+    for name in ["/clear", "/cost", "/mode", "/model", "/help"] {
+        assert!(help.stdout.contains(name), "{}", help.stdout);
+    }
+    let model = w
+        .run(&["send", "--session", &id, "/model openai/gpt-4.1"])
+        .await;
+    assert_eq!(model.stdout, "Model set to openai/gpt-4.1.\n");
+    let clear = w.run(&["send", "--session", &id, "/clear"]).await;
+    assert_eq!(clear.code, 0, "{clear:?}");
+    let export = w.run(&["export", &id]).await;
+    assert_eq!(export.stdout, "", "the context is empty after /clear");
+    // A message that merely starts with a path is a message.
+    let path = w
+        .run(&[
+            "send",
+            "--session",
+            &id,
+            "--model",
+            "anthropic/claude-sonnet-4-5",
+            "/etc/hosts looks odd",
+        ])
+        .await;
+    assert_eq!(path.code, 0, "{path:?}");
+    assert_eq!(w.mock.request_count(), 2);
+    let info = w.run(&["sessions", "--json"]).await.json();
+    assert_eq!(info[0]["mode"], "plan");
 }

@@ -1,0 +1,111 @@
+//! The handshake rule: the first call of every connection is `daemon.hello`. An RPC
+//! middleware, one per connection, refuses every other call until then, and after a
+//! hello from a client of another protocol allows only what it needs to restart the
+//! daemon (`daemon.info`, `daemon.shutdown`).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use jsonrpsee::MethodResponse;
+use jsonrpsee::core::middleware::{Batch, Notification, RpcServiceT};
+use jsonrpsee::types::{ErrorObjectOwned, Request};
+use roocode_protocol::PROTOCOL_VERSION;
+use roocode_protocol::error::HANDSHAKE_REQUIRED;
+
+// 0: no hello yet.
+const COMPATIBLE: u8 = 1;
+const INCOMPATIBLE: u8 = 2;
+
+/// Where a connection stands in the handshake; shared by the middleware of one
+/// connection.
+#[derive(Clone, Default)]
+pub struct HandshakeState(Arc<AtomicU8>);
+
+/// The middleware.
+#[derive(Clone)]
+pub struct HelloGate<S> {
+    pub service: S,
+    pub state: HandshakeState,
+}
+
+impl<S> HelloGate<S> {
+    /// Why `method` may not run now, if it may not.
+    fn refusal(&self, request: &Request<'_>) -> Option<ErrorObjectOwned> {
+        let method = request.method_name();
+        if method == "daemon.hello" {
+            let protocol =
+                request
+                    .params()
+                    .parse::<serde_json::Value>()
+                    .ok()
+                    .and_then(|p| match p {
+                        serde_json::Value::Array(a) => {
+                            a.first().and_then(serde_json::Value::as_u64)
+                        }
+                        p => p.get("protocol").and_then(serde_json::Value::as_u64),
+                    });
+            let state = if protocol == Some(u64::from(PROTOCOL_VERSION)) {
+                COMPATIBLE
+            } else {
+                INCOMPATIBLE
+            };
+            self.state.0.store(state, Ordering::SeqCst);
+            return None;
+        }
+        match self.state.0.load(Ordering::SeqCst) {
+            COMPATIBLE => None,
+            INCOMPATIBLE if matches!(method, "daemon.info" | "daemon.shutdown") => None,
+            INCOMPATIBLE => Some(ErrorObjectOwned::owned(
+                HANDSHAKE_REQUIRED,
+                format!(
+                    "this daemon speaks protocol {PROTOCOL_VERSION}, the client another: restart it with `roocode-cli daemon restart`"
+                ),
+                None::<()>,
+            )),
+            _ => Some(ErrorObjectOwned::owned(
+                HANDSHAKE_REQUIRED,
+                format!(
+                    "call daemon.hello before {method}: it checks that client and daemon speak the same protocol"
+                ),
+                None::<()>,
+            )),
+        }
+    }
+}
+
+impl<S> RpcServiceT for HelloGate<S>
+where
+    S: RpcServiceT<MethodResponse = MethodResponse> + Send + Sync + Clone + 'static,
+{
+    type MethodResponse = S::MethodResponse;
+    type NotificationResponse = S::NotificationResponse;
+    type BatchResponse = S::BatchResponse;
+
+    fn call<'a>(
+        &self,
+        request: Request<'a>,
+    ) -> impl Future<Output = Self::MethodResponse> + Send + 'a {
+        let refusal = self.refusal(&request);
+        let service = self.service.clone();
+        async move {
+            match refusal {
+                Some(err) => MethodResponse::error(request.id().clone(), err),
+                None => service.call(request).await,
+            }
+        }
+    }
+
+    fn batch<'a>(
+        &self,
+        requests: Batch<'a>,
+    ) -> impl Future<Output = Self::BatchResponse> + Send + 'a {
+        self.service.batch(requests)
+    }
+
+    fn notification<'a>(
+        &self,
+        n: Notification<'a>,
+    ) -> impl Future<Output = Self::NotificationResponse> + Send + 'a {
+        self.service.notification(n)
+    }
+}

@@ -84,7 +84,7 @@ pub async fn connect(
         .await
         .map_err(|e| ConnectError::Handshake {
             path: socket.display().to_string(),
-            message: e.to_string(),
+            message: error_message(&e),
         })?;
     if !hello.compatible || hello.protocol != PROTOCOL_VERSION {
         return Err(ConnectError::Incompatible {
@@ -93,6 +93,15 @@ pub async fn connect(
         });
     }
     Ok((rpc, hello))
+}
+
+/// The message of an RPC error: the daemon's own words for a call error, the
+/// transport's description otherwise.
+pub fn error_message(e: &jsonrpsee::core::ClientError) -> String {
+    match e {
+        jsonrpsee::core::ClientError::Call(obj) => obj.message().to_string(),
+        other => other.to_string(),
+    }
 }
 
 /// The line to print when the daemon was built from other sources than this client.

@@ -122,6 +122,9 @@ pub enum EventPayload {
         output: String,
         is_error: bool,
         duration_ms: u64,
+        /// Unified diff of the files the call changed (edits and writes).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        diff: Option<String>,
     },
     PermissionRequest {
         request_id: String,

@@ -102,6 +102,7 @@ pub fn tool_result(id: &str, output: &str, is_error: bool) -> EventPayload {
         output: output.into(),
         is_error,
         duration_ms: 3,
+        diff: None,
     }
 }
 

@@ -9,6 +9,7 @@ use std::time::Instant;
 use roocode_protocol::content::ContentBlock;
 use roocode_protocol::event::EventPayload;
 use serde_json::Value;
+use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
@@ -17,7 +18,7 @@ use super::turn::INTERRUPTED_BY_USER;
 use super::{AgentError, Agents};
 use crate::permission::{Decision, PermissionGate};
 use crate::store::SessionRow;
-use crate::tools::{self, ToolContext, ToolError};
+use crate::tools::{self, ProgressFn, ToolContext, ToolError, ToolOutput};
 
 /// How many safe calls of one batch run at once.
 const MAX_PARALLEL: usize = 8;
@@ -37,17 +38,25 @@ pub struct CallResult {
     pub unknown_tool: bool,
 }
 
+/// What one call produced, before it becomes a content block and an event.
+struct Outcome {
+    output: ToolOutput,
+    unknown_tool: bool,
+    duration_ms: u64,
+}
+
 /// Runs `calls` and returns one result per call, in call order.
 pub async fn run_calls(
     agents: &Arc<Agents>,
     rt: &Arc<SessionRuntime>,
     row: &SessionRow,
+    turn_id: &str,
     calls: &[Call],
     cancel: &CancellationToken,
 ) -> Result<Vec<CallResult>, AgentError> {
     let env = agents.env_of(rt).await;
     let config = agents.config(std::path::Path::new(&row.root))?;
-    let ctx = ToolContext {
+    let base = ToolContext {
         session_id: row.id.clone(),
         cwd: row.cwd.clone().into(),
         root: row.root.clone().into(),
@@ -56,6 +65,9 @@ pub async fn run_calls(
         cancel: cancel.clone(),
         env: env.vars,
         files: rt.files.clone(),
+        turn_id: turn_id.to_string(),
+        data_dir: agents.paths.data_dir.clone(),
+        progress: None,
     };
     let gate = PermissionGate::new(&row.mode);
     let registry = &agents.tools;
@@ -64,53 +76,73 @@ pub async fn run_calls(
             .get(&c.name)
             .is_some_and(|t| t.is_concurrency_safe(&c.input))
     };
-    let mut results = Vec::with_capacity(calls.len());
-    for batch in tools::partition(calls, is_safe) {
-        for call in batch {
-            agents
-                .events()
-                .append(
-                    &row.id,
-                    &row.id,
-                    EventPayload::ToolCall {
-                        call_id: call.id.clone(),
-                        name: call.name.clone(),
-                        input: call.input.clone(),
-                    },
-                )
-                .await?;
-        }
-        let mut outcomes: Vec<(CallResult, u64)> = Vec::with_capacity(batch.len());
-        for chunk in batch.chunks(MAX_PARALLEL) {
-            let runs: Vec<_> = chunk
-                .iter()
-                .map(|call| run_one(agents, &gate, &ctx, call))
-                .collect();
-            outcomes.extend(futures_util::future::join_all(runs).await);
-        }
-        for ((result, duration_ms), call) in outcomes.into_iter().zip(batch) {
-            if let ContentBlock::ToolResult {
-                content, is_error, ..
-            } = &result.block
-            {
-                agents
-                    .events()
-                    .append(
-                        &row.id,
-                        &row.id,
-                        EventPayload::ToolResult {
-                            call_id: call.id.clone(),
-                            output: content.clone(),
-                            is_error: *is_error,
-                            duration_ms,
-                        },
-                    )
-                    .await?;
+
+    // Live output of running calls becomes `tool_output` events, in arrival order.
+    let (live_tx, mut live_rx) = mpsc::unbounded_channel::<(String, String)>();
+    let forward = async {
+        while let Some((call_id, text)) = live_rx.recv().await {
+            let ev = EventPayload::ToolOutput { call_id, text };
+            if let Err(e) = agents.events().append(&row.id, &row.id, ev).await {
+                tracing::error!("cannot record tool output: {e}");
             }
-            results.push(result);
         }
-    }
-    Ok(results)
+    };
+    let gate = &gate;
+    let base = &base;
+    let run = async move {
+        let mut results = Vec::with_capacity(calls.len());
+        for batch in tools::partition(calls, is_safe) {
+            for call in batch {
+                let ev = EventPayload::ToolCall {
+                    call_id: call.id.clone(),
+                    name: call.name.clone(),
+                    input: call.input.clone(),
+                };
+                agents.events().append(&row.id, &row.id, ev).await?;
+            }
+            let mut outcomes: Vec<Outcome> = Vec::with_capacity(batch.len());
+            for chunk in batch.chunks(MAX_PARALLEL) {
+                let runs: Vec<_> = chunk
+                    .iter()
+                    .map(|call| {
+                        let tx = live_tx.clone();
+                        let call_id = call.id.clone();
+                        let ctx = ToolContext {
+                            progress: Some(ProgressFn(Arc::new(move |text: &str| {
+                                let _ = tx.send((call_id.clone(), text.to_string()));
+                            }))),
+                            ..base.clone()
+                        };
+                        async move { run_one(agents, gate, &ctx, call).await }
+                    })
+                    .collect();
+                outcomes.extend(futures_util::future::join_all(runs).await);
+            }
+            for (outcome, call) in outcomes.into_iter().zip(batch) {
+                let out = outcome.output;
+                let ev = EventPayload::ToolResult {
+                    call_id: call.id.clone(),
+                    output: out.content.clone(),
+                    is_error: out.is_error,
+                    duration_ms: outcome.duration_ms,
+                    diff: out.diff,
+                };
+                agents.events().append(&row.id, &row.id, ev).await?;
+                results.push(CallResult {
+                    block: ContentBlock::ToolResult {
+                        tool_use_id: call.id.clone(),
+                        content: out.content,
+                        is_error: out.is_error,
+                    },
+                    unknown_tool: outcome.unknown_tool,
+                });
+            }
+        }
+        drop(live_tx);
+        Ok(results)
+    };
+    let (results, ()) = tokio::join!(run, forward);
+    results
 }
 
 async fn run_one(
@@ -118,67 +150,57 @@ async fn run_one(
     gate: &PermissionGate,
     ctx: &ToolContext,
     call: &Call,
-) -> (CallResult, u64) {
+) -> Outcome {
     let started = Instant::now();
     let span = tracing::info_span!("tool_call", tool = %call.name, call_id = %call.id);
-    let (text, is_error, unknown_tool) = execute(agents, gate, ctx, call).instrument(span).await;
-    let ms = started.elapsed().as_millis() as u64;
-    (
-        CallResult {
-            block: ContentBlock::ToolResult {
-                tool_use_id: call.id.clone(),
-                content: text,
-                is_error,
-            },
-            unknown_tool,
-        },
-        ms,
-    )
+    let (output, unknown_tool) = execute(agents, gate, ctx, call).instrument(span).await;
+    Outcome {
+        output,
+        unknown_tool,
+        duration_ms: started.elapsed().as_millis() as u64,
+    }
 }
 
-/// (result text, is_error, unknown tool)
+/// (output, unknown tool)
 async fn execute(
     agents: &Agents,
     gate: &PermissionGate,
     ctx: &ToolContext,
     call: &Call,
-) -> (String, bool, bool) {
+) -> (ToolOutput, bool) {
     let registry = &agents.tools;
     let Some(tool) = registry.get(&call.name) else {
         let known: Vec<String> = registry.defs().into_iter().map(|d| d.name).collect();
-        return (
-            format!(
-                "Unknown tool `{}`. The available tools are: {}.",
-                call.name,
-                known.join(", ")
-            ),
-            true,
-            true,
+        let text = format!(
+            "Unknown tool `{}`. The available tools are: {}.",
+            call.name,
+            known.join(", ")
         );
+        return (ToolOutput::error(text), true);
     };
     if ctx.cancel.is_cancelled() {
-        return (INTERRUPTED_BY_USER.to_string(), true, false);
+        return (ToolOutput::error(INTERRUPTED_BY_USER), false);
     }
     if let Err(problems) = registry.validate(&call.name, &call.input) {
-        return (
-            format!("Invalid input for {}: {problems}", call.name),
-            true,
-            false,
-        );
+        return (ToolOutput::error(problems), false);
     }
     match gate.check(tool.as_ref(), &call.input, ctx) {
         Decision::Allow => {}
         Decision::Deny { reason } => {
             tracing::info!(%reason, "denied");
-            return (format!("Permission denied: {reason}"), true, false);
+            return (
+                ToolOutput::error(format!("Permission denied: {reason}")),
+                false,
+            );
         }
         Decision::Ask { reason } => {
             // Asking a human arrives with the permission system's next layers; until
             // then nothing that needs approval may run.
             tracing::info!(%reason, "needs approval, which this build cannot ask for");
             return (
-                format!("Permission denied: {reason} (this build cannot ask for approval yet)"),
-                true,
+                ToolOutput::error(format!(
+                    "Permission denied: {reason} (this build cannot ask for approval yet)"
+                )),
                 false,
             );
         }
@@ -188,13 +210,8 @@ async fn execute(
         _ = ctx.cancel.cancelled() => Err(ToolError::Cancelled),
     };
     match result {
-        Ok(out) => (out.content, out.is_error, false),
-        Err(ToolError::Cancelled) => (INTERRUPTED_BY_USER.to_string(), true, false),
-        Err(ToolError::InvalidInput(msg)) => (
-            format!("Invalid input for {}: {msg}", call.name),
-            true,
-            false,
-        ),
-        Err(ToolError::Failed(msg)) => (msg, true, false),
+        Ok(out) => (out, false),
+        Err(ToolError::Cancelled) => (ToolOutput::error(INTERRUPTED_BY_USER), false),
+        Err(e) => (e.into_output(), false),
     }
 }

@@ -230,8 +230,15 @@ impl Turn<'_> {
             store
                 .set_turn_state(self.turn_id, "executing_tools", iterations)
                 .await?;
-            let results =
-                executor::run_calls(self.agents, self.rt, &row, &calls, &self.cancel).await?;
+            let results = executor::run_calls(
+                self.agents,
+                self.rt,
+                &row,
+                self.turn_id,
+                &calls,
+                &self.cancel,
+            )
+            .await?;
             for r in &results {
                 unknown_streak = if r.unknown_tool {
                     unknown_streak + 1

@@ -28,6 +28,28 @@ pub struct ToolContext {
     pub env: BTreeMap<String, String>,
     /// Files this agent has read (shared by the agent's calls, not across agents).
     pub files: Arc<FileState>,
+    /// The turn this call belongs to (checkpoints are kept per turn).
+    pub turn_id: String,
+    /// RooCode's data directory (checkpoints, plans, tool results live below it).
+    pub data_dir: PathBuf,
+    /// Live output of a long-running call; each piece becomes a `tool_output` event.
+    pub progress: Option<ProgressFn>,
+}
+
+/// Receives live output of a running tool call.
+#[derive(Clone)]
+pub struct ProgressFn(pub Arc<dyn Fn(&str) + Send + Sync>);
+
+impl ProgressFn {
+    pub fn emit(&self, text: &str) {
+        (self.0)(text);
+    }
+}
+
+impl std::fmt::Debug for ProgressFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressFn")
+    }
 }
 
 impl ToolContext {
@@ -43,6 +65,9 @@ impl ToolContext {
             cancel: CancellationToken::new(),
             env: BTreeMap::new(),
             files: Arc::new(FileState::default()),
+            turn_id: String::new(),
+            data_dir: PathBuf::new(),
+            progress: None,
         }
     }
 

@@ -29,7 +29,7 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 
 pub use batch::partition;
-pub use context::{FileStamp, FileState, ReadStatus, ToolContext};
+pub use context::{FileStamp, FileState, ProgressFn, ReadStatus, ToolContext};
 pub use glob::GlobTool;
 pub use grep::GrepTool;
 pub use output::MAX_OUTPUT_CHARS;
@@ -72,6 +72,9 @@ pub struct ToolOutput {
     pub content: String,
     /// The call ran but its result is an error for the model (e.g. a failed command).
     pub is_error: bool,
+    /// A unified diff of what the call changed, for clients to show (never sent to
+    /// the model).
+    pub diff: Option<String>,
 }
 
 impl ToolOutput {
@@ -80,7 +83,14 @@ impl ToolOutput {
         Self {
             content: content.into(),
             is_error: false,
+            diff: None,
         }
+    }
+
+    /// Attaches the diff of what the call changed.
+    pub fn with_diff(mut self, diff: impl Into<String>) -> Self {
+        self.diff = Some(diff.into());
+        self
     }
 
     /// A result flagged as an error.
@@ -88,6 +98,7 @@ impl ToolOutput {
         Self {
             content: content.into(),
             is_error: true,
+            diff: None,
         }
     }
 }

@@ -234,3 +234,122 @@ async fn every_connection_starts_with_the_handshake() {
     assert!(err.contains("roocode-cli daemon restart"), "{err}");
     assert!(old.info().await.is_ok());
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_message_uses_its_clients_environment_not_the_daemons() {
+    let mut w = World::new(Script::always(Reply::text("ok"))).await;
+    w.vars.push((
+        "ANTHROPIC_API_KEY".into(),
+        "key-of-the-first-terminal".into(),
+    ));
+    let first = w.run(&["send", "one"]).await;
+    assert_eq!(first.code, 0, "{first:?}");
+    let id = first.session_id();
+    // Another terminal with another key talks to the same, still running, daemon.
+    w.vars.push((
+        "ANTHROPIC_API_KEY".into(),
+        "key-of-the-second-terminal".into(),
+    ));
+    let second = w.run(&["send", "--session", &id, "two"]).await;
+    assert_eq!(second.code, 0, "{second:?}");
+    let keys: Vec<String> = w
+        .mock
+        .requests()
+        .iter()
+        .map(|r| r.header("x-api-key").unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(
+        keys,
+        ["key-of-the-first-terminal", "key-of-the-second-terminal"]
+    );
+    // Keys are held in memory only.
+    let db = std::fs::read(w.home.path().join("data/roocode.db")).unwrap();
+    let log = std::fs::read_to_string(w.home.path().join("state/roocoded.log")).unwrap();
+    for key in ["key-of-the-first-terminal", "key-of-the-second-terminal"] {
+        assert!(!String::from_utf8_lossy(&db).contains(key));
+        assert!(!log.contains(key));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn history_is_paged() {
+    use roocode_protocol::api::SessionApiClient;
+    use roocode_protocol::daemon::ClientInfo;
+
+    let w = World::new(Script::always(Reply::text("An answer."))).await;
+    let out = w.run(&["send", "hello"]).await;
+    let id = out.session_id();
+    let socket = w.home.path().join("run/roocoded.sock");
+    let me = ClientInfo {
+        kind: "test".into(),
+        name: "e2e".into(),
+        pid: std::process::id(),
+    };
+    let (rpc, _) = roocode_protocol::client::connect(&socket, me)
+        .await
+        .unwrap();
+    let all = rpc
+        .history(id.clone(), None, None, Some(1000))
+        .await
+        .unwrap();
+    assert!(!all.has_more);
+    let n = all.events.len() as u64;
+    assert!(n >= 5, "{all:?}");
+    let newest = rpc.history(id.clone(), None, None, Some(2)).await.unwrap();
+    assert!(newest.has_more);
+    assert_eq!(
+        newest.events.iter().map(|e| e.seq).collect::<Vec<_>>(),
+        [n - 1, n]
+    );
+    let older = rpc
+        .history(id.clone(), Some(n - 1), None, Some(2))
+        .await
+        .unwrap();
+    assert_eq!(
+        older.events.iter().map(|e| e.seq).collect::<Vec<_>>(),
+        [n - 3, n - 2]
+    );
+    let after = rpc
+        .history(id.clone(), None, Some(1), Some(2))
+        .await
+        .unwrap();
+    assert_eq!(
+        after.events.iter().map(|e| e.seq).collect::<Vec<_>>(),
+        [2, 3]
+    );
+    assert!(after.has_more);
+    assert_eq!(all.events, {
+        let mut joined = Vec::new();
+        let mut after = 0;
+        loop {
+            let page = rpc
+                .history(id.clone(), None, Some(after), Some(3))
+                .await
+                .unwrap();
+            after = page.events.last().map_or(after, |e| e.seq);
+            joined.extend(page.events);
+            if !page.has_more {
+                break joined;
+            }
+        }
+    });
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_daemon_whose_home_disappears_exits() {
+    let w = World::new(Script::new()).await;
+    let pid = {
+        assert_eq!(w.run(&["daemon", "start"]).await.code, 0);
+        w.daemon_info().await["pid"].as_u64().unwrap() as i32
+    };
+    std::fs::remove_dir_all(w.home.path()).unwrap();
+    let pid = nix::unistd::Pid::from_raw(pid);
+    let exited = async {
+        while nix::sys::signal::kill(pid, None).is_ok() {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(PATIENCE, exited)
+        .await
+        .expect("the daemon exits");
+}

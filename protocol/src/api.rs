@@ -11,8 +11,8 @@ use jsonrpsee::types::ErrorObjectOwned;
 use crate::daemon::{ClientInfo, DaemonInfo, HelloResponse};
 use crate::event::Event;
 use crate::session::{
-    CommandInfo, CommandOutput, CreateParams, ExportPage, HistoryPage, PendingRequest, SendParams,
-    SendResponse, SessionInfo,
+    CommandInfo, CommandOutput, CreateParams, ExportPage, HistoryPage, PendingRequest,
+    PermissionDecision, SendParams, SendResponse, SessionInfo,
 };
 
 /// Result type of every RPC method.
@@ -117,4 +117,27 @@ pub trait CommandsApi {
 pub trait PendingApi {
     #[method(name = "list", param_kind = map)]
     async fn list(&self) -> RpcResult<Vec<PendingRequest>>;
+}
+
+/// `permission.*`: answering permission requests from any client. The first answer
+/// wins; every attached client sees `permission_resolved` with who decided.
+#[rpc(server, client, namespace = "permission", namespace_separator = ".")]
+pub trait PermissionApi {
+    /// Errors when the request is unknown or already answered (by another client).
+    #[method(name = "respond", param_kind = map, with_extensions)]
+    async fn respond(
+        &self,
+        request_id: String,
+        decision: PermissionDecision,
+        feedback: Option<String>,
+    ) -> RpcResult<()>;
+}
+
+/// `question.*`: answering `AskUserQuestion`.
+#[rpc(server, client, namespace = "question", namespace_separator = ".")]
+pub trait QuestionApi {
+    /// `answers` has one entry per question, in order: an option's label (several
+    /// labels joined by `, ` for multi-select questions) or free text.
+    #[method(name = "respond", param_kind = map, with_extensions)]
+    async fn respond(&self, request_id: String, answers: Vec<String>) -> RpcResult<()>;
 }

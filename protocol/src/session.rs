@@ -184,6 +184,35 @@ pub struct PendingRequest {
     /// `permission` or `question`.
     pub kind: String,
     pub tool: String,
+    /// One line: the command, the path, or the first question.
     pub summary: String,
+    /// Why it needs a human (permission requests), empty for questions.
+    #[serde(default)]
+    pub reason: String,
+    /// The tool call's input (for a question: its `questions`).
+    #[serde(default)]
+    pub input: serde_json::Value,
     pub created_at: String,
+}
+
+/// An answer to a permission request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PermissionDecision {
+    /// Run this call.
+    Allow,
+    /// Run it, and append an allow rule for it to `.roocode/config.local.yaml`.
+    AllowAlways,
+    /// Refuse it; the optional feedback goes to the model with the refusal.
+    Deny,
+}
+
+impl PermissionDecision {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PermissionDecision::Allow => "allow",
+            PermissionDecision::AllowAlways => "allow_always",
+            PermissionDecision::Deny => "deny",
+        }
+    }
 }

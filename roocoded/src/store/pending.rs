@@ -12,6 +12,7 @@ struct PendingRow {
     kind: String,
     tool: String,
     summary: String,
+    payload: String,
     created_at: i64,
 }
 
@@ -22,7 +23,7 @@ impl Store {
         session_id: Option<&str>,
     ) -> Result<Vec<PendingRequest>, StoreError> {
         let rows = sqlx::query_as::<_, PendingRow>(
-            "SELECT id, session_id, kind, tool, summary, created_at FROM pending_requests
+            "SELECT id, session_id, kind, tool, summary, payload, created_at FROM pending_requests
              WHERE status = 'waiting' AND (?1 IS NULL OR session_id = ?1) ORDER BY created_at, rowid",
         )
         .bind(session_id)
@@ -30,13 +31,23 @@ impl Store {
         .await?;
         Ok(rows
             .into_iter()
-            .map(|r| PendingRequest {
-                request_id: r.id,
-                session_id: r.session_id,
-                kind: r.kind,
-                tool: r.tool,
-                summary: r.summary,
-                created_at: clock::rfc3339(r.created_at),
+            .map(|r| {
+                // payload: {"reason": "...", "input": {...}}
+                let mut payload: serde_json::Value =
+                    serde_json::from_str(&r.payload).unwrap_or_default();
+                PendingRequest {
+                    request_id: r.id,
+                    session_id: r.session_id,
+                    kind: r.kind,
+                    tool: r.tool,
+                    summary: r.summary,
+                    reason: payload["reason"].as_str().unwrap_or_default().to_string(),
+                    input: payload
+                        .get_mut("input")
+                        .map(serde_json::Value::take)
+                        .unwrap_or_default(),
+                    created_at: clock::rfc3339(r.created_at),
+                }
             })
             .collect())
     }

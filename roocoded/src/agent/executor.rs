@@ -15,10 +15,12 @@ use tracing::Instrument;
 
 use super::runtime::SessionRuntime;
 use super::turn::INTERRUPTED_BY_USER;
+use super::approvals::{PermissionAnswer, PermissionAsk};
+use super::human::CallHuman;
 use super::{AgentError, Agents};
 use crate::permission::{Decision, PermissionGate};
 use crate::store::SessionRow;
-use crate::tools::{self, ProgressFn, ToolContext, ToolError, ToolOutput};
+use crate::tools::{self, PermissionTarget, ProgressFn, ToolContext, ToolError, ToolOutput};
 
 /// How many safe calls of one batch run at once.
 const MAX_PARALLEL: usize = 8;
@@ -68,6 +70,7 @@ pub async fn run_calls(
         turn_id: turn_id.to_string(),
         data_dir: agents.paths.data_dir.clone(),
         progress: None,
+        human: None,
     };
     let gate = PermissionGate::new(&row.mode);
     let registry = &agents.tools;
@@ -107,10 +110,18 @@ pub async fn run_calls(
                     .map(|call| {
                         let tx = live_tx.clone();
                         let call_id = call.id.clone();
+                        let human = CallHuman {
+                            agents: agents.clone(),
+                            session_id: row.id.clone(),
+                            call_id: call.id.clone(),
+                            mode: row.mode.clone(),
+                            cancel: cancel.clone(),
+                        };
                         let ctx = ToolContext {
                             progress: Some(ProgressFn(Arc::new(move |text: &str| {
                                 let _ = tx.send((call_id.clone(), text.to_string()));
                             }))),
+                            human: Some(Arc::new(human)),
                             ..base.clone()
                         };
                         async move { run_one(agents, gate, &ctx, call).await }
@@ -146,7 +157,7 @@ pub async fn run_calls(
 }
 
 async fn run_one(
-    agents: &Agents,
+    agents: &Arc<Agents>,
     gate: &PermissionGate,
     ctx: &ToolContext,
     call: &Call,
@@ -163,7 +174,7 @@ async fn run_one(
 
 /// (output, unknown tool)
 async fn execute(
-    agents: &Agents,
+    agents: &Arc<Agents>,
     gate: &PermissionGate,
     ctx: &ToolContext,
     call: &Call,
@@ -194,15 +205,37 @@ async fn execute(
             );
         }
         Decision::Ask { reason } => {
-            // Asking a human arrives with the permission system's next layers; until
-            // then nothing that needs approval may run.
-            tracing::info!(%reason, "needs approval, which this build cannot ask for");
-            return (
-                ToolOutput::error(format!(
-                    "Permission denied: {reason} (this build cannot ask for approval yet)"
-                )),
-                false,
-            );
+            let target = tool.permission_target(&call.input, ctx);
+            let summary = summarize(&target, ctx, tool.name());
+            let ask = PermissionAsk {
+                session_id: &ctx.session_id,
+                call_id: &call.id,
+                tool: tool.name(),
+                input: &call.input,
+                summary: &summary,
+                reason: &reason,
+            };
+            match agents.ask_permission(ask, &ctx.cancel).await {
+                Ok(PermissionAnswer::Allow) => {}
+                Ok(PermissionAnswer::AllowAlways) => remember(tool.name(), &target, ctx),
+                Ok(PermissionAnswer::Deny { feedback }) => {
+                    let text = match feedback {
+                        Some(f) if !f.trim().is_empty() => {
+                            format!("Permission denied: the user refused this call and said: {f}")
+                        }
+                        _ => "Permission denied: the user refused this call. Do not retry it; choose another way or ask the user.".to_string(),
+                    };
+                    return (ToolOutput::error(text), false);
+                }
+                Ok(PermissionAnswer::Cancelled) => {
+                    return (ToolOutput::error(INTERRUPTED_BY_USER), false);
+                }
+                Err(e) => {
+                    tracing::error!("cannot ask for permission: {e}");
+                    let text = format!("Permission denied: the approval could not be asked for ({e})");
+                    return (ToolOutput::error(text), false);
+                }
+            }
         }
     }
     let result = tokio::select! {
@@ -213,5 +246,28 @@ async fn execute(
         Ok(out) => (out, false),
         Err(ToolError::Cancelled) => (ToolOutput::error(INTERRUPTED_BY_USER), false),
         Err(e) => (e.into_output(), false),
+    }
+}
+
+/// One line for the approval prompt: the command, the path or the URL.
+fn summarize(target: &PermissionTarget, ctx: &ToolContext, tool: &str) -> String {
+    match target {
+        PermissionTarget::Command(c) => c.clone(),
+        PermissionTarget::Path { path, .. } => path
+            .strip_prefix(&ctx.root)
+            .unwrap_or(path)
+            .display()
+            .to_string(),
+        PermissionTarget::Url(u) => u.clone(),
+        PermissionTarget::None => tool.to_string(),
+    }
+}
+
+/// "Allow always": appends the call's allow rule to the project's local config.
+fn remember(tool: &str, target: &PermissionTarget, ctx: &ToolContext) {
+    let rule = crate::permission::persist::rule_for(tool, target, &ctx.root);
+    match crate::permission::persist::append_allow_rule(&ctx.root, &rule) {
+        Ok(()) => tracing::info!(%rule, "allow rule added to .roocode/config.local.yaml"),
+        Err(e) => tracing::error!(%rule, "cannot add the allow rule: {e}"),
     }
 }

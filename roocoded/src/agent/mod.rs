@@ -6,7 +6,9 @@
 //! `permission`) in [`executor`]. Everything that happens is an event in the
 //! session's log; this module never knows who is watching.
 
+mod approvals;
 mod executor;
+mod human;
 pub mod project;
 mod prompt;
 mod recovery;
@@ -65,6 +67,7 @@ pub struct Agents {
     tools: Arc<Registry>,
     runtimes: Mutex<HashMap<String, Arc<SessionRuntime>>>,
     tasks: TaskTracker,
+    approvals: approvals::Approvals,
 }
 
 impl Agents {
@@ -80,6 +83,7 @@ impl Agents {
             tools: Arc::new(Registry::with_builtins()),
             runtimes: Mutex::new(HashMap::new()),
             tasks: TaskTracker::new(),
+            approvals: approvals::Approvals::default(),
         }
     }
 
@@ -439,6 +443,11 @@ impl Agents {
             .entry(id.to_string())
             .or_insert_with(|| Arc::new(SessionRuntime::new(id.to_string(), queue)))
             .clone())
+    }
+
+    /// Where the session's plan file lives (plan mode writes it without asking).
+    pub fn plan_file(&self, session_id: &str) -> PathBuf {
+        self.paths.data_dir.join("plans").join(format!("{session_id}.md"))
     }
 
     /// The environment the session's client sent last.

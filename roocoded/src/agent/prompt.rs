@@ -39,3 +39,17 @@ Environment:
         os = std::env::consts::OS,
     )
 }
+
+/// The reminder added to the newest user message while the session is in plan mode
+/// (plan mode constrains by prompt, DESIGN.md §5; the system prompt stays unchanged).
+pub fn plan_mode_reminder(plan_file: &Path) -> String {
+    format!(
+        "<system-reminder>\nPlan mode is active. The user wants a plan before any change: \
+explore with the read-only tools (Read, Glob, Grep), ask with AskUserQuestion when a \
+decision is theirs, and do NOT edit files, run commands that change anything, or make \
+commits. The one file you may write is the plan file, {plan}: write your plan there \
+(the goal, the steps, the files to change, how you will verify). When the plan is \
+complete, call ExitPlanMode with it so the user can approve it.\n</system-reminder>",
+        plan = plan_file.display()
+    )
+}

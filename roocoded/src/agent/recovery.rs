@@ -46,6 +46,7 @@ impl Agents {
                     )
                     .await?;
             }
+            self.store.expire_pending(&row.id).await?;
             self.store
                 .set_session_status(&row.id, "interrupted", None)
                 .await?;

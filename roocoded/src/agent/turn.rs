@@ -153,6 +153,12 @@ impl Turn<'_> {
             if chain::repair(&mut messages, INTERRUPTED_BY_USER).changed() {
                 tracing::warn!("the context needed repair before the model call");
             }
+            if row.mode == "plan"
+                && let Some(last) = messages.last_mut()
+            {
+                let reminder = prompt::plan_mode_reminder(&self.agents.plan_file(&row.id));
+                last.content.push(ContentBlock::text(reminder));
+            }
             let request = ModelRequest {
                 model: model.model.clone(),
                 system: prompt::system_prompt(&row),

@@ -21,7 +21,26 @@ struct SessionLog {
     /// Seq of the last appended event; `None` until read from the store. Held across
     /// numbering and the write so events are stored and published in seq order.
     last_seq: tokio::sync::Mutex<Option<u64>>,
-    live: broadcast::Sender<Arc<Event>>,
+    /// The live channel, only while someone listens: a channel preallocates its whole
+    /// buffer, and most sessions of a long-running daemon have nobody attached.
+    live: Mutex<Option<broadcast::Sender<Arc<Event>>>>,
+}
+
+impl SessionLog {
+    fn publish(&self, events: &[Event]) {
+        let mut live = self.live.lock().unwrap_or_else(PoisonError::into_inner);
+        let Some(tx) = live.as_ref() else {
+            return;
+        };
+        if tx.receiver_count() == 0 {
+            *live = None;
+            return;
+        }
+        for ev in events {
+            // A receiver that went away meanwhile is fine.
+            let _ = tx.send(Arc::new(ev.clone()));
+        }
+    }
 }
 
 /// All sessions' event logs.
@@ -44,7 +63,7 @@ impl EventLog {
             .or_insert_with(|| {
                 Arc::new(SessionLog {
                     last_seq: tokio::sync::Mutex::new(None),
-                    live: broadcast::channel(LIVE_CAPACITY).0,
+                    live: Mutex::new(None),
                 })
             })
             .clone()
@@ -52,7 +71,16 @@ impl EventLog {
 
     /// Live events of a session from now on.
     pub fn subscribe(&self, session_id: &str) -> broadcast::Receiver<Arc<Event>> {
-        self.log(session_id).live.subscribe()
+        let log = self.log(session_id);
+        let mut live = log.live.lock().unwrap_or_else(PoisonError::into_inner);
+        match live.as_ref() {
+            Some(tx) => tx.subscribe(),
+            None => {
+                let (tx, rx) = broadcast::channel(LIVE_CAPACITY);
+                *live = Some(tx);
+                rx
+            }
+        }
     }
 
     /// Appends one event.
@@ -99,10 +127,7 @@ impl EventLog {
             .collect();
         self.store.append_events(&events).await?;
         *last = Some(seq);
-        for ev in &events {
-            // No receiver is fine: nobody is attached.
-            let _ = log.live.send(Arc::new(ev.clone()));
-        }
+        log.publish(&events);
         Ok(events)
     }
 

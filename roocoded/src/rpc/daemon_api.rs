@@ -7,6 +7,7 @@ use roocode_protocol::session::{CommandInfo, PendingRequest};
 use roocode_protocol::{BUILD_ID, PROTOCOL_VERSION, VERSION};
 
 use super::errors::to_rpc;
+use super::handshake::HandshakeState;
 use super::{Handler, Peer};
 use crate::clock;
 
@@ -26,6 +27,9 @@ impl DaemonApiServer for Handler {
         client: ClientInfo,
     ) -> RpcResult<HelloResponse> {
         let peer = ext.get::<Peer>().copied();
+        if let Some(state) = ext.get::<HandshakeState>() {
+            state.set_client(client.clone());
+        }
         tracing::debug!(
             kind = %client.kind,
             pid = client.pid,

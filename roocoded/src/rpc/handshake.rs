@@ -3,23 +3,46 @@
 //! hello from a client of another protocol allows only what it needs to restart the
 //! daemon (`daemon.info`, `daemon.shutdown`).
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::sync::atomic::{AtomicU8, Ordering};
 
 use jsonrpsee::MethodResponse;
 use jsonrpsee::core::middleware::{Batch, Notification, RpcServiceT};
 use jsonrpsee::types::{ErrorObjectOwned, Request};
 use roocode_protocol::PROTOCOL_VERSION;
+use roocode_protocol::daemon::ClientInfo;
+use roocode_protocol::event::DecidedBy;
 use roocode_protocol::error::HANDSHAKE_REQUIRED;
 
 // 0: no hello yet.
 const COMPATIBLE: u8 = 1;
 const INCOMPATIBLE: u8 = 2;
 
-/// Where a connection stands in the handshake; shared by the middleware of one
-/// connection.
+/// Where a connection stands in the handshake, and who said hello; shared by the
+/// middleware of one connection and (as a request extension) its handlers.
 #[derive(Clone, Default)]
-pub struct HandshakeState(Arc<AtomicU8>);
+pub struct HandshakeState(Arc<Inner>);
+
+#[derive(Default)]
+struct Inner {
+    stage: AtomicU8,
+    client: Mutex<Option<ClientInfo>>,
+}
+
+impl HandshakeState {
+    /// Remembers who is on this connection (from its `daemon.hello`).
+    pub fn set_client(&self, client: ClientInfo) {
+        *self.0.client.lock().unwrap_or_else(PoisonError::into_inner) = Some(client);
+    }
+
+    /// Who is on this connection, as shown to other clients when it decides something.
+    pub fn decided_by(&self) -> DecidedBy {
+        match &*self.0.client.lock().unwrap_or_else(PoisonError::into_inner) {
+            Some(c) => DecidedBy { kind: c.kind.clone(), pid: Some(c.pid) },
+            None => DecidedBy { kind: "unknown".into(), pid: None },
+        }
+    }
+}
 
 /// The middleware.
 #[derive(Clone)]
@@ -49,10 +72,10 @@ impl<S> HelloGate<S> {
             } else {
                 INCOMPATIBLE
             };
-            self.state.0.store(state, Ordering::SeqCst);
+            self.state.0.stage.store(state, Ordering::SeqCst);
             return None;
         }
-        match self.state.0.load(Ordering::SeqCst) {
+        match self.state.0.stage.load(Ordering::SeqCst) {
             COMPATIBLE => None,
             INCOMPATIBLE if matches!(method, "daemon.info" | "daemon.shutdown") => None,
             INCOMPATIBLE => Some(ErrorObjectOwned::owned(

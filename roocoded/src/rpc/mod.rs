@@ -5,6 +5,7 @@
 mod daemon_api;
 mod errors;
 mod handshake;
+mod permission_api;
 mod server;
 mod session_api;
 mod subscribe;

@@ -7,7 +7,8 @@ use jsonrpsee::server::{
     Methods, Server, ServerConfig, serve_with_graceful_shutdown, stop_channel,
 };
 use roocode_protocol::api::{
-    CommandsApiServer, DaemonApiServer, PendingApiServer, SessionApiServer,
+    CommandsApiServer, DaemonApiServer, PendingApiServer, PermissionApiServer, QuestionApiServer,
+    SessionApiServer,
 };
 use tokio::net::UnixListener;
 use tokio::task::JoinSet;
@@ -30,11 +31,13 @@ pub async fn serve(listener: &UnixListener, ctx: DaemonContext, stop: Cancellati
     let builder = Server::builder().set_config(cfg).to_service_builder();
     let mut methods = Methods::new();
     let handler = super::Handler(ctx.clone());
-    let parts: [Result<(), _>; 4] = [
+    let parts: [Result<(), _>; 6] = [
         methods.merge(DaemonApiServer::into_rpc(handler.clone())),
         methods.merge(SessionApiServer::into_rpc(handler.clone())),
         methods.merge(CommandsApiServer::into_rpc(handler.clone())),
-        methods.merge(PendingApiServer::into_rpc(handler)),
+        methods.merge(PendingApiServer::into_rpc(handler.clone())),
+        methods.merge(PermissionApiServer::into_rpc(handler.clone())),
+        methods.merge(QuestionApiServer::into_rpc(handler)),
     ];
     for r in parts {
         if let Err(e) = r {
@@ -66,6 +69,7 @@ pub async fn serve(listener: &UnixListener, ctx: DaemonContext, stop: Cancellati
             }
         };
         let state = handshake::HandshakeState::default();
+        let conn_state = state.clone();
         let gate = RpcServiceBuilder::new().layer_fn(move |service| handshake::HelloGate {
             service,
             state: state.clone(),
@@ -77,6 +81,7 @@ pub async fn serve(listener: &UnixListener, ctx: DaemonContext, stop: Cancellati
         let closed = svc.on_session_closed();
         let svc = tower::service_fn(move |mut req: http::Request<hyper::body::Incoming>| {
             req.extensions_mut().insert(peer);
+            req.extensions_mut().insert(conn_state.clone());
             let mut svc = svc.clone();
             async move { svc.call(req).await.map_err(|e| anyhow::anyhow!("{e:?}")) }.boxed()
         });

@@ -20,6 +20,7 @@ mod sessions;
 mod turns;
 
 pub use calls::ModelCallRow;
+pub use pending::NewPending;
 pub use sessions::{NewSession, SessionRow};
 pub use turns::InputRow;
 
@@ -65,6 +66,9 @@ impl Store {
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(5))
             .pragma("temp_store", "memory")
+            // 1 MiB of page cache per connection (SQLite's default is 2 MiB): the
+            // working set of a session is small, and an idle daemon should stay small.
+            .pragma("cache_size", "-1024")
             .optimize_on_close(true, None);
         Self::connect(opts).await
     }
@@ -80,7 +84,7 @@ impl Store {
             || opts.get_filename().to_string_lossy().contains("memory");
         let pool = SqlitePoolOptions::new()
             // An in-memory database exists per connection: keep exactly one.
-            .max_connections(if in_memory { 1 } else { 4 })
+            .max_connections(if in_memory { 1 } else { 2 })
             .min_connections(if in_memory { 1 } else { 0 })
             .idle_timeout(if in_memory {
                 None

@@ -16,7 +16,91 @@ struct PendingRow {
     created_at: i64,
 }
 
+/// A request to store.
+#[derive(Debug, Clone)]
+pub struct NewPending<'a> {
+    pub id: &'a str,
+    pub session_id: &'a str,
+    /// `permission` or `question`.
+    pub kind: &'a str,
+    pub call_id: &'a str,
+    pub tool: &'a str,
+    pub summary: &'a str,
+    pub reason: &'a str,
+    pub input: &'a serde_json::Value,
+}
+
 impl Store {
+    pub async fn insert_pending(&self, p: &NewPending<'_>) -> Result<(), StoreError> {
+        let payload = serde_json::json!({"reason": p.reason, "input": p.input}).to_string();
+        sqlx::query(
+            "INSERT INTO pending_requests (id, session_id, kind, call_id, tool, summary, payload, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        )
+        .bind(p.id)
+        .bind(p.session_id)
+        .bind(p.kind)
+        .bind(p.call_id)
+        .bind(p.tool)
+        .bind(p.summary)
+        .bind(payload)
+        .bind(clock::now_ms())
+        .execute(&self.pool)
+        .await?;
+        Ok(())
+    }
+
+    /// Marks a waiting request answered (`status`: `resolved`, `cancelled`, `expired`).
+    /// Returns false when it was not waiting (unknown, or answered already).
+    pub async fn resolve_pending(
+        &self,
+        id: &str,
+        status: &str,
+        decision: Option<&str>,
+    ) -> Result<bool, StoreError> {
+        let r = sqlx::query(
+            "UPDATE pending_requests SET status = ?, decision = ?, resolved_at = ? WHERE id = ? AND status = 'waiting'",
+        )
+        .bind(status)
+        .bind(decision)
+        .bind(clock::now_ms())
+        .bind(id)
+        .execute(&self.pool)
+        .await?;
+        Ok(r.rows_affected() > 0)
+    }
+
+    /// Whether a request with this id was ever made.
+    pub async fn pending_exists(&self, id: &str) -> Result<bool, StoreError> {
+        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM pending_requests WHERE id = ?")
+            .bind(id)
+            .fetch_one(&self.pool)
+            .await?;
+        Ok(n > 0)
+    }
+
+    /// The session a request belongs to.
+    pub async fn pending_session(&self, id: &str) -> Result<Option<String>, StoreError> {
+        let row: Option<(String,)> =
+            sqlx::query_as("SELECT session_id FROM pending_requests WHERE id = ?")
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(row.map(|(s,)| s))
+    }
+
+    /// Expires every waiting request of a session (its turn ended without an answer).
+    pub async fn expire_pending(&self, session_id: &str) -> Result<u64, StoreError> {
+        let r = sqlx::query(
+            "UPDATE pending_requests SET status = 'expired', resolved_at = ? WHERE session_id = ? AND status = 'waiting'",
+        )
+        .bind(clock::now_ms())
+        .bind(session_id)
+        .execute(&self.pool)
+        .await?;
+        Ok(r.rows_affected())
+    }
+
     /// Waiting requests, oldest first, of one session or of all.
     pub async fn pending_requests(
         &self,
@@ -58,6 +142,34 @@ mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::store::sessions::tests::new_session;
+
+    #[tokio::test]
+    async fn insert_resolve_expire() {
+        let store = Store::memory().await.unwrap();
+        store.insert_session(&new_session("s1", "/p")).await.unwrap();
+        let input = serde_json::json!({"command": "ls"});
+        let p = NewPending {
+            id: "r1",
+            session_id: "s1",
+            kind: "permission",
+            call_id: "c1",
+            tool: "Bash",
+            summary: "ls",
+            reason: "Bash wants to run: ls",
+            input: &input,
+        };
+        store.insert_pending(&p).await.unwrap();
+        store.insert_pending(&NewPending { id: "r2", ..p.clone() }).await.unwrap();
+        let listed = store.pending_requests(Some("s1")).await.unwrap();
+        assert_eq!(listed[0].reason, "Bash wants to run: ls");
+        assert_eq!(listed[0].input, input);
+        assert!(store.resolve_pending("r1", "resolved", Some("allow")).await.unwrap());
+        assert!(!store.resolve_pending("r1", "resolved", Some("deny")).await.unwrap(), "first answer wins");
+        assert!(store.pending_exists("r1").await.unwrap());
+        assert!(!store.pending_exists("nope").await.unwrap());
+        assert_eq!(store.expire_pending("s1").await.unwrap(), 1);
+        assert!(store.pending_requests(None).await.unwrap().is_empty());
+    }
 
     #[tokio::test]
     async fn waiting_requests_are_listed() {

@@ -34,6 +34,8 @@ pub struct ToolContext {
     pub data_dir: PathBuf,
     /// Live output of a long-running call; each piece becomes a `tool_output` event.
     pub progress: Option<ProgressFn>,
+    /// The human behind the session, for tools that ask one (None: nobody to ask).
+    pub human: Option<Arc<dyn super::Human>>,
 }
 
 /// Receives live output of a running tool call.
@@ -68,6 +70,7 @@ impl ToolContext {
             turn_id: String::new(),
             data_dir: PathBuf::new(),
             progress: None,
+            human: None,
         }
     }
 

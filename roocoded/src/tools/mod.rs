@@ -11,10 +11,13 @@
 //! [`crate::permission::sandbox`] when they execute, so a call that somehow skipped the
 //! gate cannot leave the sandbox either.
 
+mod ask_user;
 mod batch;
 mod context;
+mod exit_plan_mode;
 mod glob;
 mod grep;
+mod human;
 mod output;
 mod read;
 mod registry;
@@ -28,10 +31,13 @@ use std::path::PathBuf;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 
+pub use ask_user::AskUserQuestionTool;
 pub use batch::partition;
 pub use context::{FileStamp, FileState, ProgressFn, ReadStatus, ToolContext};
+pub use exit_plan_mode::ExitPlanModeTool;
 pub use glob::GlobTool;
 pub use grep::GrepTool;
+pub use human::{Human, PlanVerdict};
 pub use output::MAX_OUTPUT_CHARS;
 pub use read::ReadTool;
 pub use registry::{Registry, RegistryError, ToolDef};

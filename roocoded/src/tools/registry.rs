@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{GlobTool, GrepTool, ReadTool, Tool};
+use super::{AskUserQuestionTool, ExitPlanModeTool, GlobTool, GrepTool, ReadTool, Tool};
 
 /// Most problems listed in one validation message.
 const MAX_LISTED_PROBLEMS: usize = 20;
@@ -66,8 +66,13 @@ impl Registry {
     /// A registry holding the built-in read-only tools: Read, Glob, Grep.
     pub fn with_builtins() -> Self {
         let mut registry = Self::new();
-        let builtins: [Arc<dyn Tool>; 3] =
-            [Arc::new(ReadTool), Arc::new(GlobTool), Arc::new(GrepTool)];
+        let builtins: Vec<Arc<dyn Tool>> = vec![
+            Arc::new(ReadTool),
+            Arc::new(GlobTool),
+            Arc::new(GrepTool),
+            Arc::new(AskUserQuestionTool),
+            Arc::new(ExitPlanModeTool),
+        ];
         for tool in builtins {
             if let Err(e) = registry.register(tool) {
                 // The built-in schemas are covered by tests; this is unreachable in a

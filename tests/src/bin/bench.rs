@@ -258,9 +258,15 @@ async fn bench(args: Args) -> anyhow::Result<()> {
     // Daemon memory: idle, then with 100 more idle sessions.
     let idle = rss_mib(u64::from(hello.pid))?;
     for _ in 0..100 {
+        let vars = [
+            ("ROOCODE_MODEL", "anthropic/claude-sonnet-4-5"),
+            ("ANTHROPIC_API_KEY", "bench"),
+        ];
         rpc.create(CreateParams {
             cwd: b.project.path().display().to_string(),
-            env: ClientEnv::default(),
+            env: ClientEnv {
+                vars: vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+            },
             ..CreateParams::default()
         })
         .await?;

@@ -9,7 +9,7 @@ use roocode_tests::mock_llm::{MockLlm, Script};
 use serde_json::Value;
 use tempfile::TempDir;
 use tokio::io::{AsyncBufReadExt, BufReader, Lines};
-use tokio::process::{Child, ChildStdout, Command};
+use tokio::process::{Child, ChildStderr, ChildStdout, Command};
 
 /// Upper bound for anything a test waits on; reaching it is a failure, never a pass.
 pub const PATIENCE: Duration = Duration::from_secs(60);
@@ -148,10 +148,13 @@ impl World {
     pub fn start(&self, args: &[&str]) -> Running {
         let mut child = self.cli(args).spawn().expect("roocode-cli starts");
         let stdout = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
+        let stderr = BufReader::new(child.stderr.take().expect("piped stderr")).lines();
         Running {
             child,
             stdout,
+            stderr,
             seen: Vec::new(),
+            seen_err: Vec::new(),
         }
     }
 
@@ -181,49 +184,67 @@ impl Drop for World {
 pub struct Running {
     pub child: Child,
     pub stdout: Lines<BufReader<ChildStdout>>,
+    pub stderr: Lines<BufReader<ChildStderr>>,
     /// Every stdout line read so far.
     pub seen: Vec<String>,
+    /// Every stderr line read so far.
+    pub seen_err: Vec<String>,
+}
+
+/// Reads lines until one satisfies `pred` (bounded by [`PATIENCE`]).
+async fn read_until<R: tokio::io::AsyncBufRead + Unpin>(
+    lines: &mut Lines<R>,
+    seen: &mut Vec<String>,
+    what: &str,
+    pred: impl Fn(&str) -> bool,
+) -> String {
+    let read = async {
+        while let Some(line) = lines.next_line().await.expect("read output") {
+            seen.push(line.clone());
+            if pred(&line) {
+                return line;
+            }
+        }
+        panic!("{what} ended before the expected line; saw:\n{}", seen.join("\n"));
+    };
+    tokio::time::timeout(PATIENCE, read)
+        .await
+        .unwrap_or_else(|_| panic!("no expected {what} line in time"))
+}
+
+/// Reads the rest of `lines` after `seen`, as one text.
+async fn read_rest<R: tokio::io::AsyncBufRead + Unpin>(mut lines: Lines<R>, mut seen: Vec<String>) -> String {
+    while let Some(line) = lines.next_line().await.expect("read output") {
+        seen.push(line);
+    }
+    let mut text = seen.join("\n");
+    if !seen.is_empty() {
+        text.push('\n');
+    }
+    text
 }
 
 impl Running {
     /// Reads stdout lines until one satisfies `pred`; returns it.
     pub async fn until(&mut self, pred: impl Fn(&str) -> bool) -> String {
-        let read = async {
-            while let Some(line) = self.stdout.next_line().await.expect("read stdout") {
-                self.seen.push(line.clone());
-                if pred(&line) {
-                    return line;
-                }
-            }
-            panic!(
-                "stdout ended before the expected line; saw:\n{}",
-                self.seen.join("\n")
-            );
-        };
-        tokio::time::timeout(PATIENCE, read)
-            .await
-            .expect("expected line in time")
+        read_until(&mut self.stdout, &mut self.seen, "stdout", pred).await
+    }
+
+    /// Reads stderr lines until one satisfies `pred`; returns it.
+    pub async fn until_stderr(&mut self, pred: impl Fn(&str) -> bool) -> String {
+        read_until(&mut self.stderr, &mut self.seen_err, "stderr", pred).await
     }
 
     /// Waits for the end; returns the exit code, all stdout and stderr.
-    pub async fn finish(mut self) -> Output {
-        let mut rest = Vec::new();
-        let read = async {
-            while let Some(line) = self.stdout.next_line().await.expect("read stdout") {
-                rest.push(line);
-            }
+    pub async fn finish(self) -> Output {
+        let both = async {
+            tokio::join!(read_rest(self.stdout, self.seen), read_rest(self.stderr, self.seen_err))
         };
-        tokio::time::timeout(PATIENCE, read)
+        let (stdout, stderr) = tokio::time::timeout(PATIENCE, both)
             .await
-            .expect("stdout closes in time");
+            .expect("output closes in time");
         let out = finish(self.child).await;
-        let mut lines = self.seen;
-        lines.extend(rest);
-        let mut stdout = lines.join("\n");
-        if !lines.is_empty() {
-            stdout.push('\n');
-        }
-        Output { stdout, ..out }
+        Output { stdout, stderr, ..out }
     }
 
     pub fn signal(&self, sig: nix::sys::signal::Signal) {

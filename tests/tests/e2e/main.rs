@@ -10,5 +10,6 @@ mod attach;
 mod daemon;
 mod durability;
 mod llm;
+mod permissions;
 mod send;
 mod tools;

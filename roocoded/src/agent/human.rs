@@ -1,0 +1,90 @@
+//! The agent's side of the [`Human`] seam: questions and plan approvals of one tool call
+//! become requests through [`super::approvals`].
+
+use std::sync::Arc;
+
+use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
+use serde_json::{Value, json};
+use tokio_util::sync::CancellationToken;
+
+use super::Agents;
+use super::approvals::{PermissionAnswer, PermissionAsk};
+use crate::tools::{Human, PlanVerdict};
+
+/// The human behind one tool call of a session.
+pub struct CallHuman {
+    pub agents: Arc<Agents>,
+    pub session_id: String,
+    pub call_id: String,
+    pub mode: String,
+    pub cancel: CancellationToken,
+}
+
+impl std::fmt::Debug for CallHuman {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CallHuman")
+            .field("session_id", &self.session_id)
+            .field("call_id", &self.call_id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Human for CallHuman {
+    fn ask_questions<'a>(&'a self, questions: &'a Value) -> BoxFuture<'a, Result<Vec<String>, String>> {
+        async move {
+            if self.mode == "dontAsk" {
+                return Err("the session runs unattended (dontAsk mode), so nobody can answer: decide yourself and say what you assumed".into());
+            }
+            match self
+                .agents
+                .ask_question(&self.session_id, &self.call_id, questions, &self.cancel)
+                .await
+            {
+                Ok(Some(answers)) => Ok(answers),
+                Ok(None) => Err("the question was withdrawn: the turn was cancelled".into()),
+                Err(e) => Err(e.to_string()),
+            }
+        }
+        .boxed()
+    }
+
+    fn approve_plan<'a>(&'a self, plan: &'a str) -> BoxFuture<'a, Result<PlanVerdict, String>> {
+        async move {
+            if self.mode == "dontAsk" {
+                return Err("nobody can approve a plan in dontAsk mode".into());
+            }
+            let input = json!({ "plan": plan });
+            let summary = plan.lines().find(|l| !l.trim().is_empty()).unwrap_or("the plan");
+            let ask = PermissionAsk {
+                session_id: &self.session_id,
+                call_id: &self.call_id,
+                tool: "ExitPlanMode",
+                input: &input,
+                summary,
+                reason: "approve this plan to leave plan mode (always: also accept edits without asking)",
+            };
+            let answer = self
+                .agents
+                .ask_permission(ask, &self.cancel)
+                .await
+                .map_err(|e| e.to_string())?;
+            let mode = match answer {
+                PermissionAnswer::Allow => "default",
+                PermissionAnswer::AllowAlways => "acceptEdits",
+                PermissionAnswer::Deny { feedback } => return Ok(PlanVerdict::Rejected { feedback }),
+                PermissionAnswer::Cancelled => return Err("the turn was cancelled".into()),
+            };
+            self.agents
+                .set_mode(&self.session_id, mode)
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(PlanVerdict::Approved { mode: mode.to_string() })
+        }
+        .boxed()
+    }
+
+    fn mode(&self) -> String {
+        self.mode.clone()
+    }
+}

@@ -1,0 +1,85 @@
+//! `ExitPlanMode`: in plan mode, presents the finished plan to the user for approval.
+//! Approved, the session leaves plan mode (to `default`, or `acceptEdits` when the user
+//! approves "always") and the agent starts working; rejected, the feedback comes back
+//! and the agent stays in plan mode.
+
+use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
+use serde_json::{Value, json};
+
+use super::human::PlanVerdict;
+use super::{PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput};
+
+pub struct ExitPlanModeTool;
+
+const DESCRIPTION: &str = "Use this in plan mode when your plan is complete and you are \
+ready to implement it: it shows the plan to the user for approval. Pass the plan as \
+concise Markdown (the steps, the files to change, how you will verify). Only use it \
+for tasks that need code changes, not for research. If the user rejects the plan, \
+revise it with their feedback and call this again.";
+
+impl Tool for ExitPlanModeTool {
+    fn name(&self) -> &'static str {
+        "ExitPlanMode"
+    }
+
+    fn description(&self) -> &'static str {
+        DESCRIPTION
+    }
+
+    fn input_schema(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "plan": {"type": "string", "description": "The plan, in Markdown"}
+            },
+            "required": ["plan"],
+            "additionalProperties": false
+        })
+    }
+
+    /// It changes nothing itself: the approval it asks for is the permission.
+    fn is_read_only(&self) -> bool {
+        true
+    }
+
+    fn is_concurrency_safe(&self, _input: &Value) -> bool {
+        false
+    }
+
+    fn category(&self) -> ToolCategory {
+        ToolCategory::Coordination
+    }
+
+    fn permission_target(&self, _input: &Value, _ctx: &ToolContext) -> PermissionTarget {
+        PermissionTarget::None
+    }
+
+    fn execute<'a>(
+        &'a self,
+        input: Value,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        async move {
+            let Some(human) = &ctx.human else {
+                return Err(ToolError::Failed("no user can approve a plan here".into()));
+            };
+            if human.mode() != "plan" {
+                return Err(ToolError::InvalidInput(
+                    "the session is not in plan mode: go ahead with the task".into(),
+                ));
+            }
+            let plan = input["plan"].as_str().unwrap_or_default();
+            match human.approve_plan(plan).await.map_err(ToolError::Failed)? {
+                PlanVerdict::Approved { mode } => Ok(ToolOutput::text(format!(
+                    "The user approved the plan. The session is now in {mode} mode: start implementing it."
+                ))),
+                PlanVerdict::Rejected { feedback } => Ok(ToolOutput::error(match feedback {
+                    Some(f) => format!("The user rejected the plan and said: {f}\nRevise the plan and present it again."),
+                    None => "The user rejected the plan. Ask what to change, or revise it and present it again.".into(),
+                })),
+            }
+        }
+        .boxed()
+    }
+}

@@ -68,6 +68,9 @@ pub async fn run_calls(
         turn_id: turn_id.to_string(),
         data_dir: agents.paths.data_dir.clone(),
         progress: None,
+        // Placeholders until the session runtime owns a todo list and a summarizer.
+        todos: Default::default(),
+        summarizer: None,
     };
     let gate = PermissionGate::new(&row.mode);
     let registry = &agents.tools;

@@ -20,7 +20,9 @@ use crate::store::NewPending;
 pub enum PermissionAnswer {
     Allow,
     AllowAlways,
-    Deny { feedback: Option<String> },
+    Deny {
+        feedback: Option<String>,
+    },
     /// The turn was cancelled while the request waited.
     Cancelled,
 }
@@ -121,7 +123,10 @@ impl Agents {
     ) -> Result<Option<Vec<String>>, AgentError> {
         let id = uuid::Uuid::now_v7().to_string();
         let count = questions.as_array().map_or(0, Vec::len);
-        let summary = questions[0]["question"].as_str().unwrap_or_default().to_string();
+        let summary = questions[0]["question"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
         let (tx, rx) = oneshot::channel();
         self.approvals.insert(&id, Waiter::Question { count, tx });
         self.store
@@ -162,7 +167,10 @@ impl Agents {
             return Ok(());
         }
         self.store.resolve_pending(id, "cancelled", None).await?;
-        let decided_by = DecidedBy { kind: "daemon".into(), pid: Some(std::process::id()) };
+        let decided_by = DecidedBy {
+            kind: "daemon".into(),
+            pid: Some(std::process::id()),
+        };
         let payload = if question {
             EventPayload::QuestionResolved {
                 request_id: id.to_string(),
@@ -252,7 +260,9 @@ impl Agents {
         let Some(session_id) = self.session_of_request(id).await? else {
             return Err(AgentError::Invalid(format!("no pending request {id}")));
         };
-        self.store.resolve_pending(id, "resolved", Some("answered")).await?;
+        self.store
+            .resolve_pending(id, "resolved", Some("answered"))
+            .await?;
         self.events
             .append(
                 &session_id,

@@ -13,14 +13,17 @@ use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use super::runtime::SessionRuntime;
-use super::turn::INTERRUPTED_BY_USER;
 use super::approvals::{PermissionAnswer, PermissionAsk};
 use super::human::CallHuman;
+use super::runtime::SessionRuntime;
+use super::summarizer::ModelSummarizer;
+use super::turn::INTERRUPTED_BY_USER;
 use super::{AgentError, Agents};
+use crate::config::Config;
 use crate::permission::{Decision, PermissionGate};
 use crate::store::SessionRow;
 use crate::tools::{self, PermissionTarget, ProgressFn, ToolContext, ToolError, ToolOutput};
+use roocode_protocol::session::ClientEnv;
 
 /// How many safe calls of one batch run at once.
 const MAX_PARALLEL: usize = 8;
@@ -65,12 +68,14 @@ pub async fn run_calls(
         additional_dirs: config.additional_directories(),
         readable_dirs: vec![agents.paths.data_dir.join("tool-results").join(&row.id)],
         cancel: cancel.clone(),
-        env: env.vars,
+        env: env.vars.clone(),
         files: rt.files.clone(),
         turn_id: turn_id.to_string(),
         data_dir: agents.paths.data_dir.clone(),
         progress: None,
         human: None,
+        todos: rt.todos.clone(),
+        summarizer: summarizer(agents, row, &env, &config, cancel),
     };
     let gate = PermissionGate::new(&row.mode);
     let registry = &agents.tools;
@@ -232,7 +237,8 @@ async fn execute(
                 }
                 Err(e) => {
                     tracing::error!("cannot ask for permission: {e}");
-                    let text = format!("Permission denied: the approval could not be asked for ({e})");
+                    let text =
+                        format!("Permission denied: the approval could not be asked for ({e})");
                     return (ToolOutput::error(text), false);
                 }
             }
@@ -270,4 +276,20 @@ fn remember(tool: &str, target: &PermissionTarget, ctx: &ToolContext) {
         Ok(()) => tracing::info!(%rule, "allow rule added to .roocode/config.local.yaml"),
         Err(e) => tracing::error!(%rule, "cannot add the allow rule: {e}"),
     }
+}
+
+/// WebFetch's page reader: the session's model, with the client's keys.
+fn summarizer(
+    agents: &Agents,
+    row: &SessionRow,
+    env: &ClientEnv,
+    config: &Config,
+    cancel: &CancellationToken,
+) -> Option<Arc<dyn tools::Summarizer>> {
+    let model = crate::llm::resolve_model(&row.model, env, config, &agents.http).ok()?;
+    Some(Arc::new(ModelSummarizer {
+        policy: crate::llm::RetryPolicy::from_env_and_config(env, config),
+        model,
+        cancel: cancel.clone(),
+    }))
 }

@@ -31,7 +31,10 @@ impl std::fmt::Debug for CallHuman {
 }
 
 impl Human for CallHuman {
-    fn ask_questions<'a>(&'a self, questions: &'a Value) -> BoxFuture<'a, Result<Vec<String>, String>> {
+    fn ask_questions<'a>(
+        &'a self,
+        questions: &'a Value,
+    ) -> BoxFuture<'a, Result<Vec<String>, String>> {
         async move {
             if self.mode == "dontAsk" {
                 return Err("the session runs unattended (dontAsk mode), so nobody can answer: decide yourself and say what you assumed".into());

@@ -13,6 +13,7 @@ pub mod project;
 mod prompt;
 mod recovery;
 mod runtime;
+mod summarizer;
 mod turn;
 
 use std::collections::{HashMap, VecDeque};
@@ -447,7 +448,10 @@ impl Agents {
 
     /// Where the session's plan file lives (plan mode writes it without asking).
     pub fn plan_file(&self, session_id: &str) -> PathBuf {
-        self.paths.data_dir.join("plans").join(format!("{session_id}.md"))
+        self.paths
+            .data_dir
+            .join("plans")
+            .join(format!("{session_id}.md"))
     }
 
     /// The environment the session's client sent last.

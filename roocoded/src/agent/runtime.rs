@@ -10,7 +10,7 @@ use roocode_protocol::session::ClientEnv;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use crate::tools::FileState;
+use crate::tools::{FileState, TodoList};
 
 /// A turn in progress.
 pub struct Running {
@@ -56,6 +56,8 @@ pub struct SessionRuntime {
     pub turn_ended: Notify,
     /// Files the main agent has read (for the read-before-edit rule).
     pub files: Arc<FileState>,
+    /// The session's todo list (`TodoWrite`).
+    pub todos: Arc<TodoList>,
 }
 
 impl SessionRuntime {
@@ -69,6 +71,7 @@ impl SessionRuntime {
             }),
             turn_ended: Notify::new(),
             files: Arc::new(FileState::default()),
+            todos: Arc::new(TodoList::new()),
         }
     }
 }

@@ -13,6 +13,7 @@
 //! [`PermissionTarget`] and the context; `check` only sequences them.
 
 pub mod modes;
+pub mod persist;
 pub mod sandbox;
 
 use serde_json::Value;

@@ -3,16 +3,16 @@
 //! hello from a client of another protocol allows only what it needs to restart the
 //! daemon (`daemon.info`, `daemon.shutdown`).
 
-use std::sync::{Arc, Mutex, PoisonError};
 use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use jsonrpsee::MethodResponse;
 use jsonrpsee::core::middleware::{Batch, Notification, RpcServiceT};
 use jsonrpsee::types::{ErrorObjectOwned, Request};
 use roocode_protocol::PROTOCOL_VERSION;
 use roocode_protocol::daemon::ClientInfo;
-use roocode_protocol::event::DecidedBy;
 use roocode_protocol::error::HANDSHAKE_REQUIRED;
+use roocode_protocol::event::DecidedBy;
 
 // 0: no hello yet.
 const COMPATIBLE: u8 = 1;
@@ -38,8 +38,14 @@ impl HandshakeState {
     /// Who is on this connection, as shown to other clients when it decides something.
     pub fn decided_by(&self) -> DecidedBy {
         match &*self.0.client.lock().unwrap_or_else(PoisonError::into_inner) {
-            Some(c) => DecidedBy { kind: c.kind.clone(), pid: Some(c.pid) },
-            None => DecidedBy { kind: "unknown".into(), pid: None },
+            Some(c) => DecidedBy {
+                kind: c.kind.clone(),
+                pid: Some(c.pid),
+            },
+            None => DecidedBy {
+                kind: "unknown".into(),
+                pid: None,
+            },
         }
     }
 }

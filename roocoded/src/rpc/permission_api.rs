@@ -13,7 +13,10 @@ use super::handshake::HandshakeState;
 fn decided_by(ext: &Extensions) -> DecidedBy {
     ext.get::<HandshakeState>()
         .map(HandshakeState::decided_by)
-        .unwrap_or(DecidedBy { kind: "unknown".into(), pid: None })
+        .unwrap_or(DecidedBy {
+            kind: "unknown".into(),
+            pid: None,
+        })
 }
 
 #[jsonrpsee::core::async_trait]
@@ -35,7 +38,12 @@ impl PermissionApiServer for Handler {
 
 #[jsonrpsee::core::async_trait]
 impl QuestionApiServer for Handler {
-    async fn respond(&self, ext: &Extensions, request_id: String, answers: Vec<String>) -> RpcResult<()> {
+    async fn respond(
+        &self,
+        ext: &Extensions,
+        request_id: String,
+        answers: Vec<String>,
+    ) -> RpcResult<()> {
         self.0
             .agents
             .respond_question(&request_id, answers, decided_by(ext))

@@ -146,7 +146,10 @@ mod tests {
     #[tokio::test]
     async fn insert_resolve_expire() {
         let store = Store::memory().await.unwrap();
-        store.insert_session(&new_session("s1", "/p")).await.unwrap();
+        store
+            .insert_session(&new_session("s1", "/p"))
+            .await
+            .unwrap();
         let input = serde_json::json!({"command": "ls"});
         let p = NewPending {
             id: "r1",
@@ -159,12 +162,29 @@ mod tests {
             input: &input,
         };
         store.insert_pending(&p).await.unwrap();
-        store.insert_pending(&NewPending { id: "r2", ..p.clone() }).await.unwrap();
+        store
+            .insert_pending(&NewPending {
+                id: "r2",
+                ..p.clone()
+            })
+            .await
+            .unwrap();
         let listed = store.pending_requests(Some("s1")).await.unwrap();
         assert_eq!(listed[0].reason, "Bash wants to run: ls");
         assert_eq!(listed[0].input, input);
-        assert!(store.resolve_pending("r1", "resolved", Some("allow")).await.unwrap());
-        assert!(!store.resolve_pending("r1", "resolved", Some("deny")).await.unwrap(), "first answer wins");
+        assert!(
+            store
+                .resolve_pending("r1", "resolved", Some("allow"))
+                .await
+                .unwrap()
+        );
+        assert!(
+            !store
+                .resolve_pending("r1", "resolved", Some("deny"))
+                .await
+                .unwrap(),
+            "first answer wins"
+        );
         assert!(store.pending_exists("r1").await.unwrap());
         assert!(!store.pending_exists("nope").await.unwrap());
         assert_eq!(store.expire_pending("s1").await.unwrap(), 1);

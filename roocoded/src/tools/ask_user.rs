@@ -94,7 +94,10 @@ impl Tool for AskUserQuestionTool {
                 ));
             };
             let questions = &input["questions"];
-            let answers = human.ask_questions(questions).await.map_err(ToolError::Failed)?;
+            let answers = human
+                .ask_questions(questions)
+                .await
+                .map_err(ToolError::Failed)?;
             Ok(ToolOutput::text(format_answers(questions, &answers)))
         }
         .boxed()

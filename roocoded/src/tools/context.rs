@@ -10,6 +10,8 @@ use std::time::SystemTime;
 
 use tokio_util::sync::CancellationToken;
 
+use super::{Summarizer, TodoList};
+
 /// Everything a tool call may know about where it runs.
 #[derive(Debug, Clone)]
 pub struct ToolContext {
@@ -36,6 +38,11 @@ pub struct ToolContext {
     pub progress: Option<ProgressFn>,
     /// The human behind the session, for tools that ask one (None: nobody to ask).
     pub human: Option<Arc<dyn super::Human>>,
+    /// The session's todo list, replaced by `TodoWrite` (shared by the session's calls).
+    pub todos: Arc<TodoList>,
+    /// Condenses WebFetch content for a prompt (a tool-less model call); `None` returns
+    /// the content with the prompt noted.
+    pub summarizer: Option<Arc<dyn Summarizer>>,
 }
 
 /// Receives live output of a running tool call.
@@ -56,7 +63,7 @@ impl std::fmt::Debug for ProgressFn {
 
 impl ToolContext {
     /// A context with no extra directories, an empty environment, a fresh cancellation
-    /// token and an empty file record.
+    /// token, an empty file record, an empty todo list and no summarizer.
     pub fn new(session_id: impl Into<String>, cwd: PathBuf, root: PathBuf) -> Self {
         Self {
             session_id: session_id.into(),
@@ -71,6 +78,8 @@ impl ToolContext {
             data_dir: PathBuf::new(),
             progress: None,
             human: None,
+            todos: Arc::new(TodoList::new()),
+            summarizer: None,
         }
     }
 

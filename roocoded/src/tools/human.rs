@@ -18,7 +18,10 @@ pub enum PlanVerdict {
 /// A human, as a tool sees one.
 pub trait Human: Send + Sync + std::fmt::Debug {
     /// Asks the `questions` of an `AskUserQuestion` call; one answer per question.
-    fn ask_questions<'a>(&'a self, questions: &'a Value) -> BoxFuture<'a, Result<Vec<String>, String>>;
+    fn ask_questions<'a>(
+        &'a self,
+        questions: &'a Value,
+    ) -> BoxFuture<'a, Result<Vec<String>, String>>;
     /// Shows `plan` for approval; approving leaves plan mode.
     fn approve_plan<'a>(&'a self, plan: &'a str) -> BoxFuture<'a, Result<PlanVerdict, String>>;
     /// The session's permission mode now.

@@ -3,7 +3,9 @@
 //! This module owns the [`Tool`] trait every built-in, MCP and skill tool implements,
 //! the [`Registry`] (registration, enable/disable, strict schema validation, API
 //! export), the per-call [`ToolContext`], and the batching helper [`partition`].
-//! The built-in tools live one per file (`read.rs`, `glob.rs`, `grep.rs`).
+//! The built-in tools live one per file (`read.rs`, `glob.rs`, `grep.rs`, `write.rs`,
+//! `edit.rs`, `webfetch.rs`, `todo.rs`); `checkpoint.rs` keeps what Write and Edit
+//! change, per turn, for `/rewind`.
 //!
 //! Tools never decide whether they may run: the agent loop asks
 //! [`crate::permission::PermissionGate::check`] first, using
@@ -13,7 +15,9 @@
 
 mod ask_user;
 mod batch;
+mod checkpoint;
 mod context;
+mod edit;
 mod exit_plan_mode;
 mod glob;
 mod grep;
@@ -21,7 +25,10 @@ mod human;
 mod output;
 mod read;
 mod registry;
+mod todo;
 mod walk;
+mod webfetch;
+mod write;
 
 #[cfg(test)]
 pub(crate) mod test_support;
@@ -33,7 +40,9 @@ use serde_json::Value;
 
 pub use ask_user::AskUserQuestionTool;
 pub use batch::partition;
+pub use checkpoint::{CheckpointError, Checkpoints, RestoreAction, RestoredFile, restore_turn};
 pub use context::{FileStamp, FileState, ProgressFn, ReadStatus, ToolContext};
+pub use edit::EditTool;
 pub use exit_plan_mode::ExitPlanModeTool;
 pub use glob::GlobTool;
 pub use grep::GrepTool;
@@ -41,6 +50,9 @@ pub use human::{Human, PlanVerdict};
 pub use output::MAX_OUTPUT_CHARS;
 pub use read::ReadTool;
 pub use registry::{Registry, RegistryError, ToolDef};
+pub use todo::{TodoItem, TodoList, TodoStatus, TodoWriteTool};
+pub use webfetch::{Summarizer, WebFetchTool};
+pub use write::WriteTool;
 
 /// Broad kind of a tool, used by permission modes and by UIs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -8,7 +8,10 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{AskUserQuestionTool, ExitPlanModeTool, GlobTool, GrepTool, ReadTool, Tool};
+use super::{
+    AskUserQuestionTool, EditTool, ExitPlanModeTool, GlobTool, GrepTool, ReadTool, TodoWriteTool,
+    Tool, WebFetchTool, WriteTool,
+};
 
 /// Most problems listed in one validation message.
 const MAX_LISTED_PROBLEMS: usize = 20;
@@ -63,13 +66,18 @@ impl Registry {
         Self::default()
     }
 
-    /// A registry holding the built-in read-only tools: Read, Glob, Grep.
+    /// A registry holding the built-in tools: Read, Write, Edit, Glob, Grep, WebFetch,
+    /// TodoWrite.
     pub fn with_builtins() -> Self {
         let mut registry = Self::new();
         let builtins: Vec<Arc<dyn Tool>> = vec![
             Arc::new(ReadTool),
+            Arc::new(WriteTool),
+            Arc::new(EditTool),
             Arc::new(GlobTool),
             Arc::new(GrepTool),
+            Arc::new(WebFetchTool),
+            Arc::new(TodoWriteTool),
             Arc::new(AskUserQuestionTool),
             Arc::new(ExitPlanModeTool),
         ];
@@ -227,7 +235,20 @@ mod tests {
     fn builtins_register_in_stable_order() {
         let registry = Registry::with_builtins();
         let names: Vec<String> = registry.defs().into_iter().map(|d| d.name).collect();
-        assert_eq!(names, ["Read", "Glob", "Grep"]);
+        assert_eq!(
+            names,
+            [
+                "Read",
+                "Write",
+                "Edit",
+                "Glob",
+                "Grep",
+                "WebFetch",
+                "TodoWrite",
+                "AskUserQuestion",
+                "ExitPlanMode"
+            ]
+        );
         for def in registry.defs() {
             assert_eq!(def.input_schema["additionalProperties"], json!(false));
             assert!(
@@ -288,10 +309,25 @@ mod tests {
         assert!(registry.get("Glob").is_none());
         assert!(registry.get("Read").is_some());
         let names: Vec<String> = registry.defs().into_iter().map(|d| d.name).collect();
-        assert_eq!(names, ["Read", "Grep"]);
+        assert_eq!(
+            names,
+            [
+                "Read",
+                "Write",
+                "Edit",
+                "Grep",
+                "WebFetch",
+                "TodoWrite",
+                "AskUserQuestion",
+                "ExitPlanMode"
+            ]
+        );
         assert_eq!(
             registry.validate("Glob", &json!({"pattern": "*"})),
-            Err("No such tool: Glob. Available tools: Read, Grep.".to_string())
+            Err(
+                "No such tool: Glob. Available tools: Read, Write, Edit, Grep, WebFetch, TodoWrite, AskUserQuestion, ExitPlanMode."
+                    .to_string()
+            )
         );
         assert!(registry.set_enabled("Glob", true));
         assert!(registry.get("Glob").is_some());

@@ -265,7 +265,10 @@ async fn bench(args: Args) -> anyhow::Result<()> {
         rpc.create(CreateParams {
             cwd: b.project.path().display().to_string(),
             env: ClientEnv {
-                vars: vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect(),
+                vars: vars
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
             },
             ..CreateParams::default()
         })

@@ -205,7 +205,10 @@ async fn read_until<R: tokio::io::AsyncBufRead + Unpin>(
                 return line;
             }
         }
-        panic!("{what} ended before the expected line; saw:\n{}", seen.join("\n"));
+        panic!(
+            "{what} ended before the expected line; saw:\n{}",
+            seen.join("\n")
+        );
     };
     tokio::time::timeout(PATIENCE, read)
         .await
@@ -213,7 +216,10 @@ async fn read_until<R: tokio::io::AsyncBufRead + Unpin>(
 }
 
 /// Reads the rest of `lines` after `seen`, as one text.
-async fn read_rest<R: tokio::io::AsyncBufRead + Unpin>(mut lines: Lines<R>, mut seen: Vec<String>) -> String {
+async fn read_rest<R: tokio::io::AsyncBufRead + Unpin>(
+    mut lines: Lines<R>,
+    mut seen: Vec<String>,
+) -> String {
     while let Some(line) = lines.next_line().await.expect("read output") {
         seen.push(line);
     }
@@ -238,13 +244,20 @@ impl Running {
     /// Waits for the end; returns the exit code, all stdout and stderr.
     pub async fn finish(self) -> Output {
         let both = async {
-            tokio::join!(read_rest(self.stdout, self.seen), read_rest(self.stderr, self.seen_err))
+            tokio::join!(
+                read_rest(self.stdout, self.seen),
+                read_rest(self.stderr, self.seen_err)
+            )
         };
         let (stdout, stderr) = tokio::time::timeout(PATIENCE, both)
             .await
             .expect("output closes in time");
         let out = finish(self.child).await;
-        Output { stdout, stderr, ..out }
+        Output {
+            stdout,
+            stderr,
+            ..out
+        }
     }
 
     pub fn signal(&self, sig: nix::sys::signal::Signal) {

@@ -1,0 +1,267 @@
+//! The `Write` tool: create a file or replace an existing one whole. Also the helpers
+//! `Write` and `Edit` share: path resolution through the sandbox, the read-before-write
+//! rule against [`super::FileState`], the checkpoint before the change and the unified
+//! diff for clients.
+
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use futures_util::FutureExt as _;
+use futures_util::future::BoxFuture;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::checkpoint::{CheckpointError, Checkpoints};
+use super::output::display_path;
+use super::{
+    FileStamp, FileState, PermissionTarget, ReadStatus, Tool, ToolCategory, ToolContext, ToolError,
+    ToolOutput, parse_input, run_blocking,
+};
+use crate::permission::sandbox::{self, Access};
+
+/// Lines of context around each change in the diff.
+const DIFF_CONTEXT: usize = 3;
+
+const DESCRIPTION: &str = "\
+Writes a file: creates it, or replaces the whole content of an existing one.
+
+Usage:
+- file_path is absolute or relative to the working directory; it must lie inside the \
+project (or a configured additional directory). Missing parent directories are created.
+- content is the complete new content of the file, exactly as it should be on disk. \
+Never include Read's line-number prefixes.
+- Overwriting an existing file requires that you have read it with Read first in this \
+conversation; if it changed on disk since you read it, the call fails and you must Read \
+it again. A new file needs no read.
+- To change part of an existing file, prefer Edit: it sends only the changed text and \
+cannot lose the rest of the file by accident. Use Write for new files or complete \
+rewrites.
+- Never create documentation files (README, *.md) or other files the user did not ask \
+for; prefer editing existing files to creating new ones.
+- Every write is checkpointed so the user can rewind it.";
+
+/// The built-in `Write` tool.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WriteTool;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct WriteInput {
+    file_path: String,
+    content: String,
+}
+
+impl Tool for WriteTool {
+    fn name(&self) -> &'static str {
+        "Write"
+    }
+
+    fn description(&self) -> &'static str {
+        DESCRIPTION
+    }
+
+    fn input_schema(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "file_path": {
+                    "type": "string",
+                    "description": "The file to write: absolute, or relative to the working directory"
+                },
+                "content": {
+                    "type": "string",
+                    "description": "The complete content to write to the file"
+                }
+            },
+            "required": ["file_path", "content"],
+            "additionalProperties": false
+        })
+    }
+
+    fn is_read_only(&self) -> bool {
+        false
+    }
+
+    fn is_concurrency_safe(&self, _input: &Value) -> bool {
+        false
+    }
+
+    fn category(&self) -> ToolCategory {
+        ToolCategory::File
+    }
+
+    fn permission_target(&self, input: &Value, ctx: &ToolContext) -> PermissionTarget {
+        write_target(input, ctx)
+    }
+
+    fn execute<'a>(
+        &'a self,
+        input: Value,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        async move {
+            let input: WriteInput = parse_input(self.name(), input)?;
+            let target = Target::resolve(ctx, &input.file_path)?;
+            let files = ctx.files.clone();
+            let checkpoints = Checkpoints::of(ctx).map_err(checkpoint_failed)?;
+            run_blocking(ctx, move |_cancel| {
+                write_file(&target, &input.content, &files, &checkpoints)
+            })
+            .await
+        }
+        .boxed()
+    }
+}
+
+fn write_file(
+    target: &Target,
+    content: &str,
+    files: &FileState,
+    checkpoints: &Checkpoints,
+) -> Result<ToolOutput, ToolError> {
+    let shown = &target.shown;
+    let old = match fs::metadata(&target.real) {
+        Ok(meta) => {
+            target.check_regular_file(&meta)?;
+            require_fresh_read(files, &target.real, shown, "overwrite")?;
+            let bytes = fs::read(&target.real).map_err(target.io_failed("read"))?;
+            Some(String::from_utf8_lossy(&bytes).into_owned())
+        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+        Err(e) => return Err(target.io_failed("inspect")(e)),
+    };
+    checkpoints
+        .save_path(&target.real)
+        .map_err(checkpoint_failed)?;
+    if old.is_none()
+        && let Some(parent) = target.real.parent()
+    {
+        fs::create_dir_all(parent).map_err(target.io_failed("create the directories of"))?;
+    }
+    fs::write(&target.real, content).map_err(target.io_failed("write"))?;
+    target.record(files)?;
+    let lines = match content.lines().count() {
+        1 => "1 line".to_string(),
+        n => format!("{n} lines"),
+    };
+    let diff = unified_diff(old.as_deref().unwrap_or(""), content, &target.label);
+    let message = match old {
+        None => format!("File created: {shown} ({lines})"),
+        Some(_) => format!("File written: {shown} ({lines})"),
+    };
+    Ok(ToolOutput::text(message).with_diff(diff))
+}
+
+/// A file a writing tool is about to change.
+#[derive(Debug, Clone)]
+pub(super) struct Target {
+    /// Real path (symlinks resolved) as checked by the sandbox.
+    pub real: PathBuf,
+    /// How the model is shown the path: relative to the working directory when under it.
+    pub shown: String,
+    /// The path in diff headers: relative to the project root when under it.
+    pub label: String,
+}
+
+impl Target {
+    /// Resolve `file_path` against the working directory and check it against the
+    /// sandbox for writing.
+    pub(super) fn resolve(ctx: &ToolContext, file_path: &str) -> Result<Self, ToolError> {
+        let given = ctx.resolve(file_path);
+        let real = sandbox::check_access(&given, Access::Write, ctx)
+            .map_err(|e| ToolError::Failed(e.to_string()))?;
+        let root = sandbox::real_path(&ctx.root).unwrap_or_else(|_| ctx.root.clone());
+        let label = display_path(&real, &root);
+        Ok(Self {
+            shown: display_path(&given, &ctx.cwd),
+            label: label.trim_start_matches('/').to_string(),
+            real,
+        })
+    }
+
+    /// Refuse directories and special files.
+    pub(super) fn check_regular_file(&self, meta: &fs::Metadata) -> Result<(), ToolError> {
+        if meta.is_dir() {
+            return Err(ToolError::InvalidInput(format!(
+                "{} is a directory; give the path of a file.",
+                self.shown
+            )));
+        }
+        if !meta.is_file() {
+            return Err(ToolError::InvalidInput(format!(
+                "{} is not a regular file (a device, socket or pipe); only files can be written.",
+                self.shown
+            )));
+        }
+        Ok(())
+    }
+
+    /// An I/O failure while doing `what` to this file, for the model.
+    pub(super) fn io_failed(&self, what: &'static str) -> impl FnOnce(io::Error) -> ToolError {
+        let shown = self.shown.clone();
+        move |e| ToolError::Failed(format!("Cannot {what} {shown}: {e}"))
+    }
+
+    /// Record the file as this agent now knows it, so a following Edit or Write is
+    /// allowed without another Read.
+    pub(super) fn record(&self, files: &FileState) -> Result<(), ToolError> {
+        let meta = fs::metadata(&self.real).map_err(self.io_failed("inspect"))?;
+        files.record(self.real.clone(), FileStamp::of(&meta));
+        Ok(())
+    }
+}
+
+/// The read-before-write rule: an existing file may be changed only if this agent read
+/// it and it has not changed on disk since. `action` completes "before you … it".
+pub(super) fn require_fresh_read(
+    files: &FileState,
+    real: &Path,
+    shown: &str,
+    action: &str,
+) -> Result<(), ToolError> {
+    match files.status(real) {
+        ReadStatus::Unchanged => Ok(()),
+        ReadStatus::NotRead => Err(ToolError::InvalidInput(format!(
+            "{shown} has not been read yet. Read it with the Read tool first, then {action} it."
+        ))),
+        ReadStatus::Changed => Err(ToolError::InvalidInput(format!(
+            "{shown} has changed on disk since you last read it (the user, a command or \
+             another agent modified it). Read it again, then {action} it based on its \
+             current content."
+        ))),
+    }
+}
+
+/// The unified diff of a change, with `a/<label>` and `b/<label>` headers.
+pub(super) fn unified_diff(old: &str, new: &str, label: &str) -> String {
+    similar::TextDiff::from_lines(old, new)
+        .unified_diff()
+        .context_radius(DIFF_CONTEXT)
+        .header(&format!("a/{label}"), &format!("b/{label}"))
+        .to_string()
+}
+
+/// A checkpoint that could not be saved stops the change.
+pub(super) fn checkpoint_failed(e: CheckpointError) -> ToolError {
+    ToolError::Failed(format!(
+        "Cannot save a checkpoint before changing the file, so it was left unchanged: {e}"
+    ))
+}
+
+/// The permission target of Write and Edit: the `file_path` resolved against the
+/// working directory, for writing.
+pub(super) fn write_target(input: &Value, ctx: &ToolContext) -> PermissionTarget {
+    let path = input
+        .get("file_path")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    PermissionTarget::Path {
+        path: ctx.resolve(path),
+        write: true,
+    }
+}
+
+/// Tests, and helpers the other writing tools' tests share.
+#[cfg(test)]
+pub(super) mod tests;

@@ -1,0 +1,215 @@
+//! Tests of the Write tool on temp files.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use serde_json::{Value, json};
+
+use crate::tools::test_support::Project;
+use crate::tools::{Checkpoints, ReadStatus, ToolError, ToolOutput};
+
+/// A project whose context has a data directory (for checkpoints) and a turn.
+pub(crate) fn project() -> Project {
+    let mut p = Project::new();
+    p.ctx.data_dir = p.root.parent().unwrap().join("data");
+    p.ctx.turn_id = "turn-1".to_string();
+    p
+}
+
+/// The checkpoint manifest of the project's current turn, one JSON value per line.
+pub(crate) fn manifest(p: &Project) -> Vec<Value> {
+    let dir = Checkpoints::of(&p.ctx).unwrap().dir().to_path_buf();
+    match std::fs::read_to_string(dir.join("manifest.jsonl")) {
+        Ok(text) => text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+pub(crate) fn invalid(result: Result<ToolOutput, ToolError>) -> String {
+    match result {
+        Err(ToolError::InvalidInput(message)) => message,
+        other => panic!("expected invalid input, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn creates_a_new_file_with_parents_diff_and_absent_checkpoint() {
+    let p = project();
+    let out = p
+        .run(
+            "Write",
+            json!({"file_path": "src/new.rs", "content": "fn main() {}\nlet x = 1;\n"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        out,
+        ToolOutput::text("File created: src/new.rs (2 lines)").with_diff(
+            "--- a/src/new.rs\n+++ b/src/new.rs\n@@ -0,0 +1,2 @@\n+fn main() {}\n+let x = 1;\n"
+        )
+    );
+    let path = p.path("src/new.rs");
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "fn main() {}\nlet x = 1;\n"
+    );
+    assert_eq!(
+        manifest(&p),
+        [json!({"path": path, "existed": false, "blob": null, "mode": null})]
+    );
+    // The writer knows the file now: an Edit needs no Read.
+    assert_eq!(p.ctx.files.status(&path), ReadStatus::Unchanged);
+    p.ok(
+        "Edit",
+        json!({"file_path": "src/new.rs", "old_string": "x = 1", "new_string": "x = 2"}),
+    )
+    .await;
+}
+
+#[tokio::test]
+async fn overwriting_requires_a_read() {
+    let p = project();
+    p.write("a.txt", "old\n");
+    let err = invalid(
+        p.run("Write", json!({"file_path": "a.txt", "content": "new\n"}))
+            .await,
+    );
+    assert_eq!(
+        err,
+        "a.txt has not been read yet. Read it with the Read tool first, then overwrite it."
+    );
+    assert_eq!(std::fs::read_to_string(p.path("a.txt")).unwrap(), "old\n");
+    assert!(manifest(&p).is_empty());
+}
+
+#[tokio::test]
+async fn overwriting_after_a_read_checkpoints_the_old_content() {
+    let p = project();
+    p.write("a.txt", "one\ntwo\nthree\n");
+    let mode = std::os::unix::fs::PermissionsExt::mode(
+        &std::fs::metadata(p.path("a.txt")).unwrap().permissions(),
+    );
+    p.ok("Read", json!({"file_path": "a.txt"})).await;
+    let out = p
+        .run(
+            "Write",
+            json!({"file_path": "a.txt", "content": "one\n2\nthree\n"}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        out,
+        ToolOutput::text("File written: a.txt (3 lines)")
+            .with_diff("--- a/a.txt\n+++ b/a.txt\n@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n")
+    );
+    let path = p.path("a.txt");
+    let entries = manifest(&p);
+    assert_eq!(
+        entries,
+        [json!({"path": path, "existed": true, "blob": "000001", "mode": mode})]
+    );
+    let dir = Checkpoints::of(&p.ctx).unwrap().dir().to_path_buf();
+    assert_eq!(
+        std::fs::read_to_string(dir.join("blobs/000001")).unwrap(),
+        "one\ntwo\nthree\n"
+    );
+    // A second write in the same turn keeps the first checkpoint.
+    p.ok("Write", json!({"file_path": "a.txt", "content": "x"}))
+        .await;
+    assert_eq!(manifest(&p).len(), 1);
+    crate::tools::restore_turn(&p.ctx.data_dir, "test", "turn-1").unwrap();
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), "one\ntwo\nthree\n");
+}
+
+#[tokio::test]
+async fn a_file_changed_since_it_was_read_must_be_read_again() {
+    let p = project();
+    p.write("a.txt", "old\n");
+    p.touch("a.txt", 1);
+    p.ok("Read", json!({"file_path": "a.txt"})).await;
+    p.write("a.txt", "other\n");
+    p.touch("a.txt", 2);
+    let err = invalid(
+        p.run("Write", json!({"file_path": "a.txt", "content": "new\n"}))
+            .await,
+    );
+    assert_eq!(
+        err,
+        "a.txt has changed on disk since you last read it (the user, a command or another \
+         agent modified it). Read it again, then overwrite it based on its current content."
+    );
+    assert_eq!(std::fs::read_to_string(p.path("a.txt")).unwrap(), "other\n");
+    p.ok("Read", json!({"file_path": "a.txt"})).await;
+    p.ok("Write", json!({"file_path": "a.txt", "content": "new\n"}))
+        .await;
+}
+
+#[tokio::test]
+async fn directories_and_paths_outside_are_refused() {
+    let p = project();
+    std::fs::create_dir(p.path("dir")).unwrap();
+    let err = invalid(
+        p.run("Write", json!({"file_path": "dir", "content": "x"}))
+            .await,
+    );
+    assert_eq!(err, "dir is a directory; give the path of a file.");
+    let outside = p.root.parent().unwrap().join("outside.txt");
+    let err = p
+        .run(
+            "Write",
+            json!({"file_path": outside.to_str().unwrap(), "content": "x"}),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, ToolError::Failed(m) if m.contains("is outside the project root")),
+        "{err:?}"
+    );
+    assert!(!outside.exists());
+}
+
+#[tokio::test]
+async fn no_data_directory_means_no_write() {
+    let mut p = project();
+    p.ctx.data_dir = std::path::PathBuf::new();
+    let err = p
+        .run("Write", json!({"file_path": "a.txt", "content": "x"}))
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err,
+        ToolError::Failed(
+            "Cannot save a checkpoint before changing the file, so it was left unchanged: \
+             no data directory is configured, so no checkpoint can be saved"
+                .to_string()
+        )
+    );
+    assert!(!p.path("a.txt").exists());
+}
+
+#[test]
+fn schema_rejects_unknown_and_missing_fields() {
+    let registry = crate::tools::Registry::with_builtins();
+    assert_eq!(
+        registry.validate("Write", &json!({"file_path": "a", "content": ""})),
+        Ok(())
+    );
+    assert_eq!(
+        registry.validate(
+            "Write",
+            &json!({"file_path": "a", "content": "x", "mode": 1})
+        ),
+        Err("Invalid input for tool Write:\n\
+             - (root): Additional properties are not allowed ('mode' was unexpected)"
+            .to_string())
+    );
+    assert_eq!(
+        registry.validate("Write", &json!({"file_path": "a"})),
+        Err(
+            "Invalid input for tool Write:\n- (root): \"content\" is a required property"
+                .to_string()
+        )
+    );
+}

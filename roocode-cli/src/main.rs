@@ -6,16 +6,23 @@ mod attach;
 mod connect;
 mod daemon_cmd;
 mod failure;
+mod human;
 mod idle;
 mod input;
 mod logs;
 mod output;
+mod pending;
+mod prompt;
+mod questions;
 mod render;
+mod request_ids;
+mod respond;
 mod send;
 mod session_cmds;
 mod sessions;
 mod stream;
 mod summary;
+mod terminal;
 #[cfg(test)]
 mod test_support;
 mod timefmt;
@@ -27,6 +34,8 @@ use crate::attach::AttachArgs;
 use crate::daemon_cmd::DaemonCmd;
 use crate::failure::UsageError;
 use crate::output::err_line;
+use crate::pending::PendingArgs;
+use crate::respond::{AnswerArgs, ApproveArgs, DenyArgs};
 use crate::send::SendArgs;
 use crate::sessions::SessionsArgs;
 
@@ -56,6 +65,14 @@ enum Cmd {
         /// The session (a unique id prefix is enough).
         id: String,
     },
+    /// List the permission requests and questions waiting for a human.
+    Pending(PendingArgs),
+    /// Allow a waiting permission request (once, or always with --always).
+    Approve(ApproveArgs),
+    /// Refuse a waiting permission request.
+    Deny(DenyArgs),
+    /// Answer a waiting question: one ANSWER per question.
+    Answer(AnswerArgs),
     /// Delete a session.
     Rm {
         /// The session (a unique id prefix is enough).
@@ -97,6 +114,10 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Cmd::Cancel { id } => session_cmds::cancel(&id).await,
         Cmd::Export { id } => session_cmds::export(&id).await,
         Cmd::Rm { id } => session_cmds::remove(&id).await,
+        Cmd::Pending(args) => pending::run(args).await,
+        Cmd::Approve(args) => respond::approve(args).await,
+        Cmd::Deny(args) => respond::deny(args).await,
+        Cmd::Answer(args) => respond::answer(args).await,
         Cmd::Daemon(cmd) => daemon_cmd::run(cmd).await,
     }
 }
@@ -219,5 +240,35 @@ mod tests {
             Cmd::Sessions(SessionsArgs { json: true, .. })
         ));
         assert!(matches!(parse(&["rm", "x"]).unwrap().cmd, Cmd::Rm { .. }));
+    }
+
+    #[test]
+    fn human_in_the_loop_commands() {
+        assert!(matches!(
+            parse(&["pending", "--json"]).unwrap().cmd,
+            Cmd::Pending(PendingArgs { json: true })
+        ));
+        match parse(&["approve", "019a", "--always"]).unwrap().cmd {
+            Cmd::Approve(a) => assert!(a.request_id == "019a" && a.always),
+            other => panic!("{other:?}"),
+        }
+        match parse(&["deny", "019a", "--feedback", "not now"])
+            .unwrap()
+            .cmd
+        {
+            Cmd::Deny(d) => assert_eq!(d.feedback.as_deref(), Some("not now")),
+            other => panic!("{other:?}"),
+        }
+        match parse(&["answer", "019a", "2", "auth,search"]).unwrap().cmd {
+            Cmd::Answer(a) => assert_eq!(a.answers, ["2", "auth,search"]),
+            other => panic!("{other:?}"),
+        }
+        for args in [
+            &["approve"][..],
+            &["deny", "R", "--always"],
+            &["pending", "x"],
+        ] {
+            assert_eq!(parse(args).unwrap_err().exit_code(), 2, "{args:?}");
+        }
     }
 }

@@ -1,6 +1,8 @@
 //! Where the CLI's text goes: stdout writes that end the process quietly (exit 0) when
 //! the reader has gone away (`roocode-cli sessions | head`), and stderr lines that never
-//! fail. Renderers write through the [`Sink`] trait so tests can capture both streams.
+//! fail. Renderers write through the [`Sink`] trait so tests can capture both streams;
+//! it also knows the one-line prompt of `send`'s questions to the user, so other output
+//! never lands on the line where the user types.
 
 use std::io::{ErrorKind, IsTerminal, Write};
 
@@ -10,16 +12,25 @@ pub trait Sink {
     fn out(&mut self, text: &str);
     /// Writes one line to stderr (a newline is added).
     fn err_line(&mut self, line: &str);
+    /// Writes `text` to stderr without a newline: where the user types an answer.
+    /// Until [`Sink::input_received`], any other output first ends that line.
+    fn prompt(&mut self, text: &str);
+    /// The user's Enter ended the prompt's line.
+    fn input_received(&mut self);
+    /// Whether a prompt's line is still open (not ended by the user or other output).
+    fn prompt_shown(&self) -> bool;
 }
 
 /// The real stdout and stderr.
 ///
 /// When both are terminals, a stderr line that would land in the middle of a stdout
 /// line (a tool call while the answer streams) first ends that line on stdout, so the
-/// two never share a line on screen. Redirected output is never altered.
+/// two never share a line on screen. Redirected output is never altered. Likewise,
+/// output arriving while a prompt waits for the user's answer starts on a new line.
 pub struct Stdio {
     stdout_mid_line: bool,
     both_terminals: bool,
+    prompt_open: bool,
 }
 
 impl Stdio {
@@ -27,6 +38,15 @@ impl Stdio {
         Stdio {
             stdout_mid_line: false,
             both_terminals: std::io::stdout().is_terminal() && std::io::stderr().is_terminal(),
+            prompt_open: false,
+        }
+    }
+
+    /// Ends an open prompt line before other output.
+    fn end_prompt(&mut self) {
+        if self.prompt_open {
+            err_text("\n");
+            self.prompt_open = false;
         }
     }
 }
@@ -36,16 +56,38 @@ impl Sink for Stdio {
         if text.is_empty() {
             return;
         }
+        if self.both_terminals {
+            self.end_prompt();
+        }
         out(text);
         self.stdout_mid_line = !text.ends_with('\n');
     }
 
     fn err_line(&mut self, line: &str) {
+        self.end_prompt();
         if self.both_terminals && self.stdout_mid_line {
             out("\n");
             self.stdout_mid_line = false;
         }
         err_line(line);
+    }
+
+    fn prompt(&mut self, text: &str) {
+        if self.both_terminals && self.stdout_mid_line {
+            out("\n");
+            self.stdout_mid_line = false;
+        }
+        self.end_prompt();
+        err_text(text);
+        self.prompt_open = true;
+    }
+
+    fn input_received(&mut self) {
+        self.prompt_open = false;
+    }
+
+    fn prompt_shown(&self) -> bool {
+        self.prompt_open
     }
 }
 
@@ -75,12 +117,21 @@ pub fn err_line(line: &str) {
     let _ = writeln!(stderr, "{line}");
 }
 
-/// Captures both streams, for tests.
+/// Writes `text` to stderr as is and flushes it, ignoring failures.
+pub fn err_text(text: &str) {
+    let mut stderr = std::io::stderr().lock();
+    let _ = stderr
+        .write_all(text.as_bytes())
+        .and_then(|()| stderr.flush());
+}
+
+/// Captures both streams, for tests (an open prompt is ended like on a terminal).
 #[cfg(test)]
 #[derive(Debug, Default)]
 pub struct Captured {
     pub out: String,
     pub err: String,
+    pub prompt_open: bool,
 }
 
 #[cfg(test)]
@@ -90,7 +141,26 @@ impl Sink for Captured {
     }
 
     fn err_line(&mut self, line: &str) {
+        if std::mem::take(&mut self.prompt_open) {
+            self.err.push('\n');
+        }
         self.err.push_str(line);
         self.err.push('\n');
+    }
+
+    fn prompt(&mut self, text: &str) {
+        if std::mem::take(&mut self.prompt_open) {
+            self.err.push('\n');
+        }
+        self.err.push_str(text);
+        self.prompt_open = true;
+    }
+
+    fn input_received(&mut self) {
+        self.prompt_open = false;
+    }
+
+    fn prompt_shown(&self) -> bool {
+        self.prompt_open
     }
 }

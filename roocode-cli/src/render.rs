@@ -1,5 +1,5 @@
 //! Events as text: the one-line forms shared by `send` and `attach` (tool calls,
-//! retries, permission waits, errors) and the [`Transcript`] that `attach` prints.
+//! retries, permission waits and their outcomes, errors) and the [`Transcript`] that `attach` prints.
 //!
 //! The transcript is a pure function of the event sequence (the session's working
 //! directory comes from the snapshot), so two clients that saw the same events print
@@ -9,7 +9,8 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use roocode_protocol::content::ContentBlock;
-use roocode_protocol::event::{ErrorInfo, Event, EventPayload};
+use roocode_protocol::event::{DecidedBy, ErrorInfo, Event, EventPayload};
+use roocode_protocol::session::PendingRequest;
 use serde_json::Value;
 
 /// Longest argument shown after a tool name.
@@ -101,27 +102,66 @@ pub fn result_line(output: &str, is_error: bool) -> String {
     line
 }
 
-/// `permission: <request_id> <tool> <summary> (<reason>)`.
-pub fn permission_line(
-    request_id: &str,
-    tool: &str,
-    input: &Value,
-    reason: &str,
-    cwd: Option<&Path>,
-) -> String {
-    let mut line = format!("permission: {request_id} {tool}");
-    if let Some(arg) = main_arg(input, cwd) {
-        line.push(' ');
-        line.push_str(&arg);
+/// `permission: <request_id> <tool> <summary>`: the line scripts parse, so nothing
+/// follows the summary (the reason goes elsewhere).
+pub fn permission_line(request_id: &str, tool: &str, input: &Value, cwd: Option<&Path>) -> String {
+    with_summary(
+        format!("permission: {request_id} {tool}"),
+        main_arg(input, cwd).as_deref(),
+    )
+}
+
+/// The line announcing a request listed by a snapshot or `pending.list`: the same
+/// shapes as [`permission_line`] and [`question_line`], with the daemon's summary.
+pub fn pending_line(p: &PendingRequest) -> String {
+    let summary = p.summary.lines().next().map(|l| clip(l.trim(), MAX_ARG));
+    match p.kind.as_str() {
+        "question" => with_summary(format!("question: {}", p.request_id), summary.as_deref()),
+        _ => with_summary(
+            format!("permission: {} {}", p.request_id, p.tool),
+            summary.as_deref(),
+        ),
     }
-    if !reason.is_empty() {
-        line.push_str(&format!(" ({reason})"));
+}
+
+fn with_summary(mut line: String, summary: Option<&str>) -> String {
+    if let Some(s) = summary.filter(|s| !s.is_empty()) {
+        line.push(' ');
+        line.push_str(s);
     }
     line
 }
 
+/// `permission <request_id>: <decision> by <kind>`.
+pub fn permission_resolved_line(request_id: &str, decision: &str, by: &DecidedBy) -> String {
+    format!("permission {request_id}: {decision} by {}", by.kind)
+}
+
+/// `question <request_id>: answered by <kind>` (`withdrawn by` when the answers are
+/// null: its turn was cancelled).
+pub fn question_resolved_line(request_id: &str, answers: &Value, by: &DecidedBy) -> String {
+    let what = if answers.is_null() {
+        "withdrawn"
+    } else {
+        "answered"
+    };
+    format!("question {request_id}: {what} by {}", by.kind)
+}
+
+/// `answered elsewhere by <kind> (pid N)`: an open prompt closed by another client.
+pub fn answered_elsewhere_line(by: &DecidedBy) -> String {
+    match by.pid {
+        Some(pid) => format!("answered elsewhere by {} (pid {pid})", by.kind),
+        None => format!("answered elsewhere by {}", by.kind),
+    }
+}
+
 /// `question: <request_id> <first question>`.
 pub fn question_line(request_id: &str, questions: &Value) -> String {
+    let questions = match questions {
+        Value::Object(o) if o.get("questions").is_some_and(Value::is_array) => &o["questions"],
+        other => other,
+    };
     let first = match questions {
         Value::Array(items) => items.first(),
         other => Some(other),
@@ -225,10 +265,13 @@ impl Transcript {
                 input,
                 reason,
                 ..
-            } => self.line(
-                &mut out,
-                &permission_line(request_id, tool, input, reason, cwd),
-            ),
+            } => {
+                let mut line = permission_line(request_id, tool, input, cwd);
+                if !reason.is_empty() {
+                    line.push_str(&format!(" ({reason})"));
+                }
+                self.line(&mut out, &line);
+            }
             EventPayload::PermissionResolved {
                 request_id,
                 decision,
@@ -247,15 +290,19 @@ impl Transcript {
             } => self.line(&mut out, &question_line(request_id, questions)),
             EventPayload::QuestionResolved {
                 request_id,
+                answers,
                 decided_by,
-                ..
-            } => self.line(
-                &mut out,
-                &format!(
-                    "  ⎿ question {request_id} answered (by {})",
-                    decided_by.kind
-                ),
-            ),
+            } => {
+                let what = if answers.is_null() {
+                    "withdrawn"
+                } else {
+                    "answered"
+                };
+                self.line(
+                    &mut out,
+                    &format!("  ⎿ question {request_id} {what} (by {})", decided_by.kind),
+                );
+            }
             EventPayload::Compaction {
                 before_tokens,
                 after_tokens,

@@ -202,3 +202,98 @@ fn one_line_forms() {
         "retrying in 1.2s (attempt 1/3): 429"
     );
 }
+
+#[test]
+fn the_stderr_lines_of_waits_on_a_human() {
+    let cwd = Some(Path::new("/w/p"));
+    assert_eq!(
+        permission_line("R1", "Write", &read_input("a.txt"), cwd),
+        "permission: R1 Write a.txt"
+    );
+    assert_eq!(
+        permission_line("R1", "Edit", &read_input("/w/p/src/a.rs"), cwd),
+        "permission: R1 Edit src/a.rs"
+    );
+    assert_eq!(
+        permission_line("R2", "Bash", &json!({"command": "make\ntest"}), cwd),
+        "permission: R2 Bash make…"
+    );
+    assert_eq!(
+        permission_line("R3", "Odd", &json!({}), cwd),
+        "permission: R3 Odd"
+    );
+    assert_eq!(
+        question_line("Q1", &crate::test_support::questions_input()),
+        "question: Q1 Which database?"
+    );
+    assert_eq!(
+        pending_line(&pending("R4", "permission")),
+        "permission: R4 Bash cargo test"
+    );
+    assert_eq!(
+        pending_line(&pending("Q2", "question")),
+        "question: Q2 Which database?"
+    );
+    let by = |kind: &str, pid| DecidedBy {
+        kind: kind.into(),
+        pid,
+    };
+    assert_eq!(
+        permission_resolved_line("R1", "allow_always", &by("cli", Some(9))),
+        "permission R1: allow_always by cli"
+    );
+    assert_eq!(
+        question_resolved_line("Q1", &json!(["SQLite"]), &by("tui", None)),
+        "question Q1: answered by tui"
+    );
+    assert_eq!(
+        question_resolved_line("Q1", &Value::Null, &by("daemon", Some(1))),
+        "question Q1: withdrawn by daemon"
+    );
+    assert_eq!(
+        answered_elsewhere_line(&by("tui", Some(4242))),
+        "answered elsewhere by tui (pid 4242)"
+    );
+    assert_eq!(
+        answered_elsewhere_line(&by("hook", None)),
+        "answered elsewhere by hook"
+    );
+}
+
+#[test]
+fn the_transcript_shows_waits_and_their_outcomes() {
+    let by = DecidedBy {
+        kind: "daemon".into(),
+        pid: Some(1),
+    };
+    let out = transcript(&[
+        ev(
+            1,
+            EventPayload::Question {
+                request_id: "Q1".into(),
+                call_id: "C".into(),
+                questions: crate::test_support::questions_input()["questions"].clone(),
+            },
+        ),
+        ev(
+            2,
+            EventPayload::QuestionResolved {
+                request_id: "Q1".into(),
+                answers: Value::Null,
+                decided_by: by.clone(),
+            },
+        ),
+        ev(
+            3,
+            EventPayload::QuestionResolved {
+                request_id: "Q2".into(),
+                answers: json!(["a"]),
+                decided_by: by,
+            },
+        ),
+    ]);
+    assert_eq!(
+        out,
+        "question: Q1 Which database?\n  ⎿ question Q1 withdrawn (by daemon)\n  ⎿ question Q2 answered (by daemon)\n"
+    );
+}

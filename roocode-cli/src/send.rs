@@ -4,22 +4,34 @@
 //! (so no event of our turn can be missed) → `session.send` → follow events until our
 //! turn's `turn_completed`. Ctrl+C cancels the turn and keeps waiting for its end;
 //! a second Ctrl+C exits 130 at once.
+//!
+//! Waits on a human always print `permission: <request_id> <tool> <summary>` (or
+//! `question: …`) on stderr; when stdin and stderr are terminals the user is also
+//! asked right here ([`HumanLoop`]) and the answer goes over the same connection.
+//! Otherwise `send` keeps waiting for an answer from `approve`/`deny`/`answer` or a TUI.
 
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use clap::Args;
-use roocode_protocol::api::{CommandsApiClient, SessionApiClient};
+use roocode_protocol::api::{
+    CommandsApiClient, PermissionApiClient, QuestionApiClient, SessionApiClient,
+};
 use roocode_protocol::client::RpcClient;
+use roocode_protocol::event::EventPayload;
 use roocode_protocol::paths::Paths;
 use roocode_protocol::session::{ClientEnv, CreateParams, SendParams, SessionInfo};
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
 use crate::connect;
 use crate::failure::{Failure, UsageError};
+use crate::human::{Effects, HumanLoop};
 use crate::input;
 use crate::output::{Sink, Stdio};
+use crate::prompt::Reply;
 use crate::stream::EventStream;
 use crate::summary::SummaryBuilder;
+use crate::terminal::TerminalInput;
 use crate::turn::{SendOutput, TurnFollower, print_json};
 
 /// Arguments of `send`.
@@ -202,6 +214,7 @@ async fn open_session(
 
 impl Turn<'_> {
     /// Follows the turn until it completes, the daemon goes away, or the user insists.
+    /// On a terminal, waits on a human are prompted for and answered from here.
     async fn follow(
         mut self,
         stream: &mut EventStream<'_>,
@@ -209,17 +222,43 @@ impl Turn<'_> {
         sink: &mut Stdio,
     ) -> Result<i32, Failure> {
         let mut interrupts = 0;
+        let mut human = TerminalInput::available()
+            .then(|| HumanLoop::new(&self.session.id, PathBuf::from(&self.session.cwd)));
+        let mut terminal = TerminalInput::default();
         loop {
             tokio::select! {
                 ev = stream.next() => match ev {
                     Some(ev) => {
+                        // An answer from elsewhere closes the prompt before its line shows.
+                        let resolved = matches!(
+                            ev.payload,
+                            EventPayload::PermissionResolved { .. } | EventPayload::QuestionResolved { .. }
+                        );
+                        let mut effects = Effects::default();
+                        if resolved && let Some(h) = human.as_mut() {
+                            effects = h.on_event(&ev, Instant::now(), TerminalInput::is_foreground(), sink);
+                        }
                         if follower.on_event(&ev, sink) {
                             return Ok(follower.finish(sink));
                         }
+                        if !resolved && let Some(h) = human.as_mut() {
+                            effects = h.on_event(&ev, Instant::now(), TerminalInput::is_foreground(), sink);
+                        }
+                        self.apply(effects, human.as_mut(), &mut terminal, sink).await;
                     }
                     None => return Ok(follower.fail(&Failure::daemon_gone(&self.paths.log), sink)),
                 },
+                input = terminal.next() => {
+                    if let Some(h) = human.as_mut() {
+                        let effects =
+                            h.on_input(input, Instant::now(), TerminalInput::is_foreground(), sink);
+                        self.apply(effects, Some(h), &mut terminal, sink).await;
+                    }
+                }
                 _ = self.sigint.recv() => {
+                    if let Some(h) = human.as_mut() {
+                        h.stop();
+                    }
                     interrupts += 1;
                     if interrupts > 1 {
                         sink.err_line("interrupted; the turn may still be stopping in the daemon");
@@ -240,4 +279,42 @@ impl Turn<'_> {
             }
         }
     }
+
+    /// Does what the prompts asked: get the terminal ready, send an answer.
+    async fn apply(
+        &self,
+        effects: Effects,
+        human: Option<&mut HumanLoop>,
+        terminal: &mut TerminalInput,
+        sink: &mut Stdio,
+    ) {
+        if effects.opened {
+            terminal.prepare();
+        }
+        if let Some(reply) = effects.reply
+            && let Err(failure) = deliver(self.rpc, &reply).await
+            && let Some(h) = human
+        {
+            h.reply_failed(&reply, &failure.message, sink);
+        }
+    }
+}
+
+/// Sends an answer typed at a prompt over our connection.
+async fn deliver(rpc: &RpcClient, reply: &Reply) -> Result<(), Failure> {
+    match reply {
+        Reply::Permission {
+            request_id,
+            decision,
+            feedback,
+        } => {
+            PermissionApiClient::respond(rpc, request_id.clone(), *decision, feedback.clone())
+                .await?;
+        }
+        Reply::Question {
+            request_id,
+            answers,
+        } => QuestionApiClient::respond(rpc, request_id.clone(), answers.clone()).await?,
+    }
+    Ok(())
 }

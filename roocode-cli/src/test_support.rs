@@ -4,7 +4,7 @@
 
 use roocode_protocol::content::{ContentBlock, Usage};
 use roocode_protocol::event::{Event, EventPayload, StopReason};
-use roocode_protocol::session::{SessionInfo, SessionKind, SessionStatus};
+use roocode_protocol::session::{PendingRequest, SessionInfo, SessionKind, SessionStatus};
 use serde_json::{Value, json};
 
 pub const SID: &str = "S1";
@@ -130,4 +130,41 @@ pub fn completed(turn: &str, stop: StopReason) -> EventPayload {
 
 pub fn read_input(path: &str) -> Value {
     json!({"file_path": path})
+}
+
+pub fn pending(request_id: &str, kind: &str) -> PendingRequest {
+    let (tool, summary, input) = if kind == "question" {
+        ("AskUserQuestion", "Which database?", questions_input())
+    } else {
+        ("Bash", "cargo test", json!({"command": "cargo test"}))
+    };
+    PendingRequest {
+        request_id: request_id.into(),
+        session_id: SID.into(),
+        kind: kind.into(),
+        tool: tool.into(),
+        summary: summary.into(),
+        reason: if kind == "question" {
+            String::new()
+        } else {
+            "commands need approval".into()
+        },
+        input,
+        created_at: "2026-11-30T10:00:00.000Z".into(),
+    }
+}
+
+/// An `AskUserQuestion` input: a single-select and a multi-select question.
+pub fn questions_input() -> Value {
+    json!({"questions": [
+        {"question": "Which database?", "header": "DB", "options": [
+            {"label": "Postgres", "description": "robust"},
+            {"label": "SQLite", "description": "simple"}
+        ], "multiSelect": false},
+        {"question": "Which features?", "header": "Features", "options": [
+            {"label": "auth", "description": ""},
+            {"label": "search"},
+            {"label": "a, b"}
+        ], "multiSelect": true}
+    ]})
 }

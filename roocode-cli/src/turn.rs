@@ -16,7 +16,8 @@ use roocode_protocol::session::{SendResponse, SessionInfo};
 use crate::failure::Failure;
 use crate::output::Sink;
 use crate::render::{
-    error_line, message_text, permission_line, question_line, retrying_line, tool_line,
+    error_line, message_text, pending_line, permission_line, permission_resolved_line,
+    question_line, question_resolved_line, retrying_line, tool_line,
 };
 use crate::summary::SummaryBuilder;
 
@@ -61,6 +62,8 @@ pub struct TurnFollower {
     after_reset: bool,
     last_error: Option<String>,
     outcome: Option<Outcome>,
+    /// Requests whose wait was printed (a resync's snapshot lists them again).
+    announced: HashSet<String>,
 }
 
 impl TurnFollower {
@@ -80,6 +83,7 @@ impl TurnFollower {
             after_reset: false,
             last_error: None,
             outcome: None,
+            announced: HashSet::new(),
         }
     }
 
@@ -90,6 +94,16 @@ impl TurnFollower {
 
     /// Handles one event; true once our turn has completed.
     pub fn on_event(&mut self, ev: &Event, sink: &mut dyn Sink) -> bool {
+        if self.outcome.is_none()
+            && let EventPayload::Snapshot { pending, .. } = &ev.payload
+        {
+            // Waits that began before we subscribed.
+            for p in pending {
+                if p.session_id == self.session_id {
+                    self.announce(&p.request_id, &pending_line(p), sink);
+                }
+            }
+        }
         if self.outcome.is_some() || ev.payload.is_per_subscription() {
             return self.outcome.is_some();
         }
@@ -146,20 +160,30 @@ impl TurnFollower {
                 request_id,
                 tool,
                 input,
-                reason,
                 ..
-            } => sink.err_line(&permission_line(
-                request_id,
-                tool,
-                input,
-                reason,
-                Some(&self.cwd),
-            )),
+            } => {
+                let line = permission_line(request_id, tool, input, Some(&self.cwd));
+                self.announce(request_id, &line, sink);
+            }
             EventPayload::Question {
                 request_id,
                 questions,
                 ..
-            } => sink.err_line(&question_line(request_id, questions)),
+            } => self.announce(request_id, &question_line(request_id, questions), sink),
+            EventPayload::PermissionResolved {
+                request_id,
+                decision,
+                decided_by,
+            } if text_mode => {
+                sink.err_line(&permission_resolved_line(request_id, decision, decided_by))
+            }
+            EventPayload::QuestionResolved {
+                request_id,
+                answers,
+                decided_by,
+            } if text_mode => {
+                sink.err_line(&question_resolved_line(request_id, answers, decided_by));
+            }
             _ if !ours => {}
             EventPayload::TextDelta { message_id, text } if text_mode && main_agent => {
                 self.streamed.insert(message_id.clone());
@@ -195,6 +219,13 @@ impl TurnFollower {
                 }
             }
             _ => {}
+        }
+    }
+
+    /// Prints the line of a wait on a human, once per request.
+    fn announce(&mut self, request_id: &str, line: &str, sink: &mut dyn Sink) {
+        if self.announced.insert(request_id.to_owned()) {
+            sink.err_line(line);
         }
     }
 

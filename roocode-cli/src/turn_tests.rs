@@ -5,6 +5,7 @@
 use super::*;
 use crate::output::Captured;
 use crate::test_support::*;
+use roocode_protocol::event::DecidedBy;
 use roocode_protocol::session::SessionStatus;
 use serde_json::{Value, json};
 
@@ -202,8 +203,86 @@ fn cancelled_turns_exit_130_and_permission_waits_show() {
     ];
     let (c, code, _) = run(SendOutput::Json, &sent("I1", Some("T1")), &events);
     assert_eq!(code, 130);
+    assert_eq!(c.err, "permission: R1 Edit src/a.rs\nstopped: cancelled\n");
+}
+
+fn waits() -> Vec<Event> {
+    let mut snap = snapshot(0, "/w/p", SessionStatus::Running, 2);
+    if let EventPayload::Snapshot { pending: p, .. } = &mut snap.payload {
+        p.push(pending("R0", "permission"));
+    }
+    let decided = |kind: &str, pid| DecidedBy {
+        kind: kind.into(),
+        pid,
+    };
+    vec![
+        snap.clone(),
+        ev(3, user("T1", "I1", "hi")),
+        ev(4, started("T1")),
+        ev(
+            5,
+            EventPayload::PermissionRequest {
+                request_id: "R1".into(),
+                call_id: "C1".into(),
+                tool: "Bash".into(),
+                input: json!({"command": "rm -rf build\nmake"}),
+                reason: "commands need approval".into(),
+            },
+        ),
+        ev(
+            6,
+            EventPayload::PermissionResolved {
+                request_id: "R1".into(),
+                decision: "allow_always".into(),
+                decided_by: decided("cli", Some(77)),
+            },
+        ),
+        // A resync: the new snapshot lists R0 again.
+        snap,
+        ev(
+            7,
+            EventPayload::Question {
+                request_id: "Q1".into(),
+                call_id: "C2".into(),
+                questions: questions_input()["questions"].clone(),
+            },
+        ),
+        ev(
+            8,
+            EventPayload::QuestionResolved {
+                request_id: "Q1".into(),
+                answers: json!(["SQLite", "auth"]),
+                decided_by: decided("tui", None),
+            },
+        ),
+        ev(9, completed("T1", StopReason::EndTurn)),
+    ]
+}
+
+#[test]
+fn waits_on_a_human_and_their_outcomes_in_text_mode() {
+    let (c, code, _) = run(SendOutput::Text, &sent("I1", Some("T1")), &waits());
+    assert_eq!(code, 0);
     assert_eq!(
         c.err,
-        "permission: R1 Edit src/a.rs (edits need approval)\nstopped: cancelled\n"
+        "\
+permission: R0 Bash cargo test
+permission: R1 Bash rm -rf build…
+permission R1: allow_always by cli
+question: Q1 Which database?
+question Q1: answered by tui
+"
     );
+}
+
+#[test]
+fn other_modes_show_the_waits_only() {
+    for output in [SendOutput::Json, SendOutput::StreamJson] {
+        let (c, _, _) = run(output, &sent("I1", Some("T1")), &waits());
+        assert_eq!(
+            c.err,
+            "permission: R0 Bash cargo test\npermission: R1 Bash rm -rf build…\nquestion: Q1 Which database?\n",
+            "{output:?}"
+        );
+    }
 }

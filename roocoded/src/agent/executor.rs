@@ -68,6 +68,8 @@ pub async fn run_calls(
         turn_id: turn_id.to_string(),
         data_dir: agents.paths.data_dir.clone(),
         progress: None,
+        shell: rt.shell.clone(),
+        processes: None,
     };
     let gate = PermissionGate::new(&row.mode);
     let registry = &agents.tools;

@@ -10,7 +10,7 @@ use roocode_protocol::session::ClientEnv;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use crate::tools::FileState;
+use crate::tools::{FileState, ShellState};
 
 /// A turn in progress.
 pub struct Running {
@@ -56,6 +56,9 @@ pub struct SessionRuntime {
     pub turn_ended: Notify,
     /// Files the main agent has read (for the read-before-edit rule).
     pub files: Arc<FileState>,
+    /// The session's shell (working directory, background shells); dropping the
+    /// runtime kills its background shells.
+    pub shell: Arc<ShellState>,
 }
 
 impl SessionRuntime {
@@ -69,6 +72,7 @@ impl SessionRuntime {
             }),
             turn_ended: Notify::new(),
             files: Arc::new(FileState::default()),
+            shell: Arc::new(ShellState::new()),
         }
     }
 }

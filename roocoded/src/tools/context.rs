@@ -10,6 +10,8 @@ use std::time::SystemTime;
 
 use tokio_util::sync::CancellationToken;
 
+use super::bash::{ProcessRecorder, ShellState};
+
 /// Everything a tool call may know about where it runs.
 #[derive(Debug, Clone)]
 pub struct ToolContext {
@@ -34,6 +36,10 @@ pub struct ToolContext {
     pub data_dir: PathBuf,
     /// Live output of a long-running call; each piece becomes a `tool_output` event.
     pub progress: Option<ProgressFn>,
+    /// The session's shell: working directory between `Bash` calls, background shells.
+    pub shell: Arc<ShellState>,
+    /// Told about every process group a command tool spawns (crash recovery).
+    pub processes: Option<Arc<dyn ProcessRecorder>>,
 }
 
 /// Receives live output of a running tool call.
@@ -54,7 +60,7 @@ impl std::fmt::Debug for ProgressFn {
 
 impl ToolContext {
     /// A context with no extra directories, an empty environment, a fresh cancellation
-    /// token and an empty file record.
+    /// token, an empty file record and a fresh shell.
     pub fn new(session_id: impl Into<String>, cwd: PathBuf, root: PathBuf) -> Self {
         Self {
             session_id: session_id.into(),
@@ -68,6 +74,8 @@ impl ToolContext {
             turn_id: String::new(),
             data_dir: PathBuf::new(),
             progress: None,
+            shell: Arc::new(ShellState::new()),
+            processes: None,
         }
     }
 

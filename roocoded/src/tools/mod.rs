@@ -3,7 +3,8 @@
 //! This module owns the [`Tool`] trait every built-in, MCP and skill tool implements,
 //! the [`Registry`] (registration, enable/disable, strict schema validation, API
 //! export), the per-call [`ToolContext`], and the batching helper [`partition`].
-//! The built-in tools live one per file (`read.rs`, `glob.rs`, `grep.rs`).
+//! The built-in tools live one per file (`read.rs`, `glob.rs`, `grep.rs`), or one per
+//! directory when they need several files (`bash/`).
 //!
 //! Tools never decide whether they may run: the agent loop asks
 //! [`crate::permission::PermissionGate::check`] first, using
@@ -11,6 +12,7 @@
 //! [`crate::permission::sandbox`] when they execute, so a call that somehow skipped the
 //! gate cannot leave the sandbox either.
 
+mod bash;
 mod batch;
 mod context;
 mod glob;
@@ -28,6 +30,10 @@ use std::path::PathBuf;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 
+pub use bash::{
+    BashOutputTool, BashTool, KillShellTool, ProcessRecorder, ShellState, kill_group,
+    terminate_group,
+};
 pub use batch::partition;
 pub use context::{FileStamp, FileState, ProgressFn, ReadStatus, ToolContext};
 pub use glob::GlobTool;

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{GlobTool, GrepTool, ReadTool, Tool};
+use super::{BashOutputTool, BashTool, GlobTool, GrepTool, KillShellTool, ReadTool, Tool};
 
 /// Most problems listed in one validation message.
 const MAX_LISTED_PROBLEMS: usize = 20;
@@ -63,11 +63,18 @@ impl Registry {
         Self::default()
     }
 
-    /// A registry holding the built-in read-only tools: Read, Glob, Grep.
+    /// A registry holding the built-in tools: Read, Glob, Grep, Bash, BashOutput,
+    /// KillShell.
     pub fn with_builtins() -> Self {
         let mut registry = Self::new();
-        let builtins: [Arc<dyn Tool>; 3] =
-            [Arc::new(ReadTool), Arc::new(GlobTool), Arc::new(GrepTool)];
+        let builtins: [Arc<dyn Tool>; 6] = [
+            Arc::new(ReadTool),
+            Arc::new(GlobTool),
+            Arc::new(GrepTool),
+            Arc::new(BashTool),
+            Arc::new(BashOutputTool),
+            Arc::new(KillShellTool),
+        ];
         for tool in builtins {
             if let Err(e) = registry.register(tool) {
                 // The built-in schemas are covered by tests; this is unreachable in a
@@ -222,7 +229,10 @@ mod tests {
     fn builtins_register_in_stable_order() {
         let registry = Registry::with_builtins();
         let names: Vec<String> = registry.defs().into_iter().map(|d| d.name).collect();
-        assert_eq!(names, ["Read", "Glob", "Grep"]);
+        assert_eq!(
+            names,
+            ["Read", "Glob", "Grep", "Bash", "BashOutput", "KillShell"]
+        );
         for def in registry.defs() {
             assert_eq!(def.input_schema["additionalProperties"], json!(false));
             assert!(
@@ -283,10 +293,13 @@ mod tests {
         assert!(registry.get("Glob").is_none());
         assert!(registry.get("Read").is_some());
         let names: Vec<String> = registry.defs().into_iter().map(|d| d.name).collect();
-        assert_eq!(names, ["Read", "Grep"]);
+        assert_eq!(names, ["Read", "Grep", "Bash", "BashOutput", "KillShell"]);
         assert_eq!(
             registry.validate("Glob", &json!({"pattern": "*"})),
-            Err("No such tool: Glob. Available tools: Read, Grep.".to_string())
+            Err(
+                "No such tool: Glob. Available tools: Read, Grep, Bash, BashOutput, KillShell."
+                    .to_string()
+            )
         );
         assert!(registry.set_enabled("Glob", true));
         assert!(registry.get("Glob").is_some());

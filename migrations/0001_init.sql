@@ -103,9 +103,12 @@ CREATE TABLE pending_requests (
 ) STRICT;
 CREATE INDEX pending_waiting ON pending_requests(status, created_at);
 
+-- Process groups of running commands, so a daemon restarting after a crash kills
+-- what its predecessor left running (only groups of the same boot).
 CREATE TABLE process_groups (
     pgid       INTEGER PRIMARY KEY,
     session_id TEXT NOT NULL,
     command    TEXT NOT NULL,
+    boot_id    TEXT NOT NULL,
     started_at INTEGER NOT NULL
 ) STRICT;

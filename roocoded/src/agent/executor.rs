@@ -76,6 +76,8 @@ pub async fn run_calls(
         human: None,
         todos: rt.todos.clone(),
         summarizer: summarizer(agents, row, &env, &config, cancel),
+        shell: rt.shell.clone(),
+        processes: Some(agents.processes.for_session(&row.id)),
     };
     let gate = PermissionGate::new(&row.mode);
     let registry = &agents.tools;

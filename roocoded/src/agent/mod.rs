@@ -9,6 +9,7 @@
 mod approvals;
 mod executor;
 mod human;
+mod processes;
 pub mod project;
 mod prompt;
 mod recovery;
@@ -69,12 +70,15 @@ pub struct Agents {
     runtimes: Mutex<HashMap<String, Arc<SessionRuntime>>>,
     tasks: TaskTracker,
     approvals: approvals::Approvals,
+    processes: processes::ProcessBook,
 }
 
 impl Agents {
+    /// The engine over `store`; call from inside the tokio runtime.
     pub fn new(store: Store, paths: Paths) -> Self {
         Agents {
             events: EventLog::new(store.clone()),
+            processes: processes::ProcessBook::start(store.clone()),
             store,
             paths,
             http: reqwest::Client::builder()
@@ -355,6 +359,7 @@ impl Agents {
             if running {
                 let _ = tokio::time::timeout(Duration::from_secs(10), ended).await;
             }
+            rt.shell.kill_all().await;
         }
         self.runtimes
             .lock()

@@ -15,6 +15,7 @@ pub const INTERRUPTED_BY_DAEMON: &str = "Interrupted: the daemon stopped before 
 impl Agents {
     /// Repairs every session a previous daemon left running.
     pub async fn recover(&self) -> Result<(), AgentError> {
+        self.kill_leftover_processes().await?;
         for row in self.store.sessions_with_status("running").await? {
             let mut context = self.store.context(&row.id).await?;
             let report = chain::repair(&mut context, INTERRUPTED_BY_DAEMON);
@@ -64,7 +65,7 @@ impl Agents {
             .values()
             .cloned()
             .collect();
-        for rt in runtimes {
+        for rt in &runtimes {
             let state = rt.state.lock().await;
             if let Some(running) = &state.running {
                 running
@@ -79,6 +80,10 @@ impl Agents {
             .is_err()
         {
             tracing::warn!("some turns did not stop in time; they will be recovered at next start");
+        }
+        // Background shells die with the daemon; nothing runs unobserved.
+        for rt in &runtimes {
+            rt.shell.kill_all().await;
         }
     }
 }

@@ -10,7 +10,7 @@ use roocode_protocol::session::ClientEnv;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
-use crate::tools::{FileState, TodoList};
+use crate::tools::{FileState, ShellState, TodoList};
 
 /// A turn in progress.
 pub struct Running {
@@ -58,6 +58,9 @@ pub struct SessionRuntime {
     pub files: Arc<FileState>,
     /// The session's todo list (`TodoWrite`).
     pub todos: Arc<TodoList>,
+    /// The session's shell (working directory, background shells); dropping the
+    /// runtime kills its background shells.
+    pub shell: Arc<ShellState>,
 }
 
 impl SessionRuntime {
@@ -72,6 +75,7 @@ impl SessionRuntime {
             turn_ended: Notify::new(),
             files: Arc::new(FileState::default()),
             todos: Arc::new(TodoList::new()),
+            shell: Arc::new(ShellState::new()),
         }
     }
 }

@@ -16,11 +16,13 @@ mod calls;
 mod events;
 mod messages;
 mod pending;
+mod processes;
 mod sessions;
 mod turns;
 
 pub use calls::ModelCallRow;
 pub use pending::NewPending;
+pub use processes::ProcessGroupRow;
 pub use sessions::{NewSession, SessionRow};
 pub use turns::InputRow;
 

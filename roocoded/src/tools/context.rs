@@ -10,6 +10,7 @@ use std::time::SystemTime;
 
 use tokio_util::sync::CancellationToken;
 
+use super::bash::{ProcessRecorder, ShellState};
 use super::{Summarizer, TodoList};
 
 /// Everything a tool call may know about where it runs.
@@ -43,6 +44,10 @@ pub struct ToolContext {
     /// Condenses WebFetch content for a prompt (a tool-less model call); `None` returns
     /// the content with the prompt noted.
     pub summarizer: Option<Arc<dyn Summarizer>>,
+    /// The session's shell: working directory between `Bash` calls, background shells.
+    pub shell: Arc<ShellState>,
+    /// Told about every process group a command tool spawns (crash recovery).
+    pub processes: Option<Arc<dyn ProcessRecorder>>,
 }
 
 /// Receives live output of a running tool call.
@@ -63,7 +68,7 @@ impl std::fmt::Debug for ProgressFn {
 
 impl ToolContext {
     /// A context with no extra directories, an empty environment, a fresh cancellation
-    /// token, an empty file record, an empty todo list and no summarizer.
+    /// token, an empty file record, an empty todo list, no summarizer and a fresh shell.
     pub fn new(session_id: impl Into<String>, cwd: PathBuf, root: PathBuf) -> Self {
         Self {
             session_id: session_id.into(),
@@ -80,6 +85,8 @@ impl ToolContext {
             human: None,
             todos: Arc::new(TodoList::new()),
             summarizer: None,
+            shell: Arc::new(ShellState::new()),
+            processes: None,
         }
     }
 

@@ -4,8 +4,9 @@
 //! the [`Registry`] (registration, enable/disable, strict schema validation, API
 //! export), the per-call [`ToolContext`], and the batching helper [`partition`].
 //! The built-in tools live one per file (`read.rs`, `glob.rs`, `grep.rs`, `write.rs`,
-//! `edit.rs`, `webfetch.rs`, `todo.rs`); `checkpoint.rs` keeps what Write and Edit
-//! change, per turn, for `/rewind`.
+//! `edit.rs`, `webfetch.rs`, `todo.rs`, `ask_user.rs`, `exit_plan_mode.rs`), or one per
+//! directory when they need several files (`bash/`); `checkpoint.rs` keeps what Write
+//! and Edit change, per turn, for `/rewind`.
 //!
 //! Tools never decide whether they may run: the agent loop asks
 //! [`crate::permission::PermissionGate::check`] first, using
@@ -14,6 +15,7 @@
 //! gate cannot leave the sandbox either.
 
 mod ask_user;
+mod bash;
 mod batch;
 mod checkpoint;
 mod context;
@@ -39,6 +41,10 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 
 pub use ask_user::AskUserQuestionTool;
+pub use bash::{
+    BashOutputTool, BashTool, KillShellTool, ProcessRecorder, ShellState, kill_group,
+    terminate_group,
+};
 pub use batch::partition;
 pub use checkpoint::{CheckpointError, Checkpoints, RestoreAction, RestoredFile, restore_turn};
 pub use context::{FileStamp, FileState, ProgressFn, ReadStatus, ToolContext};

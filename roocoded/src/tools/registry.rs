@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{
-    AskUserQuestionTool, EditTool, ExitPlanModeTool, GlobTool, GrepTool, ReadTool, TodoWriteTool,
-    Tool, WebFetchTool, WriteTool,
+    AskUserQuestionTool, BashOutputTool, BashTool, EditTool, ExitPlanModeTool, GlobTool, GrepTool,
+    KillShellTool, ReadTool, TodoWriteTool, Tool, WebFetchTool, WriteTool,
 };
 
 /// Most problems listed in one validation message.
@@ -66,8 +66,8 @@ impl Registry {
         Self::default()
     }
 
-    /// A registry holding the built-in tools: Read, Write, Edit, Glob, Grep, WebFetch,
-    /// TodoWrite.
+    /// A registry holding the built-in tools: Read, Write, Edit, Glob, Grep, Bash,
+    /// BashOutput, KillShell, WebFetch, TodoWrite, AskUserQuestion, ExitPlanMode.
     pub fn with_builtins() -> Self {
         let mut registry = Self::new();
         let builtins: Vec<Arc<dyn Tool>> = vec![
@@ -76,6 +76,9 @@ impl Registry {
             Arc::new(EditTool),
             Arc::new(GlobTool),
             Arc::new(GrepTool),
+            Arc::new(BashTool),
+            Arc::new(BashOutputTool),
+            Arc::new(KillShellTool),
             Arc::new(WebFetchTool),
             Arc::new(TodoWriteTool),
             Arc::new(AskUserQuestionTool),
@@ -243,6 +246,9 @@ mod tests {
                 "Edit",
                 "Glob",
                 "Grep",
+                "Bash",
+                "BashOutput",
+                "KillShell",
                 "WebFetch",
                 "TodoWrite",
                 "AskUserQuestion",
@@ -316,6 +322,9 @@ mod tests {
                 "Write",
                 "Edit",
                 "Grep",
+                "Bash",
+                "BashOutput",
+                "KillShell",
                 "WebFetch",
                 "TodoWrite",
                 "AskUserQuestion",
@@ -325,7 +334,7 @@ mod tests {
         assert_eq!(
             registry.validate("Glob", &json!({"pattern": "*"})),
             Err(
-                "No such tool: Glob. Available tools: Read, Write, Edit, Grep, WebFetch, TodoWrite, AskUserQuestion, ExitPlanMode."
+                "No such tool: Glob. Available tools: Read, Write, Edit, Grep, Bash, BashOutput, KillShell, WebFetch, TodoWrite, AskUserQuestion, ExitPlanMode."
                     .to_string()
             )
         );

@@ -1,0 +1,167 @@
+//! A foreground `Bash` call: run the command to its end (or its timeout, or the user's
+//! cancel), with live output, then shape the result and remember the directory the
+//! shell ended in.
+
+use std::os::unix::process::ExitStatusExt as _;
+use std::path::{Path, PathBuf};
+use std::process::ExitStatus;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use tokio_util::sync::CancellationToken;
+
+use super::background::signal_name;
+use super::output::HeadTail;
+use super::process::{
+    GroupGuard, Script, Spawned, finish_pump, lock, pump, spawn, terminate_group,
+};
+use crate::tools::{ToolContext, ToolError, ToolOutput};
+
+/// How long to wait for the killed shell to be reaped.
+const REAP_WAIT: Duration = Duration::from_secs(2);
+
+enum Ending {
+    Exited(ExitStatus),
+    TimedOut,
+    Cancelled,
+    WaitFailed(std::io::Error),
+}
+
+/// Run `command` in the session's shell directory and wait for it.
+pub(crate) async fn run(
+    ctx: &ToolContext,
+    command: &str,
+    timeout: Duration,
+) -> Result<ToolOutput, ToolError> {
+    if ctx.cancel.is_cancelled() {
+        return Err(ToolError::Cancelled);
+    }
+    let (dir, start_note) = ctx.shell.start_dir(ctx);
+    let cwd_file = ctx.shell.cwd_file().map_err(|e| {
+        ToolError::Failed(format!("Cannot create a temporary file for the shell: {e}"))
+    })?;
+    let _remove = RemoveOnDrop(cwd_file.clone());
+    let script = Script::Tracked {
+        command,
+        cwd_file: &cwd_file,
+    };
+    let Spawned {
+        mut child,
+        pgid,
+        output,
+    } = spawn(script, &dir, &ctx.env)
+        .map_err(|e| ToolError::Failed(format!("Cannot start the shell: {e}")))?;
+    let guard = GroupGuard::new(pgid, command, ctx.processes.clone());
+    let capture = Arc::new(Mutex::new(HeadTail::default()));
+    let stop = CancellationToken::new();
+    // If this future is dropped, the pump stops too (the guard kills the group).
+    let _stop_pump = stop.clone().drop_guard();
+    let pumping = tokio::spawn(pump(
+        output,
+        capture.clone(),
+        ctx.progress.clone(),
+        stop.clone(),
+    ));
+
+    let ending = tokio::select! {
+        status = child.wait() => match status {
+            Ok(status) => Ending::Exited(status),
+            Err(e) => Ending::WaitFailed(e),
+        },
+        () = tokio::time::sleep(timeout) => Ending::TimedOut,
+        () = ctx.cancel.cancelled() => Ending::Cancelled,
+    };
+    // After a normal exit this stops what the command left running in its group.
+    terminate_group(pgid).await;
+    if !matches!(ending, Ending::Exited(_)) {
+        let _ = tokio::time::timeout(REAP_WAIT, child.wait()).await;
+    }
+    guard.finish();
+    finish_pump(pumping, stop).await;
+
+    let mut notes: Vec<String> = start_note.into_iter().collect();
+    let is_error = match ending {
+        Ending::Cancelled => return Err(ToolError::Cancelled),
+        Ending::WaitFailed(e) => {
+            return Err(ToolError::Failed(format!("Lost track of the command: {e}")));
+        }
+        Ending::TimedOut => {
+            notes.push(format!(
+                "Command timed out after {}; it and every process it started were killed.",
+                human(timeout)
+            ));
+            true
+        }
+        Ending::Exited(status) => {
+            if let Some(dir) = reported_dir(&cwd_file) {
+                notes.extend(ctx.shell.settle_dir(dir, ctx));
+            }
+            match (status.code(), status.signal()) {
+                (Some(0), _) => false,
+                (Some(code), _) => {
+                    notes.insert(0, format!("Exit code: {code}"));
+                    true
+                }
+                (None, Some(signal)) => {
+                    notes.insert(0, format!("Killed by {}", signal_name(signal)));
+                    true
+                }
+                (None, None) => false,
+            }
+        }
+    };
+    let rendered = lock(&capture).render();
+    let mut content = rendered.trim_end_matches(['\n', '\r']).to_string();
+    if content.trim().is_empty() {
+        content = "(no output)".to_string();
+    }
+    for note in notes {
+        content.push_str("\n\n");
+        content.push_str(&note);
+    }
+    Ok(if is_error {
+        ToolOutput::error(content)
+    } else {
+        ToolOutput::text(content)
+    })
+}
+
+/// The directory the wrapper wrote after the command, if it got that far.
+fn reported_dir(cwd_file: &Path) -> Option<PathBuf> {
+    let text = std::fs::read_to_string(cwd_file).ok()?;
+    let dir = text.trim_end_matches('\n');
+    (!dir.is_empty()).then(|| PathBuf::from(dir))
+}
+
+/// `500 ms`, `90 s`, `2 min`.
+fn human(d: Duration) -> String {
+    let ms = d.as_millis();
+    if !ms.is_multiple_of(1000) {
+        format!("{ms} ms")
+    } else if !ms.is_multiple_of(60_000) {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{} min", ms / 60_000)
+    }
+}
+
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_naturally() {
+        assert_eq!(human(Duration::from_millis(500)), "500 ms");
+        assert_eq!(human(Duration::from_millis(1500)), "1500 ms");
+        assert_eq!(human(Duration::from_secs(90)), "90 s");
+        assert_eq!(human(Duration::from_secs(120)), "2 min");
+    }
+}

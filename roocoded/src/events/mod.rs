@@ -83,6 +83,23 @@ impl EventLog {
         }
     }
 
+    /// Frees a session's live channel once its last subscriber has gone (call after
+    /// dropping a receiver): an idle session then costs almost nothing.
+    pub fn release(&self, session_id: &str) {
+        let log = self
+            .sessions
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(session_id)
+            .cloned();
+        if let Some(log) = log {
+            let mut live = log.live.lock().unwrap_or_else(PoisonError::into_inner);
+            if live.as_ref().is_some_and(|tx| tx.receiver_count() == 0) {
+                *live = None;
+            }
+        }
+    }
+
     /// Appends one event.
     pub async fn append(
         &self,

@@ -6,9 +6,12 @@
 //! buffer behind gets `resync {last_seq}` and the end of its stream; it resubscribes
 //! from there and the store fills the gap. A slow client never slows the agent.
 
+use std::sync::Arc;
+
 use jsonrpsee::core::SubscriptionResult;
 use jsonrpsee::{PendingSubscriptionSink, SubscriptionSink};
 use roocode_protocol::event::{Event, EventPayload};
+use tokio::sync::broadcast;
 use tokio::sync::broadcast::error::RecvError;
 
 use super::Handler;
@@ -35,24 +38,42 @@ pub async fn subscribe(
         }
     };
     let id = row.id.clone();
+    // Subscribe before reading the store: whatever is stored later is also published.
     let mut live = agents.events().subscribe(&id);
+    let result = serve(h, pending, &id, since_seq.unwrap_or(0), &mut live).await;
+    drop(live);
+    agents.events().release(&id);
+    result
+}
+
+/// The snapshot, then the log.
+async fn serve(
+    h: &Handler,
+    pending: PendingSubscriptionSink,
+    id: &str,
+    since: u64,
+    live: &mut broadcast::Receiver<Arc<Event>>,
+) -> SubscriptionResult {
     let sink = pending.accept().await?;
+    let (info, waiting) = h.0.agents.snapshot(id).await.map_err(to_rpc)?;
+    let snapshot = EventPayload::Snapshot {
+        session: Box::new(info),
+        pending: waiting,
+    };
+    send(&sink, &per_subscription(id, snapshot)).await?;
+    follow(h, &sink, id, since, live).await
+}
 
-    let (info, waiting) = agents.snapshot(&id).await.map_err(to_rpc)?;
-    send(
-        &sink,
-        &per_subscription(
-            &id,
-            EventPayload::Snapshot {
-                session: Box::new(info),
-                pending: waiting,
-            },
-        ),
-    )
-    .await?;
-
-    let mut last = since_seq.unwrap_or(0);
-    last = replay(h, &sink, &id, last, None).await?;
+/// Replays the stored log after `last`, then forwards live events until the client
+/// leaves, falls behind (resync) or the session's log closes.
+async fn follow(
+    h: &Handler,
+    sink: &SubscriptionSink,
+    id: &str,
+    mut last: u64,
+    live: &mut broadcast::Receiver<Arc<Event>>,
+) -> SubscriptionResult {
+    last = replay(h, sink, id, last, None).await?;
     loop {
         tokio::select! {
             r = live.recv() => match r {
@@ -63,14 +84,14 @@ pub async fn subscribe(
                     if ev.seq > last + 1 {
                         // Cannot happen while events are stored before they are
                         // published, but the store is the truth: fill from it.
-                        replay(h, &sink, &id, last, Some(ev.seq - 1)).await?;
+                        replay(h, sink, id, last, Some(ev.seq - 1)).await?;
                     }
-                    send(&sink, &ev).await?;
+                    send(sink, &ev).await?;
                     last = ev.seq;
                 }
                 Err(RecvError::Lagged(n)) => {
                     tracing::info!(session = %id, skipped = n, "subscriber fell behind; asking it to re-sync");
-                    send(&sink, &per_subscription(&id, EventPayload::Resync { last_seq: last })).await?;
+                    send(sink, &per_subscription(id, EventPayload::Resync { last_seq: last })).await?;
                     return Ok(());
                 }
                 Err(RecvError::Closed) => return Ok(()),

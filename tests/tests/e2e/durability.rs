@@ -206,3 +206,85 @@ async fn a_message_queued_behind_a_finishing_turn_starts_the_next_turn() {
     assert_eq!(out.stdout, "Second answer.\n");
     watch.signal(Signal::SIGINT);
 }
+
+/// Pids of live processes whose command line contains `needle`.
+fn processes_running(needle: &str) -> Vec<i32> {
+    let mut pids = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = entry.file_name().to_string_lossy().parse::<i32>() else {
+            continue;
+        };
+        let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) else {
+            continue;
+        };
+        let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+        let zombie = stat
+            .rsplit(')')
+            .next()
+            .is_some_and(|rest| rest.trim_start().starts_with('Z'));
+        if !zombie
+            && String::from_utf8_lossy(&cmd)
+                .replace('\0', " ")
+                .contains(needle)
+        {
+            pids.push(pid);
+        }
+    }
+    pids
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn commands_left_running_by_a_crashed_daemon_are_killed_at_restart() {
+    // A duration no other test uses, so the process can be found by its command line.
+    let needle = "sleep 301.7";
+    let w = World::new(
+        Script::new()
+            .reply(Reply::tool_calls(vec![ToolCall::new(
+                "Bash",
+                json!({"command": needle}),
+            )]))
+            .reply(Reply::text("done")),
+    )
+    .await;
+    let out = w
+        .run(&[
+            "send",
+            "--mode",
+            "bypassPermissions",
+            "--no-wait",
+            "wait a while",
+        ])
+        .await;
+    let id = out.session_id();
+    let mut watch = w.start(&["attach", &id, "--output", "stream-json"]);
+    watch.until(|l| l.contains("\"tool_call\"")).await;
+    let started = async {
+        while processes_running(needle).is_empty() {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(crate::harness::PATIENCE, started)
+        .await
+        .expect("the command starts");
+    let pid = w.daemon_info().await["pid"].as_u64().unwrap();
+    kill9(pid);
+    gone(pid).await;
+    watch.finish().await;
+    assert!(
+        !processes_running(needle).is_empty(),
+        "the orphan outlives the daemon"
+    );
+
+    // The next daemon kills it before anything else.
+    assert_eq!(w.run(&["daemon", "start"]).await.code, 0);
+    let killed = async {
+        while !processes_running(needle).is_empty() {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(crate::harness::PATIENCE, killed)
+        .await
+        .expect("the orphan is killed");
+    let sessions = w.run(&["sessions", "--json"]).await.json();
+    assert_eq!(sessions[0]["status"], "interrupted");
+}

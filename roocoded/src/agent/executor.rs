@@ -20,7 +20,7 @@ use super::summarizer::ModelSummarizer;
 use super::turn::INTERRUPTED_BY_USER;
 use super::{AgentError, Agents};
 use crate::config::Config;
-use crate::permission::{Decision, PermissionGate};
+use crate::permission::{Decision, GateSettings, Mode, PermissionGate};
 use crate::store::SessionRow;
 use crate::tools::{self, PermissionTarget, ProgressFn, ToolContext, ToolError, ToolOutput};
 use roocode_protocol::session::ClientEnv;
@@ -79,7 +79,13 @@ pub async fn run_calls(
         shell: rt.shell.clone(),
         processes: Some(agents.processes.for_session(&row.id)),
     };
-    let gate = PermissionGate::new(&row.mode);
+    let mode = Mode::parse(&row.mode).unwrap_or(Mode::Default);
+    let (mut settings, rule_errors) = GateSettings::from_config(&config, mode, &base.root);
+    for e in rule_errors {
+        tracing::warn!(session = %row.id, "ignoring an invalid permission rule: {e}");
+    }
+    settings.plan_file = Some(agents.plan_file(&row.id));
+    let gate = PermissionGate::new(settings);
     let registry = &agents.tools;
     let is_safe = |c: &Call| {
         registry

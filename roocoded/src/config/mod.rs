@@ -151,6 +151,10 @@ impl Config {
             &mut self.permissions.additional_directories,
             permissions.additional_directories,
         );
+        append_unique(
+            &mut self.permissions.protected_branches,
+            permissions.protected_branches,
+        );
 
         override_with(
             &mut self.context.compact_threshold,

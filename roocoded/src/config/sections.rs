@@ -75,6 +75,10 @@ pub struct PermissionsConfig {
     pub deny: Vec<String>,
     #[serde(default)]
     pub additional_directories: Vec<String>,
+    /// Branches that `git push --force` may never rewrite, besides `main`, `master` and
+    /// the remote's default branch.
+    #[serde(default)]
+    pub protected_branches: Vec<String>,
 }
 
 /// `context:`.

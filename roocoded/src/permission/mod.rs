@@ -2,25 +2,37 @@
 //!
 //! [`PermissionGate::check`] runs the layers in order and the first final answer wins:
 //!
-//! 1. dangerous commands — hard deny list for `Bash` (arrives with Bash, `dangerous.rs`);
-//! 2. the path sandbox ([`sandbox`]) — never overridable;
-//! 3. allow/ask/deny rules (arrives later, `rules.rs`);
+//! 1. dangerous commands ([`dangerous`], on commands parsed by [`command`]) — a hard
+//!    deny nothing overrides; a command the parser cannot see through is asked in every
+//!    mode, `bypassPermissions` included (denied in `dontAsk`), unless a deny rule
+//!    denies it;
+//! 2. the path sandbox ([`sandbox`]) — never overridable; the session's plan file is
+//!    part of it;
+//! 3. allow/ask/deny rules ([`rules`]): deny beats ask beats allow. A deny is final; an
+//!    ask asks in every mode (an explicit ask rule is stronger than `bypassPermissions`;
+//!    `dontAsk` turns it into a deny); an allow allows in every mode;
 //! 4. the session mode ([`modes`]);
 //! 5. the human in the loop — an `Ask` answer is turned into a permission request by
-//!    the agent loop, outside this module.
-//!
-//! Each layer is a function in its own file taking the tool, its
-//! [`PermissionTarget`] and the context; `check` only sequences them.
+//!    the agent loop, outside this module. "Allow always" writes a rule with
+//!    [`persist`].
 
+pub mod command;
+pub mod dangerous;
 pub mod modes;
 pub mod persist;
+pub mod rules;
 pub mod sandbox;
+
+use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::config::Config;
 use crate::tools::{PermissionTarget, Tool, ToolContext};
 
+pub use dangerous::{DangerContext, Finding};
 pub use modes::Mode;
+pub use rules::{RuleError, RuleKind, Rules, Verdict};
 pub use sandbox::{Access, SandboxError, check_access, check_path};
 
 /// The answer for one tool call.
@@ -34,56 +46,286 @@ pub enum Decision {
     Deny { reason: String },
 }
 
-/// The permission state of one session (or one agent): its mode and, later, its rules.
+/// Everything a gate needs besides the call.
+#[derive(Debug, Clone)]
+pub struct GateSettings {
+    pub mode: Mode,
+    /// The merged `permissions.allow/ask/deny` lists.
+    pub rules: Rules,
+    /// `permissions.protected_branches`; `main`, `master` and `default_branch` are
+    /// always protected.
+    pub protected_branches: Vec<String>,
+    /// The remote's default branch ([`default_branch`]).
+    pub default_branch: Option<String>,
+    /// The session's plan file (`<data dir>/plans/<session>.md`).
+    pub plan_file: Option<PathBuf>,
+    /// The user's home directory, for `~/` in rules and dangerous targets.
+    pub home: Option<PathBuf>,
+}
+
+impl GateSettings {
+    /// A mode with no rules and nothing else known.
+    pub fn new(mode: Mode) -> Self {
+        Self {
+            mode,
+            rules: Rules::default(),
+            protected_branches: Vec::new(),
+            default_branch: None,
+            plan_file: None,
+            home: None,
+        }
+    }
+
+    /// Settings from the merged configuration of the project at `root`, for a session in
+    /// `mode`: its rules (the invalid ones are returned and left out), protected
+    /// branches, the repository's default branch and the daemon user's home directory.
+    /// The caller adds the plan file.
+    pub fn from_config(config: &Config, mode: Mode, root: &Path) -> (Self, Vec<RuleError>) {
+        let (rules, errors) = Rules::from_config(&config.permissions);
+        let settings = Self {
+            mode,
+            rules,
+            protected_branches: config.permissions.protected_branches.clone(),
+            default_branch: default_branch(root),
+            plan_file: None,
+            home: directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()),
+        };
+        (settings, errors)
+    }
+}
+
+impl From<Mode> for GateSettings {
+    fn from(mode: Mode) -> Self {
+        Self::new(mode)
+    }
+}
+
+/// A mode by name (`default`, `acceptEdits`, `plan`, `bypassPermissions`, `dontAsk`);
+/// an unknown name falls back to `default`.
+impl From<&str> for GateSettings {
+    fn from(name: &str) -> Self {
+        let mode = Mode::parse(name).unwrap_or_else(|| {
+            tracing::warn!(mode = name, "unknown permission mode; using default");
+            Mode::Default
+        });
+        Self::new(mode)
+    }
+}
+
+impl From<&String> for GateSettings {
+    fn from(name: &String) -> Self {
+        Self::from(name.as_str())
+    }
+}
+
+/// The permission state of one session (or one agent).
 #[derive(Debug, Clone)]
 pub struct PermissionGate {
-    mode: Mode,
+    settings: GateSettings,
+    /// `main`, `master`, the default branch and the configured ones.
+    protected: Vec<String>,
 }
 
 impl PermissionGate {
-    /// A gate for the named mode (`default`, `acceptEdits`, `plan`,
-    /// `bypassPermissions`, `dontAsk`). An unknown name falls back to `default`.
-    pub fn new(mode: &str) -> Self {
-        let mode = Mode::parse(mode).unwrap_or_else(|| {
-            tracing::warn!(mode, "unknown permission mode; using default");
-            Mode::Default
-        });
-        Self { mode }
+    /// A gate from full settings, or from a mode (`Mode` or its name) for a gate with
+    /// no rules.
+    pub fn new(settings: impl Into<GateSettings>) -> Self {
+        let settings = settings.into();
+        let mut protected: Vec<String> = vec!["main".into(), "master".into()];
+        for branch in settings
+            .default_branch
+            .iter()
+            .chain(&settings.protected_branches)
+        {
+            if !protected.contains(branch) {
+                protected.push(branch.clone());
+            }
+        }
+        Self {
+            settings,
+            protected,
+        }
     }
 
     pub fn mode(&self) -> Mode {
-        self.mode
+        self.settings.mode
+    }
+
+    pub fn settings(&self) -> &GateSettings {
+        &self.settings
+    }
+
+    /// Branches a force push may never rewrite.
+    pub fn protected_branches(&self) -> &[String] {
+        &self.protected
     }
 
     /// Decide whether `tool` may run with `input` (already validated) in `ctx`.
     pub fn check(&self, tool: &dyn Tool, input: &Value, ctx: &ToolContext) -> Decision {
         let target = tool.permission_target(input, ctx);
+        let mode = self.settings.mode;
+        let home = self.settings.home.as_deref();
 
-        // Layer 1 (dangerous commands) slots in here for `PermissionTarget::Command`.
+        // Layer 1: dangerous commands.
+        let mut cannot_see = None;
+        let analysis = match &target {
+            PermissionTarget::Command(line) => {
+                let analysis = command::analyze(line);
+                let cx = DangerContext {
+                    protected_branches: &self.protected,
+                    home,
+                    root: &ctx.root,
+                    cwd: &ctx.cwd,
+                };
+                match dangerous::check(&analysis, &cx) {
+                    Some(Finding::Deny(reason)) => return Decision::Deny { reason },
+                    Some(Finding::Opaque(why)) => cannot_see = Some(why),
+                    None => {}
+                }
+                Some(analysis)
+            }
+            _ => None,
+        };
 
-        if let Err(e) = sandbox_layer(&target, ctx) {
-            return Decision::Deny {
-                reason: e.to_string(),
-            };
+        // Layer 2: the path sandbox (the plan file belongs to it).
+        let mut plan_file = false;
+        let mut real = None;
+        if let PermissionTarget::Path { path, write } = &target {
+            plan_file = self.is_plan_file(path, ctx);
+            if !plan_file {
+                let access = if *write { Access::Write } else { Access::Read };
+                match check_access(path, access, ctx) {
+                    Ok(r) => real = Some(r),
+                    Err(e) => {
+                        return Decision::Deny {
+                            reason: e.to_string(),
+                        };
+                    }
+                }
+            }
         }
 
-        // Layer 3 (rules) slots in here: a matching deny is final; allow/ask go to the
-        // mode as the rules' verdict.
+        // Layer 3: rules.
+        let lexical = match &target {
+            PermissionTarget::Path { path, .. } => Some(rules::normalize(&ctx.resolve(path))),
+            _ => None,
+        };
+        let subject = match (&target, &analysis, &lexical) {
+            (PermissionTarget::Command(line), Some(analysis), _) => {
+                rules::Subject::Command { line, analysis }
+            }
+            (PermissionTarget::Path { .. }, _, Some(path)) => rules::Subject::Path {
+                path,
+                real: real.as_deref(),
+                is_dir: real.as_deref().is_some_and(Path::is_dir),
+            },
+            (PermissionTarget::Url(url), _, _) => rules::Subject::Url(url),
+            _ => rules::Subject::Input(input),
+        };
+        let real_root = sandbox::real_path(&ctx.root).ok();
+        let real_home = home.and_then(|h| sandbox::real_path(h).ok());
+        let bases = rules::Bases {
+            root: &ctx.root,
+            real_root: real_root.as_deref(),
+            home,
+            real_home: real_home.as_deref(),
+        };
+        let verdict = self.settings.rules.evaluate(tool.name(), &subject, &bases);
+        let described = || modes::describe(tool.name(), &target);
+        match (&verdict, cannot_see) {
+            (
+                Some(Verdict {
+                    kind: RuleKind::Deny,
+                    rule,
+                }),
+                _,
+            ) => Decision::Deny {
+                reason: format!("denied by rule {rule} in your config"),
+            },
+            (_, Some(why)) => modes::ask(
+                mode,
+                format!(
+                    "{} (RooCode cannot check this command before it runs: {why})",
+                    described()
+                ),
+            ),
+            (
+                Some(Verdict {
+                    kind: RuleKind::Ask,
+                    rule,
+                }),
+                None,
+            ) => modes::ask(
+                mode,
+                format!("{} (rule {rule} in your config asks first)", described()),
+            ),
+            (
+                Some(Verdict {
+                    kind: RuleKind::Allow,
+                    ..
+                }),
+                None,
+            ) => Decision::Allow,
+            // Layer 4: the mode.
+            (None, None) => modes::decide(mode, tool, &target, plan_file),
+        }
+    }
 
-        modes::decide(self.mode, tool, &target)
+    /// True if `path` (resolved against `ctx.cwd`) is the session's plan file: its real
+    /// path is the plan file's directory's real path plus its name, so a symlink at the
+    /// plan file's place does not count.
+    fn is_plan_file(&self, path: &Path, ctx: &ToolContext) -> bool {
+        let Some(plan) = &self.settings.plan_file else {
+            return false;
+        };
+        let (Some(dir), Some(name)) = (plan.parent(), plan.file_name()) else {
+            return false;
+        };
+        let Ok(real_dir) = sandbox::real_path(dir) else {
+            return false;
+        };
+        sandbox::real_path(&ctx.resolve(path)).is_ok_and(|real| real == real_dir.join(name))
     }
 }
 
-/// Layer 2 applied to a target: only paths are sandboxed.
-fn sandbox_layer(target: &PermissionTarget, ctx: &ToolContext) -> Result<(), SandboxError> {
-    match target {
-        PermissionTarget::Path { path, write } => {
-            let access = if *write { Access::Write } else { Access::Read };
-            check_access(path, access, ctx).map(drop)
+/// The default branch of the repository at `root`, from
+/// `.git/refs/remotes/origin/HEAD` (`ref: refs/remotes/origin/main` → `main`). Works
+/// for worktrees (a `.git` file pointing at the git directory, whose `commondir` holds
+/// the refs).
+pub fn default_branch(root: &Path) -> Option<String> {
+    let dot_git = root.join(".git");
+    let git_dir = if dot_git.is_file() {
+        let text = std::fs::read_to_string(&dot_git).ok()?;
+        let dir = PathBuf::from(text.trim().strip_prefix("gitdir:")?.trim());
+        let dir = if dir.is_absolute() {
+            dir
+        } else {
+            root.join(dir)
+        };
+        match std::fs::read_to_string(dir.join("commondir")) {
+            Ok(common) => {
+                let common = PathBuf::from(common.trim());
+                if common.is_absolute() {
+                    common
+                } else {
+                    dir.join(common)
+                }
+            }
+            Err(_) => dir,
         }
-        PermissionTarget::None | PermissionTarget::Command(_) | PermissionTarget::Url(_) => Ok(()),
-    }
+    } else {
+        dot_git
+    };
+    let head = std::fs::read_to_string(git_dir.join("refs/remotes/origin/HEAD")).ok()?;
+    let branch = head
+        .trim()
+        .strip_prefix("ref:")?
+        .trim()
+        .strip_prefix("refs/remotes/origin/")?;
+    (!branch.is_empty()).then(|| branch.to_string())
 }
 
+#[cfg(test)]
+mod gate_tests;
 #[cfg(test)]
 mod tests;

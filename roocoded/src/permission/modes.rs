@@ -1,9 +1,18 @@
-//! Layer 4, the session mode (DESIGN §8). For now every mode behaves as `default`:
-//! read-only tools are allowed, anything else asks. The per-mode rules (`acceptEdits`,
-//! `plan`'s plan file, `bypassPermissions`, `dontAsk`) arrive with the rules layer and
-//! belong in [`decide`].
+//! Layer 4, the session mode (DESIGN §8), for calls that layers 1–3 left undecided:
+//!
+//! | mode | read-only tool | file edit in the sandbox | command, other | plan file write |
+//! | --- | --- | --- | --- | --- |
+//! | `default` | allow | ask | ask | ask |
+//! | `acceptEdits` | allow | allow | ask | allow |
+//! | `plan` | allow | ask | ask | allow |
+//! | `bypassPermissions` | allow | allow | allow | allow |
+//! | `dontAsk` | allow | deny | deny | deny |
+//!
+//! `dontAsk` also turns every ask of the other layers (ask rules, commands the parser
+//! cannot see through) into a deny; see [`ask`].
 
-use crate::tools::{PermissionTarget, Tool};
+use crate::config::PermissionMode;
+use crate::tools::{PermissionTarget, Tool, ToolCategory};
 
 use super::Decision;
 
@@ -46,13 +55,50 @@ impl Mode {
     }
 }
 
-/// The mode's answer for a call that passed layers 1–3.
-pub fn decide(_mode: Mode, tool: &dyn Tool, target: &PermissionTarget) -> Decision {
+impl From<PermissionMode> for Mode {
+    fn from(mode: PermissionMode) -> Self {
+        match mode {
+            PermissionMode::Default => Self::Default,
+            PermissionMode::AcceptEdits => Self::AcceptEdits,
+            PermissionMode::Plan => Self::Plan,
+            PermissionMode::BypassPermissions => Self::BypassPermissions,
+            PermissionMode::DontAsk => Self::DontAsk,
+        }
+    }
+}
+
+/// The mode's answer for a call that passed layers 1–3 without a verdict.
+/// `plan_file` is true when the call writes the session's plan file.
+pub fn decide(mode: Mode, tool: &dyn Tool, target: &PermissionTarget, plan_file: bool) -> Decision {
     if tool.is_read_only() {
         return Decision::Allow;
     }
-    Decision::Ask {
-        reason: describe(tool.name(), target),
+    let file_edit = tool.category() == ToolCategory::File
+        && matches!(target, PermissionTarget::Path { write: true, .. });
+    let allowed = match mode {
+        Mode::BypassPermissions => true,
+        Mode::AcceptEdits => file_edit,
+        Mode::Plan => plan_file,
+        Mode::Default | Mode::DontAsk => false,
+    };
+    if allowed {
+        Decision::Allow
+    } else {
+        ask(mode, describe(tool.name(), target))
+    }
+}
+
+/// An ask in `mode`: a deny saying why in `dontAsk`, an ask otherwise.
+pub fn ask(mode: Mode, reason: String) -> Decision {
+    if mode == Mode::DontAsk {
+        Decision::Deny {
+            reason: format!(
+                "{reason}; this needs approval and the session is in dontAsk mode, \
+                 which denies whatever would be asked"
+            ),
+        }
+    } else {
+        Decision::Ask { reason }
     }
 }
 

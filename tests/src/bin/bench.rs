@@ -14,7 +14,7 @@
 
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
@@ -179,6 +179,46 @@ fn rss_mib(pid: u64) -> anyhow::Result<f64> {
     Ok(kib / 1024.0)
 }
 
+/// RSS of a freshly started, idle daemon, and after 100 idle sessions were created.
+async fn daemon_memory(b: &Bench) -> anyhow::Result<(f64, f64)> {
+    b.cli(&["daemon", "stop"])?;
+    b.cli(&["daemon", "start"])?;
+    let paths = paths_of(b)?;
+    let client = ClientInfo {
+        kind: "bench".into(),
+        name: "roocode-bench".into(),
+        pid: std::process::id(),
+    };
+    let (rpc, hello) = roocode_protocol::client::connect(&paths.socket, client).await?;
+    let idle = rss_mib(u64::from(hello.pid))?;
+    let vars = [
+        ("ROOCODE_MODEL", "anthropic/claude-sonnet-4-5"),
+        ("ANTHROPIC_API_KEY", "bench"),
+    ];
+    for _ in 0..100 {
+        rpc.create(CreateParams {
+            cwd: b.project.path().display().to_string(),
+            env: ClientEnv {
+                vars: vars
+                    .iter()
+                    .map(|(k, v)| (k.to_string(), v.to_string()))
+                    .collect(),
+            },
+            ..CreateParams::default()
+        })
+        .await?;
+    }
+    let with_sessions = rss_mib(u64::from(hello.pid))?;
+    Ok((idle, with_sessions))
+}
+
+fn paths_of(b: &Bench) -> anyhow::Result<roocode_protocol::paths::Paths> {
+    let home = b.home.path().display().to_string();
+    Ok(roocode_protocol::paths::Paths::resolve(|k| {
+        (k == "ROOCODE_HOME").then(|| home.clone())
+    })?)
+}
+
 async fn bench(args: Args) -> anyhow::Result<()> {
     let exe = std::env::current_exe()?;
     let dir = exe.parent().context("bench directory")?.to_path_buf();
@@ -209,6 +249,9 @@ async fn bench(args: Args) -> anyhow::Result<()> {
         b.cli(&["daemon", "stop"])?;
         cold.push(b.send()?);
     }
+    // Memory of a fresh idle daemon, then with 100 more idle sessions.
+    let (idle, with_sessions) = daemon_memory(&b).await?;
+
     // Warm: the daemon is up.
     let mut warm = Vec::new();
     for _ in 0..args.runs {
@@ -218,10 +261,7 @@ async fn bench(args: Args) -> anyhow::Result<()> {
     let (cold_wall, cold_rss) = report("send, cold auto-start", &cold);
 
     // Trivial RPC round trip.
-    let paths = roocode_protocol::paths::Paths::resolve(|k| match k {
-        "ROOCODE_HOME" => Some(b.home.path().display().to_string()),
-        _ => None,
-    })?;
+    let paths = paths_of(&b)?;
     let client = ClientInfo {
         kind: "bench".into(),
         name: "roocode-bench".into(),
@@ -255,31 +295,15 @@ async fn bench(args: Args) -> anyhow::Result<()> {
         args.rpc_calls
     );
 
-    // Daemon memory: idle, then with 100 more idle sessions.
-    let idle = rss_mib(u64::from(hello.pid))?;
-    for _ in 0..100 {
-        let vars = [
-            ("ROOCODE_MODEL", "anthropic/claude-sonnet-4-5"),
-            ("ANTHROPIC_API_KEY", "bench"),
-        ];
-        rpc.create(CreateParams {
-            cwd: b.project.path().display().to_string(),
-            env: ClientEnv {
-                vars: vars
-                    .iter()
-                    .map(|(k, v)| (k.to_string(), v.to_string()))
-                    .collect(),
-            },
-            ..CreateParams::default()
-        })
-        .await?;
-    }
-    tokio::time::sleep(Duration::from_millis(200)).await;
-    let with_sessions = rss_mib(u64::from(hello.pid))?;
-    println!("{:<34} {idle:>8.1} MiB", "daemon RSS, idle");
+    let after = rss_mib(u64::from(hello.pid))?;
+    println!("{:<34} {idle:>8.1} MiB", "daemon RSS, fresh and idle");
     println!(
         "{:<34} {with_sessions:>8.1} MiB",
         "daemon RSS, +100 idle sessions"
+    );
+    println!(
+        "{:<34} {after:>8.1} MiB",
+        "daemon RSS, after this whole bench"
     );
 
     println!();

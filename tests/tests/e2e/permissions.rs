@@ -177,7 +177,8 @@ async fn allow_always_writes_a_rule_and_the_next_call_runs_without_asking() {
         config.contains("# my local settings") && config.contains("# keep this"),
         "{config}"
     );
-    assert!(config.contains("Edit(notes.md)"), "{config}");
+    // Anchored at the root (gitignore style), so a notes.md elsewhere stays asked.
+    assert!(config.contains("\"Edit(/notes.md)\""), "{config}");
 
     let second = w
         .run(&[

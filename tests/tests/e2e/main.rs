@@ -9,6 +9,7 @@ mod harness;
 mod attach;
 mod daemon;
 mod durability;
+mod interactive;
 mod llm;
 mod permissions;
 mod send;

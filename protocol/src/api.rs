@@ -36,6 +36,13 @@ pub trait DaemonApi {
     /// Stops the daemon cleanly: running turns are marked interrupted.
     #[method(name = "shutdown", param_kind = map)]
     async fn shutdown(&self) -> RpcResult<()>;
+
+    /// Events of every session that matter outside it: turns starting and ending,
+    /// permission requests and questions raised and resolved. For overviews (the TUI's
+    /// side panel): refresh `pending.list` / `session.list` on each. Advisory: a
+    /// subscriber that falls behind skips events rather than being closed.
+    #[subscription(name = "subscribe" => "event", unsubscribe = "unsubscribe", item = Event, param_kind = map)]
+    async fn subscribe_daemon(&self) -> SubscriptionResult;
 }
 
 /// `session.*`: sessions, messages and their event streams.

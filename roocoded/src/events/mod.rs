@@ -47,6 +47,24 @@ impl SessionLog {
 pub struct EventLog {
     store: Store,
     sessions: Mutex<HashMap<String, Arc<SessionLog>>>,
+    /// Events of any session that matter outside it (see [`EventLog::subscribe_all`]).
+    global: broadcast::Sender<Arc<Event>>,
+}
+
+/// How many global events a daemon subscriber may fall behind (it then skips).
+const GLOBAL_CAPACITY: usize = 256;
+
+/// Whether an event is of interest to overviews of all sessions.
+fn is_global(payload: &EventPayload) -> bool {
+    matches!(
+        payload,
+        EventPayload::TurnStarted { .. }
+            | EventPayload::TurnCompleted { .. }
+            | EventPayload::PermissionRequest { .. }
+            | EventPayload::PermissionResolved { .. }
+            | EventPayload::Question { .. }
+            | EventPayload::QuestionResolved { .. }
+    )
 }
 
 impl EventLog {
@@ -54,6 +72,7 @@ impl EventLog {
         EventLog {
             store,
             sessions: Mutex::new(HashMap::new()),
+            global: broadcast::channel(GLOBAL_CAPACITY).0,
         }
     }
 
@@ -81,6 +100,11 @@ impl EventLog {
                 rx
             }
         }
+    }
+
+    /// Overview events of every session from now on.
+    pub fn subscribe_all(&self) -> broadcast::Receiver<Arc<Event>> {
+        self.global.subscribe()
     }
 
     /// Frees a session's live channel once its last subscriber has gone (call after
@@ -145,6 +169,11 @@ impl EventLog {
         self.store.append_events(&events).await?;
         *last = Some(seq);
         log.publish(&events);
+        if self.global.receiver_count() > 0 {
+            for ev in events.iter().filter(|e| is_global(&e.payload)) {
+                let _ = self.global.send(Arc::new(ev.clone()));
+            }
+        }
         Ok(events)
     }
 

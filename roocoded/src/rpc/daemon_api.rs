@@ -1,10 +1,12 @@
 //! `daemon.*`, `commands.*` and `pending.*`.
 
-use jsonrpsee::Extensions;
+use jsonrpsee::core::SubscriptionResult;
+use jsonrpsee::{Extensions, PendingSubscriptionSink};
 use roocode_protocol::api::{CommandsApiServer, DaemonApiServer, PendingApiServer, RpcResult};
 use roocode_protocol::daemon::{ClientInfo, DaemonInfo, HelloResponse};
 use roocode_protocol::session::{CommandInfo, PendingRequest};
 use roocode_protocol::{BUILD_ID, PROTOCOL_VERSION, VERSION};
+use tokio::sync::broadcast::error::RecvError;
 
 use super::errors::to_rpc;
 use super::handshake::HandshakeState;
@@ -63,6 +65,26 @@ impl DaemonApiServer for Handler {
             sessions,
             running_turns,
         })
+    }
+
+    async fn subscribe_daemon(&self, pending: PendingSubscriptionSink) -> SubscriptionResult {
+        let mut rx = self.0.agents.events().subscribe_all();
+        let sink = pending.accept().await?;
+        loop {
+            tokio::select! {
+                r = rx.recv() => match r {
+                    Ok(ev) => {
+                        let raw = serde_json::value::to_raw_value(&*ev)?;
+                        if sink.send(raw).await.is_err() {
+                            return Ok(());
+                        }
+                    }
+                    Err(RecvError::Lagged(n)) => tracing::debug!(skipped = n, "daemon subscriber fell behind"),
+                    Err(RecvError::Closed) => return Ok(()),
+                },
+                _ = sink.closed() => return Ok(()),
+            }
+        }
     }
 
     async fn shutdown(&self) -> RpcResult<()> {

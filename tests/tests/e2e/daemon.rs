@@ -353,3 +353,40 @@ async fn a_daemon_whose_home_disappears_exits() {
         .await
         .expect("the daemon exits");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn daemon_subscribe_reports_turns_and_requests_of_every_session() {
+    use roocode_protocol::api::DaemonApiClient;
+    use roocode_protocol::daemon::ClientInfo;
+    use roocode_protocol::event::EventPayload;
+
+    let w = World::new(Script::always(Reply::text("ok"))).await;
+    assert_eq!(w.run(&["daemon", "start"]).await.code, 0);
+    let socket = w.home.path().join("run/roocoded.sock");
+    let me = ClientInfo {
+        kind: "test".into(),
+        name: "e2e".into(),
+        pid: std::process::id(),
+    };
+    let (rpc, _) = roocode_protocol::client::connect(&socket, me)
+        .await
+        .unwrap();
+    let mut sub = rpc.subscribe_daemon().await.unwrap();
+    let out = w.run(&["send", "hello"]).await;
+    let id = out.session_id();
+    let mut kinds = Vec::new();
+    while kinds.last() != Some(&"turn_completed") {
+        let ev = tokio::time::timeout(PATIENCE, sub.next())
+            .await
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        assert_eq!(ev.session_id, id);
+        kinds.push(match ev.payload {
+            EventPayload::TurnStarted { .. } => "turn_started",
+            EventPayload::TurnCompleted { .. } => "turn_completed",
+            other => panic!("not an overview event: {other:?}"),
+        });
+    }
+    assert_eq!(kinds, ["turn_started", "turn_completed"]);
+}

@@ -10,18 +10,18 @@ use serde_json::json;
 use crate::harness::{PATIENCE, World, bin};
 
 /// A tmux server of this test alone.
-struct Tmux {
+pub struct Tmux {
     socket: String,
 }
 
 impl Tmux {
-    fn new(name: &str) -> Tmux {
+    pub fn new(name: &str) -> Tmux {
         Tmux {
             socket: format!("roocode-e2e-{}-{name}", std::process::id()),
         }
     }
 
-    fn run(&self, args: &[&str]) -> String {
+    pub fn run(&self, args: &[&str]) -> String {
         let out = Command::new("tmux")
             .arg("-L")
             .arg(&self.socket)
@@ -31,16 +31,21 @@ impl Tmux {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    fn screen(&self) -> String {
-        self.run(&["capture-pane", "-p", "-t", "t"])
+    pub fn screen_of(&self, target: &str) -> String {
+        self.run(&["capture-pane", "-p", "-t", target])
     }
 
     /// Waits until the screen shows `text` (tmux has no event to wait on; the screen is
     /// polled, bounded by PATIENCE).
     async fn wait_for(&self, text: &str) -> String {
+        self.wait_for_on("t", text).await
+    }
+
+    /// Waits until the screen of the tmux session `target` shows `text`.
+    pub async fn wait_for_on(&self, target: &str, text: &str) -> String {
         let poll = async {
             loop {
-                let screen = self.screen();
+                let screen = self.screen_of(target);
                 if screen.contains(text) {
                     return screen;
                 }
@@ -49,7 +54,10 @@ impl Tmux {
         };
         match tokio::time::timeout(PATIENCE, poll).await {
             Ok(screen) => screen,
-            Err(_) => panic!("the screen never showed {text:?}:\n{}", self.screen()),
+            Err(_) => panic!(
+                "the screen never showed {text:?}:\n{}",
+                self.screen_of(target)
+            ),
         }
     }
 }
@@ -64,15 +72,21 @@ impl Drop for Tmux {
 
 /// The shell command that runs `roocode-cli args…` with the world's environment.
 fn cli_line(w: &World, args: &str) -> String {
+    line_for(w, "roocode-cli", args)
+}
+
+/// The shell command that runs the workspace binary `program args…` with the world's
+/// environment, then reports its exit status and stays on screen.
+pub fn line_for(w: &World, program: &str, args: &str) -> String {
     format!(
-        "env -i PATH='{path}' HOME='{home}' ROOCODE_HOME='{home}' ROOCODE_DAEMON_BIN='{daemon}' \
+        "env -i TERM=xterm-256color PATH='{path}' HOME='{home}' ROOCODE_HOME='{home}' ROOCODE_DAEMON_BIN='{daemon}' \
          ROOCODE_MODEL=anthropic/claude-sonnet-4-5 ANTHROPIC_API_KEY=test-key ANTHROPIC_BASE_URL='{url}' \
          '{cli}' {args}; echo EXIT=$?; sleep 600",
         path = std::env::var("PATH").unwrap_or_default(),
         home = w.home.path().display(),
         daemon = bin("roocoded").display(),
         url = w.mock.base_url(),
-        cli = bin("roocode-cli").display(),
+        cli = bin(program).display(),
     )
 }
 

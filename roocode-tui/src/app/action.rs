@@ -1,0 +1,39 @@
+//! What the UI asks the binary to do ([`Action`]) and what the binary tells the UI
+//! about its link to the daemon ([`Connection`]).
+
+use roocode_protocol::session::PermissionDecision;
+
+/// A request of the UI to the binary, returned by [`super::App::on_key`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    /// Submit the input (the daemon queues it if a turn runs).
+    Send(String),
+    /// A slash command line naming a known command, e.g. `/cost` or `/mode plan`.
+    Command(String),
+    /// Esc while a turn runs: `session.cancel`.
+    Cancel,
+    /// Shift+Tab: `session.set_mode` (default → acceptEdits → plan → default).
+    SetMode(String),
+    RespondPermission {
+        request_id: String,
+        decision: PermissionDecision,
+        feedback: Option<String>,
+    },
+    AnswerQuestion {
+        request_id: String,
+        answers: Vec<String>,
+    },
+    /// The side panel was opened: fetch `pending.list` and `session.list` and pass
+    /// them to [`super::App::set_overview`].
+    RefreshOverview,
+    /// Leave the client (agents keep running).
+    Quit,
+}
+
+/// The state of the link to the daemon, shown in the status bar.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Connection {
+    Connected,
+    Reconnecting { attempt: u32 },
+    Disconnected(String),
+}

@@ -1,0 +1,273 @@
+//! Keys to actions: sending, commands, cancel, exit, modes, the panel, dialogs,
+//! completion, paste and scrolling.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseEvent, MouseEventKind};
+use roocode_protocol::event::EventPayload;
+use roocode_protocol::session::{PendingRequest, PermissionDecision};
+use serde_json::json;
+
+use super::tests::{delta, lines, permission_request};
+use super::*;
+use crate::test_support::{alt, app, ctrl, draw, ev, key, type_text};
+
+fn running(a: &mut App) {
+    a.on_event(&ev(
+        a.last_seq() + 1,
+        EventPayload::TurnStarted {
+            turn_id: "T".into(),
+        },
+    ));
+}
+
+#[test]
+fn enter_sends_and_known_slash_commands_are_commands() {
+    let mut a = app();
+    type_text(&mut a, "fix it");
+    assert_eq!(
+        a.on_key(key(KeyCode::Enter)),
+        [Action::Send("fix it".into())]
+    );
+    type_text(&mut a, "/mode plan");
+    assert_eq!(
+        a.on_key(key(KeyCode::Enter)),
+        [Action::Command("/mode plan".into())]
+    );
+    type_text(&mut a, "/usr/bin is broken");
+    assert_eq!(
+        a.on_key(key(KeyCode::Enter)),
+        [Action::Send("/usr/bin is broken".into())]
+    );
+}
+
+#[test]
+fn typing_while_working_is_allowed() {
+    let mut a = app();
+    running(&mut a);
+    type_text(&mut a, "also the docs");
+    assert_eq!(
+        a.on_key(key(KeyCode::Enter)),
+        [Action::Send("also the docs".into())]
+    );
+}
+
+#[test]
+fn esc_cancels_a_running_turn_only() {
+    let mut a = app();
+    assert!(a.on_key(key(KeyCode::Esc)).is_empty());
+    running(&mut a);
+    assert_eq!(a.on_key(key(KeyCode::Esc)), [Action::Cancel]);
+}
+
+#[test]
+fn esc_closes_completion_then_cancels() {
+    let mut a = app();
+    running(&mut a);
+    type_text(&mut a, "/co");
+    assert!(a.on_key(key(KeyCode::Esc)).is_empty());
+    assert_eq!(a.on_key(key(KeyCode::Esc)), [Action::Cancel]);
+}
+
+#[test]
+fn ctrl_c_exits_when_idle_and_empty() {
+    let mut a = app();
+    assert_eq!(a.on_key(ctrl('c')), [Action::Quit]);
+    assert!(a.should_quit());
+}
+
+#[test]
+fn ctrl_c_while_busy_clears_then_exits_on_the_second() {
+    let mut a = app();
+    running(&mut a);
+    type_text(&mut a, "draft");
+    assert!(a.on_key(ctrl('c')).is_empty());
+    assert!(a.input.is_empty());
+    assert_eq!(
+        a.flash.as_ref().map(|f| f.text.as_str()),
+        Some("press Ctrl+C again to exit")
+    );
+    assert_eq!(a.on_key(ctrl('c')), [Action::Quit]);
+}
+
+#[test]
+fn the_second_ctrl_c_must_come_soon() {
+    let mut a = app();
+    running(&mut a);
+    assert!(a.on_key(ctrl('c')).is_empty());
+    for _ in 0..30 {
+        a.on_tick();
+    }
+    assert!(a.flash.is_none());
+    assert!(a.on_key(ctrl('c')).is_empty());
+    assert!(!a.should_quit());
+}
+
+#[test]
+fn shift_tab_cycles_modes() {
+    let mut a = app();
+    let back_tab = KeyEvent::new(KeyCode::BackTab, KeyModifiers::SHIFT);
+    assert_eq!(a.on_key(back_tab), [Action::SetMode("acceptEdits".into())]);
+    assert_eq!(a.on_key(back_tab), [Action::SetMode("plan".into())]);
+    assert_eq!(a.on_key(back_tab), [Action::SetMode("default".into())]);
+    a.session.mode = "bypassPermissions".into();
+    assert_eq!(a.on_key(back_tab), [Action::SetMode("default".into())]);
+}
+
+#[test]
+fn the_panel_refreshes_when_opened_and_opens_other_sessions_requests() {
+    let mut a = app();
+    assert_eq!(a.on_key(ctrl('p')), [Action::RefreshOverview]);
+    let other = PendingRequest {
+        request_id: "RX".into(),
+        session_id: "OTHER".into(),
+        kind: "permission".into(),
+        tool: "Write".into(),
+        summary: "notes.md".into(),
+        reason: String::new(),
+        input: json!({"file_path": "/w/notes.md", "content": "hi"}),
+        created_at: String::new(),
+    };
+    a.set_overview(vec![other], vec![]);
+    assert!(a.on_key(key(KeyCode::Enter)).is_empty());
+    assert!(!a.panel.open);
+    assert_eq!(
+        a.on_key(key(KeyCode::Char('y'))),
+        [Action::RespondPermission {
+            request_id: "RX".into(),
+            decision: PermissionDecision::Allow,
+            feedback: None,
+        }]
+    );
+    assert_eq!(a.on_key(ctrl('p')), [Action::RefreshOverview]);
+    assert!(a.on_key(ctrl('p')).is_empty());
+    assert!(!a.panel.open);
+}
+
+#[test]
+fn deny_with_feedback_and_esc_hides_the_dialog() {
+    let mut a = app();
+    a.on_event(&permission_request(1, "R"));
+    // Keys go to the dialog, not the input.
+    assert!(a.on_key(key(KeyCode::Char('x'))).is_empty());
+    assert!(a.input.is_empty());
+    assert!(a.on_key(key(KeyCode::Esc)).is_empty());
+    assert!(a.prompts.shown().is_none());
+    assert_eq!(a.prompts.hidden(), 1);
+    type_text(&mut a, "hm");
+    assert_eq!(a.input.text(), "hm");
+    // Reopened from the panel.
+    a.on_key(ctrl('p'));
+    a.set_overview(
+        vec![PendingRequest {
+            request_id: "R".into(),
+            session_id: "S".into(),
+            kind: "permission".into(),
+            tool: "Bash".into(),
+            summary: "cargo test".into(),
+            reason: String::new(),
+            input: json!({"command": "cargo test"}),
+            created_at: String::new(),
+        }],
+        vec![],
+    );
+    a.on_key(key(KeyCode::Enter));
+    a.on_key(key(KeyCode::Char('n')));
+    a.on_paste("not now,\nuse nextest");
+    assert_eq!(
+        a.on_key(key(KeyCode::Enter)),
+        [Action::RespondPermission {
+            request_id: "R".into(),
+            decision: PermissionDecision::Deny,
+            feedback: Some("not now, use nextest".into()),
+        }]
+    );
+}
+
+#[test]
+fn tab_completes_slash_commands() {
+    let mut a = app();
+    type_text(&mut a, "/co");
+    assert!(a.on_key(key(KeyCode::Tab)).is_empty());
+    assert_eq!(a.input.text(), "/cost ");
+    let mut a = app();
+    type_text(&mut a, "/mo");
+    a.on_key(key(KeyCode::Down));
+    a.on_key(key(KeyCode::Tab));
+    assert_eq!(a.input.text(), "/model ");
+}
+
+#[test]
+fn paste_never_submits() {
+    let mut a = app();
+    a.on_paste("line one\nline two\n");
+    assert_eq!(a.input.text(), "line one\nline two\n");
+    assert_eq!(
+        a.on_key(key(KeyCode::Enter)),
+        [Action::Send("line one\nline two\n".into())]
+    );
+}
+
+#[test]
+fn alt_enter_inserts_a_newline() {
+    let mut a = app();
+    type_text(&mut a, "a");
+    assert!(a.on_key(alt(KeyCode::Enter)).is_empty());
+    type_text(&mut a, "b");
+    assert_eq!(a.input.text(), "a\nb");
+}
+
+#[test]
+fn scrolling_up_stops_following_until_end() {
+    let mut a = app();
+    for i in 0..40 {
+        a.on_event(&ev(
+            i + 1,
+            EventPayload::UserMessage {
+                turn_id: "T".into(),
+                input_id: format!("I{i}"),
+                text: format!("message {i}"),
+            },
+        ));
+    }
+    draw(&mut a, 60, 20);
+    assert!(a.scroll.following());
+    a.on_key(key(KeyCode::PageUp));
+    assert!(!a.scroll.following());
+    assert!(!a.scroll.new_output(&a.transcript));
+    a.on_event(&delta(41, "more"));
+    assert!(a.scroll.new_output(&a.transcript));
+    // End with the cursor at the end of the (empty) input follows again.
+    a.on_key(key(KeyCode::End));
+    assert!(a.scroll.following());
+    // The wheel scrolls up; scrolling down to the bottom follows again.
+    let wheel = |kind| MouseEvent {
+        kind,
+        column: 0,
+        row: 0,
+        modifiers: KeyModifiers::NONE,
+    };
+    a.on_mouse(wheel(MouseEventKind::ScrollUp));
+    assert!(!a.scroll.following());
+    a.on_mouse(wheel(MouseEventKind::ScrollDown));
+    assert!(a.scroll.following());
+    a.on_key(key(KeyCode::PageUp));
+    a.on_key(key(KeyCode::PageDown));
+    assert!(a.scroll.following());
+}
+
+#[test]
+fn ctrl_o_expands_every_tool_call() {
+    let mut a = app();
+    a.on_event(&super::tests::tool_call(1));
+    assert_eq!(lines(&mut a).len(), 1);
+    a.on_key(ctrl('o'));
+    assert_eq!(lines(&mut a).len(), 2);
+}
+
+#[test]
+fn key_releases_are_ignored() {
+    let mut a = app();
+    let mut k = key(KeyCode::Char('x'));
+    k.kind = crossterm::event::KeyEventKind::Release;
+    assert!(a.on_key(k).is_empty());
+    assert!(a.input.is_empty());
+}

@@ -1,0 +1,169 @@
+//! Keys to actions. In order: Ctrl+C (exit rules), scrolling (PageUp/PageDown,
+//! Ctrl+Home/Ctrl+End), the open dialog, the open panel, the global keys (Ctrl+P panel,
+//! Ctrl+O expand tool calls, Shift+Tab mode, Esc), slash completion (Tab, Up/Down),
+//! then the input box (Enter sends; End at the end of a line follows the bottom).
+
+use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+
+use super::{Action, App, CTRL_C_TICKS};
+use crate::completion;
+use crate::dialog::{DialogKey, Prompt};
+use crate::input::InputKey;
+use crate::panel::PanelKey;
+use crate::theme;
+
+/// The modes Shift+Tab cycles through.
+pub const MODES: [&str; 3] = ["default", "acceptEdits", "plan"];
+
+/// The mode after `mode` in the Shift+Tab cycle (`default` after any other mode).
+pub fn next_mode(mode: &str) -> &'static str {
+    match MODES.iter().position(|m| *m == mode) {
+        Some(i) => MODES[(i + 1) % MODES.len()],
+        None => MODES[0],
+    }
+}
+
+impl App {
+    /// A key press; returns what the binary must do.
+    pub fn on_key(&mut self, key: KeyEvent) -> Vec<Action> {
+        if key.kind == KeyEventKind::Release {
+            return Vec::new();
+        }
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        if ctrl && key.code == KeyCode::Char('c') {
+            return self.ctrl_c();
+        }
+        if self.scroll_key(key) {
+            return Vec::new();
+        }
+        if self.prompts.shown().is_some() {
+            match self.prompts.key(key) {
+                DialogKey::Action(a) => return vec![a],
+                DialogKey::Handled => return Vec::new(),
+                DialogKey::Ignored => {}
+            }
+        }
+        if self.panel.open {
+            match self.panel.key(key) {
+                PanelKey::Open(p) => {
+                    self.prompts.show(Prompt::from_pending(&p));
+                    return Vec::new();
+                }
+                PanelKey::Close | PanelKey::Handled => return Vec::new(),
+                PanelKey::Ignored => {}
+            }
+        }
+        if let Some(actions) = self.global_key(key) {
+            return actions;
+        }
+        if self.prompts.shown().is_some() {
+            // The dialog is modal: nothing reaches the input behind it.
+            return Vec::new();
+        }
+        if self.completion_key(key) {
+            return Vec::new();
+        }
+        if key.code == KeyCode::End && !ctrl && self.input.editor.at_line_end() {
+            self.scroll.follow();
+            return Vec::new();
+        }
+        match self.input.key(key) {
+            InputKey::Submit(text) => {
+                self.completion.edited();
+                self.scroll.follow();
+                let line = text.trim();
+                if completion::is_command(line, &self.commands) {
+                    vec![Action::Command(line.to_owned())]
+                } else {
+                    vec![Action::Send(text)]
+                }
+            }
+            InputKey::Edited => {
+                self.completion.edited();
+                Vec::new()
+            }
+            InputKey::Moved | InputKey::Ignored => Vec::new(),
+        }
+    }
+
+    /// Ctrl+C exits when idle with an empty input, or when pressed twice within about
+    /// two seconds; otherwise it clears the input and says how to exit.
+    fn ctrl_c(&mut self) -> Vec<Action> {
+        let again = self.ctrl_c_until.is_some_and(|t| self.tick <= t);
+        if again || (!self.status.running && self.input.is_empty()) {
+            self.quit = true;
+            return vec![Action::Quit];
+        }
+        self.input.clear();
+        self.completion.edited();
+        self.ctrl_c_until = Some(self.tick + CTRL_C_TICKS);
+        self.flash("press Ctrl+C again to exit", theme::WARN);
+        if let Some(f) = &mut self.flash {
+            f.until = self.tick + CTRL_C_TICKS;
+        }
+        Vec::new()
+    }
+
+    fn scroll_key(&mut self, key: KeyEvent) -> bool {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        let ctx = self.render_ctx();
+        let page = self.scroll.height.saturating_sub(2).max(1);
+        match key.code {
+            KeyCode::PageUp => self.scroll.up(&mut self.transcript, &ctx, page),
+            KeyCode::PageDown => self.scroll.down(&mut self.transcript, &ctx, page),
+            KeyCode::End if ctrl => self.scroll.follow(),
+            KeyCode::Home if ctrl => self.scroll.to_top(&self.transcript),
+            _ => return false,
+        }
+        true
+    }
+
+    fn global_key(&mut self, key: KeyEvent) -> Option<Vec<Action>> {
+        let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
+        match key.code {
+            KeyCode::Char('p') if ctrl => {
+                if self.panel.toggle() {
+                    return Some(vec![Action::RefreshOverview]);
+                }
+            }
+            KeyCode::Char('o') if ctrl => {
+                self.expand_all = !self.expand_all;
+                self.transcript.reset_expansion();
+            }
+            KeyCode::BackTab => {
+                let mode = next_mode(&self.session.mode).to_owned();
+                self.session.mode = mode.clone();
+                return Some(vec![Action::SetMode(mode)]);
+            }
+            KeyCode::Esc => {
+                let text = self.input.text().to_owned();
+                if !self.completion.visible(&text, &self.commands).is_empty() {
+                    self.completion.dismiss(&text);
+                } else if self.status.running {
+                    return Some(vec![Action::Cancel]);
+                }
+            }
+            _ => return None,
+        }
+        Some(Vec::new())
+    }
+
+    fn completion_key(&mut self, key: KeyEvent) -> bool {
+        let text = self.input.text().to_owned();
+        let count = self.completion.visible(&text, &self.commands).len();
+        if count == 0 {
+            return false;
+        }
+        match key.code {
+            KeyCode::Tab => {
+                if let Some(done) = self.completion.complete(&text, &self.commands) {
+                    self.input.set(&done);
+                }
+            }
+            KeyCode::Up => self.completion.up(count),
+            KeyCode::Down => self.completion.down(count),
+            _ => return false,
+        }
+        true
+    }
+}

@@ -1,0 +1,59 @@
+//! Helpers of the unit tests: sessions, events, keys, and drawing an [`App`] on a
+//! `TestBackend`.
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+use ratatui::Terminal;
+use ratatui::backend::TestBackend;
+use roocode_protocol::session::CommandInfo;
+
+use crate::app::App;
+pub use crate::bench_support::{event as ev, session};
+
+pub fn key(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::NONE)
+}
+
+pub fn ctrl(c: char) -> KeyEvent {
+    KeyEvent::new(KeyCode::Char(c), KeyModifiers::CONTROL)
+}
+
+pub fn alt(code: KeyCode) -> KeyEvent {
+    KeyEvent::new(code, KeyModifiers::ALT)
+}
+
+pub fn commands() -> Vec<CommandInfo> {
+    [
+        ("help", "List the slash commands"),
+        ("clear", "Start the conversation afresh"),
+        ("cost", "Tokens and cost of this session"),
+        ("mode", "Show or change the permission mode"),
+        ("model", "Show or change the model"),
+    ]
+    .iter()
+    .map(|(n, d)| CommandInfo {
+        name: (*n).to_owned(),
+        description: (*d).to_owned(),
+        kind: "local".to_owned(),
+        usage: None,
+    })
+    .collect()
+}
+
+/// An app attached to session `S`.
+pub fn app() -> App {
+    App::new(session("S", "fix the parser"), commands())
+}
+
+/// Types `text` into the app.
+pub fn type_text(app: &mut App, text: &str) {
+    for c in text.chars() {
+        app.on_key(key(KeyCode::Char(c)));
+    }
+}
+
+/// Draws `app` on a `width` × `height` test terminal.
+pub fn draw(app: &mut App, width: u16, height: u16) -> Terminal<TestBackend> {
+    let mut t = Terminal::new(TestBackend::new(width, height)).unwrap_or_else(|e| panic!("{e}"));
+    t.draw(|f| app.draw(f)).unwrap_or_else(|e| panic!("{e}"));
+    t
+}

@@ -1,0 +1,133 @@
+//! The side panel: requests waiting in every session (selectable), the other
+//! sessions with their status, and the background agents section.
+
+use ratatui::buffer::Buffer;
+use ratatui::layout::Rect;
+use ratatui::style::Style;
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, BorderType, Clear, Widget};
+use roocode_protocol::session::SessionStatus;
+
+use crate::app::App;
+use crate::theme;
+use crate::wrap::clip;
+
+pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
+    Clear.render(area, buf);
+    let block = Block::bordered()
+        .border_type(BorderType::Rounded)
+        .border_style(theme::BORDER)
+        .title_top(Line::from(Span::styled(" Overview ", theme::HEADING)))
+        .title_bottom(Line::from(Span::styled(
+            " ↑↓ select · Enter open · Esc close ",
+            theme::DIM,
+        )));
+    let inner = block.inner(area);
+    block.render(area, buf);
+    let width = inner.width.saturating_sub(1) as usize;
+    let p = &app.panel;
+    let mut lines: Vec<Line<'static>> = Vec::new();
+    let heading = |text: String| Line::from(Span::styled(text, theme::HEADING));
+
+    lines.push(heading(format!("Waiting for you ({})", p.pending.len())));
+    if !p.loaded {
+        lines.push(Line::from(Span::styled("  loading…", theme::DIM)));
+    } else if p.pending.is_empty() {
+        lines.push(Line::from(Span::styled("  nothing", theme::DIM)));
+    }
+    for (i, req) in p.pending.iter().enumerate() {
+        let selected = i == p.selected;
+        let (mark, style) = match req.kind.as_str() {
+            "question" => ("? ", theme::KEY),
+            _ => ("⚠ ", theme::WARN),
+        };
+        let what = if req.kind == "question" {
+            format!("question {}", req.summary)
+        } else {
+            format!("{} {}", req.tool, req.summary)
+        };
+        let row_style = if selected {
+            theme::SELECTED
+        } else {
+            Style::new()
+        };
+        lines.push(
+            Line::from(vec![
+                Span::styled(if selected { "› " } else { "  " }, theme::KEY),
+                Span::styled(mark, style),
+                Span::styled(
+                    clip(
+                        what.lines().next().unwrap_or_default(),
+                        width.saturating_sub(4),
+                    ),
+                    row_style,
+                ),
+            ])
+            .style(row_style),
+        );
+        let session = if req.session_id == app.session.id {
+            "this session".to_owned()
+        } else {
+            p.sessions
+                .iter()
+                .find(|s| s.id == req.session_id)
+                .map_or_else(|| req.session_id.clone(), |s| s.title.clone())
+        };
+        lines.push(Line::from(Span::styled(
+            clip(&format!("    {session}"), width),
+            theme::DIM,
+        )));
+    }
+
+    lines.push(Line::default());
+    let others: Vec<_> = p
+        .sessions
+        .iter()
+        .filter(|s| s.id != app.session.id)
+        .collect();
+    lines.push(heading(format!("Other sessions ({})", others.len())));
+    if p.loaded && others.is_empty() {
+        lines.push(Line::from(Span::styled("  none", theme::DIM)));
+    }
+    for s in others {
+        let (dot, style) = match s.status {
+            SessionStatus::Running => ("● ", theme::WARN),
+            SessionStatus::Interrupted => ("◐ ", theme::ERROR),
+            SessionStatus::Idle => ("○ ", theme::DIM),
+        };
+        let title = if s.title.trim().is_empty() {
+            &s.id
+        } else {
+            &s.title
+        };
+        lines.push(Line::from(vec![
+            Span::raw("  "),
+            Span::styled(dot, style),
+            Span::raw(clip(title, width.saturating_sub(14))),
+            Span::styled(format!(" {}", s.status.as_str()), style),
+        ]));
+        lines.push(Line::from(Span::styled(
+            clip(&format!("    {}", s.root), width),
+            theme::DIM,
+        )));
+    }
+
+    lines.push(Line::default());
+    lines.push(heading("Background agents".to_owned()));
+    lines.push(Line::from(Span::styled("  none yet", theme::DIM)));
+
+    for (i, line) in lines.iter().take(inner.height as usize).enumerate() {
+        let y = inner.y + i as u16;
+        if line.style != Style::new() {
+            buf.set_style(
+                Rect {
+                    y,
+                    height: 1,
+                    ..inner
+                },
+                line.style,
+            );
+        }
+        buf.set_line(inner.x + 1, y, line, inner.width.saturating_sub(1));
+    }
+}

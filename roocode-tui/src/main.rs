@@ -1,11 +1,220 @@
-//! `roocode-tui`: the terminal UI client of the RooCode daemon. Not built yet: its
-//! issue follows the backbone. Until then it says so and points at `roocode-cli`.
+//! `roocode-tui`: the terminal UI client. Picks or creates a session, then runs one
+//! loop over three sources — terminal input, the daemon's event feed (which reconnects
+//! by itself) and a tick for spinners — drawing after each change. It holds no agent
+//! state: everything on screen comes from the session's events.
 
+mod actions;
+mod feed;
+mod terminal;
+
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use clap::Parser;
+use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
+use futures_util::StreamExt;
+use roocode_protocol::api::{CommandsApiClient, SessionApiClient};
+use roocode_protocol::client::RpcClient;
+use roocode_protocol::client::autostart::connect_or_start;
+use roocode_protocol::paths::Paths;
+use roocode_protocol::session::{ClientEnv, CreateParams, SessionInfo};
+use roocode_tui::{Action, App, Connection, Picker, PickerChoice};
+use tokio::sync::{RwLock, mpsc};
+
+use actions::ActionResult;
+use feed::FeedMsg;
+
+/// RooCode's terminal UI: attach any number of terminals to one live session.
+#[derive(Parser)]
+#[command(version = roocode_protocol::BUILD_ID)]
+#[command(group = clap::ArgGroup::new("target").multiple(false))]
+struct Args {
+    /// Continue the latest session of this directory's project (none: a new one).
+    #[arg(long = "continue", short = 'c', group = "target")]
+    continue_latest: bool,
+    /// Attach to this session (a unique id prefix is enough).
+    #[arg(long, short = 's', value_name = "ID", group = "target")]
+    session: Option<String>,
+    /// Choose a session from a list.
+    #[arg(long, short = 'r', group = "target")]
+    resume: bool,
+    /// Working directory of a new session.
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+    /// Model of a new session.
+    #[arg(long, value_name = "M")]
+    model: Option<String>,
+    /// Permission mode of a new session.
+    #[arg(long, value_name = "M")]
+    mode: Option<String>,
+}
 
 fn main() -> ExitCode {
-    eprintln!(
-        "roocode-tui is not available yet: use `roocode-cli send`, `roocode-cli attach <id>` and `roocode-cli sessions` (see README.md)"
-    );
-    ExitCode::FAILURE
+    let args = Args::parse();
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("roocode-tui: cannot start: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(args)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(args: Args) -> anyhow::Result<()> {
+    let paths = Paths::from_env()?;
+    let (rpc, hello) = connect_or_start(&paths, feed::client_info()).await?;
+    if let Some(warning) = roocode_protocol::client::build_mismatch_warning(&hello) {
+        eprintln!("{warning}");
+    }
+    let cwd = feed::working_dir(args.cwd.clone())?;
+    let mut term = terminal::Terminal::enter()?;
+    let session = match choose_session(&rpc, &args, &cwd, &mut term).await {
+        Ok(Some(s)) => s,
+        Ok(None) => return Ok(()),
+        Err(e) => {
+            drop(term);
+            return Err(e);
+        }
+    };
+    let commands = CommandsApiClient::list(&rpc, Some(session.id.clone()))
+        .await
+        .unwrap_or_default();
+    let client: feed::SharedClient = Arc::new(RwLock::new(Some(Arc::new(rpc))));
+    let result = ui(&mut term, paths, session, commands, client).await;
+    drop(term);
+    result
+}
+
+/// `--session`, `--continue`, the picker, or a new session.
+async fn choose_session(
+    rpc: &RpcClient,
+    args: &Args,
+    cwd: &std::path::Path,
+    term: &mut terminal::Terminal,
+) -> anyhow::Result<Option<SessionInfo>> {
+    if let Some(id) = &args.session {
+        return Ok(Some(rpc.get(id.clone()).await.map_err(|e| {
+            anyhow::anyhow!(roocode_protocol::client::error_message(&e))
+        })?));
+    }
+    if args.continue_latest
+        && let Some(latest) = SessionApiClient::list(rpc, Some(cwd.display().to_string()), Some(1))
+            .await?
+            .into_iter()
+            .next()
+    {
+        return Ok(Some(latest));
+    }
+    if args.resume {
+        let sessions = SessionApiClient::list(rpc, None, Some(200)).await?;
+        let mut picker = Picker::new(sessions);
+        let mut input = EventStream::new();
+        loop {
+            term.draw(|f| picker.draw(f))?;
+            let Some(Ok(ev)) = input.next().await else {
+                return Ok(None);
+            };
+            if let TermEvent::Key(key) = ev
+                && key.kind != KeyEventKind::Release
+            {
+                match picker.on_key(key) {
+                    Some(PickerChoice::Session(id)) => return Ok(Some(rpc.get(id).await?)),
+                    Some(PickerChoice::New) => break,
+                    Some(PickerChoice::Quit) => return Ok(None),
+                    None => {}
+                }
+            }
+        }
+    }
+    let params = CreateParams {
+        cwd: cwd.display().to_string(),
+        model: args.model.clone(),
+        mode: args.mode.clone(),
+        env: ClientEnv::capture(),
+        ..CreateParams::default()
+    };
+    Ok(Some(rpc.create(params).await.map_err(|e| {
+        anyhow::anyhow!(roocode_protocol::client::error_message(&e))
+    })?))
+}
+
+/// The main loop.
+async fn ui(
+    term: &mut terminal::Terminal,
+    paths: Paths,
+    session: SessionInfo,
+    commands: Vec<roocode_protocol::session::CommandInfo>,
+    client: feed::SharedClient,
+) -> anyhow::Result<()> {
+    let session_id = session.id.clone();
+    let mut app = App::new(session, commands);
+    let (feed_tx, mut feed_rx) = mpsc::unbounded_channel::<FeedMsg>();
+    let (result_tx, mut result_rx) = mpsc::unbounded_channel::<ActionResult>();
+    tokio::spawn(feed::run(
+        paths,
+        session_id.clone(),
+        0,
+        client.clone(),
+        feed_tx,
+    ));
+    let mut input = EventStream::new();
+    let mut tick = tokio::time::interval(Duration::from_millis(100));
+    term.draw(|f| app.draw(f))?;
+    while !app.should_quit() {
+        tokio::select! {
+            ev = input.next() => match ev {
+                Some(Ok(TermEvent::Key(key))) if key.kind != KeyEventKind::Release => {
+                    for action in app.on_key(key) {
+                        if matches!(action, Action::Quit) {
+                            return Ok(());
+                        }
+                        actions::perform(action, session_id.clone(), client.clone(), result_tx.clone());
+                    }
+                }
+                Some(Ok(TermEvent::Paste(text))) => app.on_paste(&text),
+                Some(Ok(TermEvent::Mouse(m))) => app.on_mouse(m),
+                Some(Ok(_)) => {}
+                Some(Err(e)) => anyhow::bail!("cannot read the terminal: {e}"),
+                None => return Ok(()),
+            },
+            msg = feed_rx.recv() => match msg {
+                Some(FeedMsg::Event(ev)) => {
+                    app.on_event(&ev);
+                    // Drain what else is ready, then draw once.
+                    while let Ok(FeedMsg::Event(ev)) = feed_rx.try_recv() {
+                        app.on_event(&ev);
+                    }
+                }
+                Some(FeedMsg::Connected) => app.set_connection(Connection::Connected),
+                Some(FeedMsg::Reconnecting { attempt, error }) => app.set_connection(if attempt <= 3 {
+                    Connection::Reconnecting { attempt }
+                } else {
+                    Connection::Disconnected(error)
+                }),
+                None => return Ok(()),
+            },
+            r = result_rx.recv() => match r {
+                Some(ActionResult::Error(e)) => app.show_error(&e),
+                Some(ActionResult::Output { line, text }) => app.command_output(&line, &text),
+                Some(ActionResult::Overview { pending, sessions }) => app.set_overview(pending, sessions),
+                None => {}
+            },
+            _ = tick.tick() => app.on_tick(),
+        }
+        term.draw(|f| app.draw(f))?;
+    }
+    Ok(())
 }

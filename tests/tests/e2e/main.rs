@@ -14,3 +14,4 @@ mod llm;
 mod permissions;
 mod send;
 mod tools;
+mod tui;

@@ -1,0 +1,97 @@
+//! Carries out what the user asked for in the UI, over the current connection. Answers
+//! come back as events through the feed; only failures are reported here.
+
+use roocode_protocol::api::{
+    PendingApiClient, PermissionApiClient, QuestionApiClient, SessionApiClient,
+};
+use roocode_protocol::session::{ClientEnv, SendParams};
+use tokio::sync::mpsc;
+
+use crate::feed::SharedClient;
+use roocode_protocol::session::{PendingRequest, SessionInfo};
+use roocode_tui::app::Action;
+
+/// What an action produced for the UI.
+pub enum ActionResult {
+    /// Something failed; show it.
+    Error(String),
+    /// A slash command's output.
+    Output { line: String, text: String },
+    /// Data for the side panel.
+    Overview {
+        pending: Vec<PendingRequest>,
+        sessions: Vec<SessionInfo>,
+    },
+}
+
+/// Performs `action` in the background; results go to `tx`.
+pub fn perform(
+    action: Action,
+    session_id: String,
+    client: SharedClient,
+    tx: mpsc::UnboundedSender<ActionResult>,
+) {
+    tokio::spawn(async move {
+        let Some(rpc) = client.read().await.clone() else {
+            let _ = tx.send(ActionResult::Error(
+                "not connected to the daemon: retrying".into(),
+            ));
+            return;
+        };
+        let result = match action {
+            Action::Send(text) => rpc
+                .send(SendParams {
+                    session_id,
+                    text,
+                    env: ClientEnv::capture(),
+                    model: None,
+                    mode: None,
+                })
+                .await
+                .map(|_| None),
+            Action::Command(line) => rpc.command(session_id, line.clone()).await.map(|out| {
+                Some(ActionResult::Output {
+                    line,
+                    text: out.output,
+                })
+            }),
+            Action::Cancel => rpc.cancel(session_id).await.map(|_| None),
+            Action::SetMode(mode) => rpc.set_mode(session_id, mode).await.map(|_| None),
+            Action::RespondPermission {
+                request_id,
+                decision,
+                feedback,
+            } => PermissionApiClient::respond(&*rpc, request_id, decision, feedback)
+                .await
+                .map(|()| None),
+            Action::AnswerQuestion {
+                request_id,
+                answers,
+            } => QuestionApiClient::respond(&*rpc, request_id, answers)
+                .await
+                .map(|()| None),
+            Action::RefreshOverview => {
+                let pending = PendingApiClient::list(&*rpc).await;
+                let sessions = SessionApiClient::list(&*rpc, None, Some(50)).await;
+                match (pending, sessions) {
+                    (Ok(pending), Ok(sessions)) => {
+                        Ok(Some(ActionResult::Overview { pending, sessions }))
+                    }
+                    (Err(e), _) | (_, Err(e)) => Err(e),
+                }
+            }
+            Action::Quit => Ok(None),
+        };
+        match result {
+            Ok(Some(r)) => {
+                let _ = tx.send(r);
+            }
+            Ok(None) => {}
+            Err(e) => {
+                let _ = tx.send(ActionResult::Error(
+                    roocode_protocol::client::error_message(&e),
+                ));
+            }
+        }
+    });
+}

@@ -1,0 +1,138 @@
+//! The connection to the daemon, kept alive: connects (starting the daemon if needed),
+//! subscribes to the session from the last seq the UI has, forwards every event, and
+//! reconnects with backoff when the daemon restarts — so the screen neither loses nor
+//! duplicates a line.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use roocode_protocol::api::SessionApiClient;
+use roocode_protocol::client::RpcClient;
+use roocode_protocol::client::autostart::connect_or_start;
+use roocode_protocol::daemon::ClientInfo;
+use roocode_protocol::event::{Event, EventPayload};
+use roocode_protocol::paths::Paths;
+use tokio::sync::{RwLock, mpsc};
+
+/// What the feed tells the UI.
+pub enum FeedMsg {
+    Event(Box<Event>),
+    Connected,
+    Reconnecting { attempt: u32, error: String },
+}
+
+/// The current connection, shared with the code that performs user actions.
+pub type SharedClient = Arc<RwLock<Option<Arc<RpcClient>>>>;
+
+/// Who we are, for the daemon's `decided_by`.
+pub fn client_info() -> ClientInfo {
+    ClientInfo {
+        kind: "tui".into(),
+        name: "roocode-tui".into(),
+        pid: std::process::id(),
+    }
+}
+
+/// Runs until the UI goes away (`tx` closed).
+pub async fn run(
+    paths: Paths,
+    session_id: String,
+    mut since: u64,
+    client: SharedClient,
+    tx: mpsc::UnboundedSender<FeedMsg>,
+) {
+    let mut attempt: u32 = 0;
+    loop {
+        if tx.is_closed() {
+            return;
+        }
+        let rpc = match connect_or_start(&paths, client_info()).await {
+            Ok((rpc, _hello)) => Arc::new(rpc),
+            Err(e) => {
+                attempt += 1;
+                if tx
+                    .send(FeedMsg::Reconnecting {
+                        attempt,
+                        error: e.to_string(),
+                    })
+                    .is_err()
+                {
+                    return;
+                }
+                tokio::time::sleep(backoff(attempt)).await;
+                continue;
+            }
+        };
+        *client.write().await = Some(rpc.clone());
+        let mut sub = match rpc.subscribe_events(session_id.clone(), Some(since)).await {
+            Ok(sub) => sub,
+            Err(e) => {
+                attempt += 1;
+                let _ = tx.send(FeedMsg::Reconnecting {
+                    attempt,
+                    error: e.to_string(),
+                });
+                tokio::time::sleep(backoff(attempt)).await;
+                continue;
+            }
+        };
+        attempt = 0;
+        if tx.send(FeedMsg::Connected).is_err() {
+            return;
+        }
+        while let Some(item) = sub.next().await {
+            let Ok(ev) = item else { break };
+            match &ev.payload {
+                // Resubscribe from here: the store fills whatever we missed.
+                EventPayload::Resync { last_seq } => {
+                    since = since.max(*last_seq);
+                    break;
+                }
+                EventPayload::Snapshot { .. } => {}
+                _ => since = since.max(ev.seq),
+            }
+            if tx.send(FeedMsg::Event(Box::new(ev))).is_err() {
+                return;
+            }
+        }
+        *client.write().await = None;
+        attempt += 1;
+        if tx
+            .send(FeedMsg::Reconnecting {
+                attempt,
+                error: "the daemon went away".into(),
+            })
+            .is_err()
+        {
+            return;
+        }
+        tokio::time::sleep(backoff(attempt)).await;
+    }
+}
+
+/// 100 ms, 200 ms, 400 ms … up to 2 s between attempts.
+fn backoff(attempt: u32) -> Duration {
+    Duration::from_millis((100u64 << attempt.min(5)).min(2000))
+}
+
+/// The working directory of a new session (`--cwd`, else the current one).
+pub fn working_dir(arg: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+    let dir = match arg {
+        Some(d) => d,
+        None => std::env::current_dir()?,
+    };
+    Ok(dir.canonicalize()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_grows_and_is_capped() {
+        assert_eq!(backoff(1), Duration::from_millis(200));
+        assert_eq!(backoff(3), Duration::from_millis(800));
+        assert_eq!(backoff(30), Duration::from_millis(2000));
+    }
+}

@@ -20,6 +20,8 @@ pub enum FeedMsg {
     Event(Box<Event>),
     Connected,
     Reconnecting { attempt: u32, error: String },
+    /// Something changed in another session (a turn, a request): refresh the overview.
+    OverviewChanged,
 }
 
 /// The current connection, shared with the code that performs user actions.
@@ -135,4 +137,39 @@ mod tests {
         assert_eq!(backoff(3), Duration::from_millis(800));
         assert_eq!(backoff(30), Duration::from_millis(2000));
     }
+}
+
+/// Follows `daemon.subscribe` (turns and requests of every session) over the current
+/// connection and tells the UI when its overview is stale; re-follows after reconnects.
+pub async fn watch_overview(client: SharedClient, tx: mpsc::UnboundedSender<FeedMsg>) {
+    loop {
+        if tx.is_closed() {
+            return;
+        }
+        let rpc = client.read().await.clone();
+        if let Some(rpc) = rpc
+            && let Ok(mut sub) = daemon_events(&rpc).await
+        {
+            while let Some(Ok(_)) = sub.next().await {
+                if tx.send(FeedMsg::OverviewChanged).is_err() {
+                    return;
+                }
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+}
+
+/// `daemon.subscribe`.
+async fn daemon_events(
+    rpc: &RpcClient,
+) -> Result<jsonrpsee::core::client::Subscription<Event>, jsonrpsee::core::ClientError> {
+    use jsonrpsee::core::client::SubscriptionClientT;
+    SubscriptionClientT::subscribe(
+        rpc,
+        "daemon.subscribe",
+        jsonrpsee::core::params::ObjectParams::new(),
+        "daemon.unsubscribe",
+    )
+    .await
 }

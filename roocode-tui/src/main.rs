@@ -163,6 +163,7 @@ async fn ui(
     let mut app = App::new(session, commands);
     let (feed_tx, mut feed_rx) = mpsc::unbounded_channel::<FeedMsg>();
     let (result_tx, mut result_rx) = mpsc::unbounded_channel::<ActionResult>();
+    tokio::spawn(feed::watch_overview(client.clone(), feed_tx.clone()));
     tokio::spawn(feed::run(
         paths,
         session_id.clone(),
@@ -199,6 +200,12 @@ async fn ui(
                     }
                 }
                 Some(FeedMsg::Connected) => app.set_connection(Connection::Connected),
+                Some(FeedMsg::OverviewChanged) => actions::perform(
+                    Action::RefreshOverview,
+                    session_id.clone(),
+                    client.clone(),
+                    result_tx.clone(),
+                ),
                 Some(FeedMsg::Reconnecting { attempt, error }) => app.set_connection(if attempt <= 3 {
                     Connection::Reconnecting { attempt }
                 } else {

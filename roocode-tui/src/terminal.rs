@@ -30,6 +30,13 @@ impl Terminal {
                 PushKeyboardEnhancementFlags(KeyboardEnhancementFlags::DISAMBIGUATE_ESCAPE_CODES)
             )?;
         }
+        // ratatui's hook leaves raw mode and the alternate screen; before it, also turn
+        // off what we turned on, or a crash would leave the shell printing mouse codes.
+        let ratatui_hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            give_back_input_modes(enhanced);
+            ratatui_hook(info);
+        }));
         Ok(Terminal { inner, enhanced })
     }
 
@@ -39,12 +46,17 @@ impl Terminal {
     }
 }
 
+/// Turns off paste, mouse and keyboard-enhancement reporting.
+fn give_back_input_modes(enhanced: bool) {
+    if enhanced {
+        let _ = execute!(stdout(), PopKeyboardEnhancementFlags);
+    }
+    let _ = execute!(stdout(), DisableBracketedPaste, DisableMouseCapture);
+}
+
 impl Drop for Terminal {
     fn drop(&mut self) {
-        if self.enhanced {
-            let _ = execute!(stdout(), PopKeyboardEnhancementFlags);
-        }
-        let _ = execute!(stdout(), DisableBracketedPaste, DisableMouseCapture);
+        give_back_input_modes(self.enhanced);
         ratatui::restore();
     }
 }

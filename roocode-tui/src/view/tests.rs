@@ -474,3 +474,36 @@ fn tiny_terminals_never_panic() {
         t.draw(|f| p.draw(f)).unwrap_or_else(|e| panic!("{e}"));
     }
 }
+
+#[test]
+fn answered_elsewhere_notice_and_hidden_request_60x20() {
+    let mut a = app();
+    let request = |seq, id: &str, cmd: &str| {
+        ev(
+            seq,
+            EventPayload::PermissionRequest {
+                request_id: id.into(),
+                call_id: format!("C{seq}"),
+                tool: "Bash".into(),
+                input: json!({"command": cmd}),
+                reason: String::new(),
+            },
+        )
+    };
+    a.on_event(&request(1, "R1", "make"));
+    a.on_event(&request(2, "R2", "make install"));
+    a.on_key(key(KeyCode::Esc));
+    a.on_event(&ev(
+        3,
+        EventPayload::PermissionResolved {
+            request_id: "R2".into(),
+            decision: "deny".into(),
+            decided_by: roocode_protocol::event::DecidedBy {
+                kind: "cli".into(),
+                pid: Some(4242),
+            },
+        },
+    ));
+    let t = draw(&mut a, 60, 20);
+    insta::assert_snapshot!(t.backend());
+}

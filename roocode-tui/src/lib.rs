@@ -8,6 +8,19 @@
 //! - [`view`]: drawing; [`markdown`], [`diff`], [`wrap`]: text to terminal lines.
 //! - [`transcript`]: the conversation, with per-entry line caches.
 //! - [`bench_support`]: a realistic long session for benchmarks.
+//!
+//! How the binary drives an [`App`]:
+//! - every event of the subscription goes to [`App::on_event`] (cheap: O(1) plus the
+//!   text it carries); after a reconnect, resubscribe with `since_seq =`
+//!   [`App::last_seq`] (replayed events are ignored anyway);
+//! - keys, bracketed pastes and mouse events (enable bracketed paste and mouse
+//!   capture) go to [`App::on_key`], [`App::on_paste`], [`App::on_mouse`]; perform
+//!   the [`Action`]s returned, and report failures with [`App::show_error`] and slash
+//!   command results with [`App::command_output`];
+//! - call [`App::on_tick`] about ten times a second, always (spinners, notices and the
+//!   double Ctrl+C window count ticks); redraw after a tick while [`App::animating`];
+//! - draw after changes, coalesced to at most one frame per ~16 ms; a frame renders
+//!   only the entries on screen (cached per entry and width).
 
 pub mod app;
 pub mod bench_support;

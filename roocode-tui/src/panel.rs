@@ -1,6 +1,7 @@
 //! The side panel (Ctrl+P): what waits on a human in every session, the other
 //! sessions with their status, and the background agents (none yet). Up/Down select a
-//! waiting request and Enter opens its dialog, whichever session it belongs to.
+//! waiting request and Enter opens its dialog, whichever session it belongs to (with
+//! nothing waiting, those keys go to the input).
 
 use crossterm::event::{KeyCode, KeyEvent};
 use roocode_protocol::session::{PendingRequest, SessionInfo};
@@ -49,6 +50,10 @@ impl Panel {
             KeyCode::Esc => {
                 self.open = false;
                 PanelKey::Close
+            }
+            // Without waiting requests, the arrows and Enter belong to the input.
+            KeyCode::Up | KeyCode::Down | KeyCode::Enter if self.pending.is_empty() => {
+                PanelKey::Ignored
             }
             KeyCode::Up => {
                 self.selected = self.selected.saturating_sub(1);

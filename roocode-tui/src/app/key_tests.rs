@@ -196,6 +196,35 @@ fn tab_completes_slash_commands() {
 }
 
 #[test]
+fn enter_runs_the_selected_command() {
+    let mut a = app();
+    type_text(&mut a, "/co");
+    assert_eq!(
+        a.on_key(key(KeyCode::Enter)),
+        [Action::Command("/cost".into())]
+    );
+    assert!(a.input.is_empty());
+    // A complete command line is sent as typed.
+    type_text(&mut a, "/mode");
+    assert_eq!(
+        a.on_key(key(KeyCode::Enter)),
+        [Action::Command("/mode".into())]
+    );
+}
+
+#[test]
+fn with_nothing_waiting_the_panel_leaves_enter_to_the_input() {
+    let mut a = app();
+    a.on_key(ctrl('p'));
+    a.set_overview(vec![], vec![]);
+    type_text(&mut a, "hello");
+    assert_eq!(
+        a.on_key(key(KeyCode::Enter)),
+        [Action::Send("hello".into())]
+    );
+}
+
+#[test]
 fn paste_never_submits() {
     let mut a = app();
     a.on_paste("line one\nline two\n");

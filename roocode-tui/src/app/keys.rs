@@ -60,8 +60,8 @@ impl App {
             // The dialog is modal: nothing reaches the input behind it.
             return Vec::new();
         }
-        if self.completion_key(key) {
-            return Vec::new();
+        if let Some(actions) = self.completion_key(key) {
+            return actions;
         }
         if key.code == KeyCode::End && !ctrl && self.input.editor.at_line_end() {
             self.scroll.follow();
@@ -148,11 +148,13 @@ impl App {
         Some(Vec::new())
     }
 
-    fn completion_key(&mut self, key: KeyEvent) -> bool {
+    /// Tab completes the selected command, Up/Down select, Enter runs the selected
+    /// command unless the input already names one.
+    fn completion_key(&mut self, key: KeyEvent) -> Option<Vec<Action>> {
         let text = self.input.text().to_owned();
         let count = self.completion.visible(&text, &self.commands).len();
-        if count == 0 {
-            return false;
+        if count == 0 || !key.modifiers.is_empty() {
+            return None;
         }
         match key.code {
             KeyCode::Tab => {
@@ -162,8 +164,16 @@ impl App {
             }
             KeyCode::Up => self.completion.up(count),
             KeyCode::Down => self.completion.down(count),
-            _ => return false,
+            KeyCode::Enter if !completion::is_command(&text, &self.commands) => {
+                let done = self.completion.complete(&text, &self.commands)?;
+                let line = done.trim().to_owned();
+                self.input.clear();
+                self.input.history.push(&line);
+                self.scroll.follow();
+                return Some(vec![Action::Command(line)]);
+            }
+            _ => return None,
         }
-        true
+        Some(Vec::new())
     }
 }

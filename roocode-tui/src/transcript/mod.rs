@@ -5,6 +5,7 @@
 
 mod entry;
 mod render;
+mod stream;
 mod tool;
 
 use std::collections::HashMap;
@@ -17,6 +18,7 @@ use serde_json::Value;
 pub use entry::{Assistant, Entry, Notice, Tool, ToolResult};
 
 use crate::spinner;
+use stream::StreamCache;
 
 /// What the rendered lines of an entry depend on besides the entry itself.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -38,6 +40,8 @@ struct Key {
 struct Item {
     entry: Entry,
     cache: Option<(Key, Vec<Line<'static>>)>,
+    /// Lines of an answer while it streams, kept across its deltas.
+    stream: Option<Box<StreamCache>>,
 }
 
 /// A message waiting for the running turn.
@@ -94,7 +98,11 @@ impl Transcript {
     /// Appends an entry and returns its index.
     pub fn push(&mut self, entry: Entry) -> usize {
         self.changes += 1;
-        self.items.push(Item { entry, cache: None });
+        self.items.push(Item {
+            entry,
+            cache: None,
+            stream: None,
+        });
         self.items.len() - 1
     }
 
@@ -304,20 +312,39 @@ impl Transcript {
         let first = i == 0;
         // A tool call after anything but a tool call starts a new paragraph.
         let gap = i > 0 && !matches!(self.items[i - 1].entry, Entry::Tool(_));
-        let item = &mut self.items[i];
-        let key = key_of(&item.entry, ctx);
-        if item.cache.as_ref().is_none_or(|(k, _)| *k != key) {
+        let Item {
+            entry,
+            cache,
+            stream,
+        } = &mut self.items[i];
+        if let Entry::Assistant(a) = entry
+            && a.streaming
+            && !a.text.trim().is_empty()
+        {
+            // Only the last block of a streaming answer is rendered again.
+            let head_id = a.thinking.len() * 2 + usize::from(first);
+            let width = ctx.width as usize;
+            return stream.get_or_insert_default().lines(
+                ctx.width,
+                head_id,
+                || render::assistant_head(a, first, width),
+                &a.text,
+            );
+        }
+        *stream = None;
+        let key = key_of(entry, ctx);
+        if cache.as_ref().is_none_or(|(k, _)| *k != key) {
             let lines = render::entry(
-                &item.entry,
+                entry,
                 first,
                 gap,
                 ctx.width as usize,
                 key.expanded,
                 ctx.tick,
             );
-            item.cache = Some((key, lines));
+            *cache = Some((key, lines));
         }
-        item.cache.as_ref().map_or(&[], |(_, l)| l.as_slice())
+        cache.as_ref().map_or(&[], |(_, l)| l.as_slice())
     }
 
     /// The number of lines of block `i`.

@@ -67,7 +67,19 @@ pub fn user(text: &str, width: usize, style: Style, suffix: &str) -> Vec<Line<'s
     w.finish()
 }
 
-fn assistant(a: &Assistant, width: usize) -> Vec<Line<'static>> {
+/// What precedes the Markdown of an answer with text: the gap above it, then its
+/// thinking and a blank line when it has some.
+pub fn assistant_head(a: &Assistant, first: bool, width: usize) -> Vec<Line<'static>> {
+    let mut out = Vec::new();
+    gap(&mut out, first);
+    out.extend(thinking(a, width));
+    if !a.thinking.trim().is_empty() {
+        out.push(Line::default());
+    }
+    out
+}
+
+fn thinking(a: &Assistant, width: usize) -> Vec<Line<'static>> {
     let mut out = Vec::new();
     let thinking = a.thinking.trim();
     if !thinking.is_empty() {
@@ -79,6 +91,11 @@ fn assistant(a: &Assistant, width: usize) -> Vec<Line<'static>> {
         w.push(thinking, theme::THINKING);
         out.extend(w.finish());
     }
+    out
+}
+
+fn assistant(a: &Assistant, width: usize) -> Vec<Line<'static>> {
+    let mut out = thinking(a, width);
     if !a.text.trim().is_empty() {
         if !out.is_empty() {
             out.push(Line::default());

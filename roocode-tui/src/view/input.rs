@@ -34,6 +34,9 @@ fn text_width(width: u16) -> usize {
 
 /// Draws the box; returns where the cursor goes.
 pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> Option<Position> {
+    if area.is_empty() {
+        return None;
+    }
     let mut block = Block::bordered()
         .border_type(BorderType::Rounded)
         .border_style(theme::BORDER);
@@ -122,7 +125,7 @@ pub fn draw_completion(app: &App, main: Rect, input_area: Rect, buf: &mut Buffer
     }
     let text = app.input.text();
     let list = app.completion.visible(text, &app.commands);
-    if list.is_empty() {
+    if list.is_empty() || main.height < 3 || input_area.is_empty() {
         return;
     }
     let selected = app.completion.selected.min(list.len() - 1);

@@ -13,6 +13,9 @@ use crate::theme;
 use crate::wrap::clip;
 
 pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
+    if area.is_empty() {
+        return;
+    }
     Clear.render(area, buf);
     let block = Block::bordered()
         .border_type(BorderType::Rounded)

@@ -14,6 +14,9 @@ use crate::theme;
 use crate::wrap::{clip, str_width};
 
 pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
+    if area.is_empty() {
+        return;
+    }
     buf.set_style(area, theme::STATUS);
     let mut segments = segments(app);
     // Drop the least important segments until the bar fits.

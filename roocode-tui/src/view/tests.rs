@@ -417,3 +417,93 @@ fn empty_session_greets_60x20() {
     let t = draw(&mut a, 60, 20);
     insta::assert_snapshot!(t.backend());
 }
+
+#[test]
+fn multi_line_input_grows_then_scrolls_60x20() {
+    let mut a = conversation();
+    type_text(
+        &mut a,
+        "First line of a longer message that wraps inside the box.",
+    );
+    a.on_key(crate::test_support::alt(KeyCode::Enter));
+    a.on_paste("pasted 1\npasted 2\npasted 3\npasted 4\npasted 5\npasted 6\npasted 7");
+    let t = draw(&mut a, 60, 20);
+    insta::assert_snapshot!(t.backend());
+}
+
+#[test]
+fn tiny_terminals_never_panic() {
+    let mut states: Vec<App> = Vec::new();
+    states.push(conversation());
+    let mut with_dialog = conversation();
+    with_dialog.on_event(&ev(
+        100,
+        EventPayload::PermissionRequest {
+            request_id: "R".into(),
+            call_id: "C".into(),
+            tool: "ExitPlanMode".into(),
+            input: json!({"plan": "# Plan\n\n1. one\n2. two"}),
+            reason: "plans need approval".into(),
+        },
+    ));
+    states.push(with_dialog);
+    let mut with_panel = conversation();
+    with_panel.on_key(crate::test_support::ctrl('p'));
+    overview(&mut with_panel);
+    states.push(with_panel);
+    let mut with_completion = app();
+    type_text(&mut with_completion, "/");
+    states.push(with_completion);
+    for a in &mut states {
+        for (w, h) in [
+            (1, 1),
+            (2, 2),
+            (10, 3),
+            (20, 5),
+            (30, 8),
+            (12, 40),
+            (200, 3),
+        ] {
+            draw(a, w, h);
+        }
+    }
+    let mut p = Picker::new(vec![session("A", "a")]);
+    for (w, h) in [(1, 1), (3, 3), (10, 4), (5, 30)] {
+        let mut t = ratatui::Terminal::new(ratatui::backend::TestBackend::new(w, h))
+            .unwrap_or_else(|e| panic!("{e}"));
+        t.draw(|f| p.draw(f)).unwrap_or_else(|e| panic!("{e}"));
+    }
+}
+
+#[test]
+fn answered_elsewhere_notice_and_hidden_request_60x20() {
+    let mut a = app();
+    let request = |seq, id: &str, cmd: &str| {
+        ev(
+            seq,
+            EventPayload::PermissionRequest {
+                request_id: id.into(),
+                call_id: format!("C{seq}"),
+                tool: "Bash".into(),
+                input: json!({"command": cmd}),
+                reason: String::new(),
+            },
+        )
+    };
+    a.on_event(&request(1, "R1", "make"));
+    a.on_event(&request(2, "R2", "make install"));
+    a.on_key(key(KeyCode::Esc));
+    a.on_event(&ev(
+        3,
+        EventPayload::PermissionResolved {
+            request_id: "R2".into(),
+            decision: "deny".into(),
+            decided_by: roocode_protocol::event::DecidedBy {
+                kind: "cli".into(),
+                pid: Some(4242),
+            },
+        },
+    ));
+    let t = draw(&mut a, 60, 20);
+    insta::assert_snapshot!(t.backend());
+}

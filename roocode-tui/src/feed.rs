@@ -19,7 +19,10 @@ use tokio::sync::{RwLock, mpsc};
 pub enum FeedMsg {
     Event(Box<Event>),
     Connected,
-    Reconnecting { attempt: u32, error: String },
+    Reconnecting {
+        attempt: u32,
+        error: String,
+    },
     /// Something changed in another session (a turn, a request): refresh the overview.
     OverviewChanged,
 }
@@ -127,18 +130,6 @@ pub fn working_dir(arg: Option<PathBuf>) -> anyhow::Result<PathBuf> {
     Ok(dir.canonicalize()?)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn backoff_grows_and_is_capped() {
-        assert_eq!(backoff(1), Duration::from_millis(200));
-        assert_eq!(backoff(3), Duration::from_millis(800));
-        assert_eq!(backoff(30), Duration::from_millis(2000));
-    }
-}
-
 /// Follows `daemon.subscribe` (turns and requests of every session) over the current
 /// connection and tells the UI when its overview is stale; re-follows after reconnects.
 pub async fn watch_overview(client: SharedClient, tx: mpsc::UnboundedSender<FeedMsg>) {
@@ -172,4 +163,16 @@ async fn daemon_events(
         "daemon.unsubscribe",
     )
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_grows_and_is_capped() {
+        assert_eq!(backoff(1), Duration::from_millis(200));
+        assert_eq!(backoff(3), Duration::from_millis(800));
+        assert_eq!(backoff(30), Duration::from_millis(2000));
+    }
 }

@@ -68,7 +68,9 @@ fn main() -> anyhow::Result<()> {
     );
     println!("session built from events      {build_ms:>9.1} ms (once)");
     println!("first frame (fills caches)     {first_ms:>9.2} ms");
-    println!("frame, steady                  p50 {f50:>7.3} ms   p99 {f99:>7.3} ms   (target < 16 ms)");
+    println!(
+        "frame, steady                  p50 {f50:>7.3} ms   p99 {f99:>7.3} ms   (target < 16 ms)"
+    );
     println!(
         "text_delta -> drawn            p50 {d50:>7.3} ms   p99 {d99:>7.3} ms   (n={}, target < 20 ms)",
         stream.len()

@@ -83,10 +83,57 @@ async fn two_terminals_share_one_live_session_and_either_can_approve() {
         "from the tui\n"
     );
 
-    // Ctrl+C twice leaves the client; the daemon and the session stay.
-    t.run(&["send-keys", "-t", "one", "C-c"]);
+    // Ctrl+C when idle leaves the client; the daemon and the session stay.
     t.run(&["send-keys", "-t", "one", "C-c"]);
     t.wait_for_on("one", "EXIT=0").await;
     let info = w.daemon_info().await;
     assert_eq!(info["sessions"], 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tui_reconnects_after_a_daemon_restart_without_duplicating_lines() {
+    let w = World::new(
+        Script::new()
+            .reply(Reply::text("First answer before the restart."))
+            .reply(Reply::text("Second answer after the restart.")),
+    )
+    .await;
+    let first = w.run(&["send", "first question"]).await;
+    let id = first.session_id();
+    let project = w.project_path().display().to_string();
+    let t = Tmux::new("restart");
+    t.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "one",
+        "-x",
+        "100",
+        "-y",
+        "30",
+        "-c",
+        &project,
+        &line_for(&w, "roocode-tui", &format!("--session {id}")),
+    ]);
+    t.wait_for_on("one", "First answer before the restart.")
+        .await;
+    let restart = w.run(&["daemon", "restart"]).await;
+    assert_eq!(restart.code, 0, "{restart:?}");
+    let second = w.run(&["send", "--session", &id, "second question"]).await;
+    assert_eq!(second.code, 0, "{second:?}");
+    let screen = t
+        .wait_for_on("one", "Second answer after the restart.")
+        .await;
+    assert_eq!(
+        screen.matches("First answer before the restart.").count(),
+        1,
+        "{screen}"
+    );
+    assert_eq!(
+        screen.matches("Second answer after the restart.").count(),
+        1,
+        "{screen}"
+    );
+    assert_eq!(screen.matches("> first question").count(), 1, "{screen}");
+    t.wait_for_on("one", "connected").await;
 }

@@ -5,6 +5,7 @@
 //! - [`event`]: the numbered session events clients replay and follow.
 //! - [`content`]: messages as lists of content blocks (what the model sees).
 //! - [`session`], [`daemon`]: request and response types.
+//! - [`display`]: how clients name a tool call on one line.
 //! - [`paths`]: where the daemon's files live (shared so clients find the socket).
 //! - [`client`]: connecting to the daemon, the handshake, and auto-start.
 
@@ -12,6 +13,7 @@ pub mod api;
 pub mod client;
 pub mod content;
 pub mod daemon;
+pub mod display;
 pub mod error;
 pub mod event;
 pub mod paths;

@@ -13,24 +13,7 @@ use roocode_protocol::event::{DecidedBy, ErrorInfo, Event, EventPayload};
 use roocode_protocol::session::PendingRequest;
 use serde_json::Value;
 
-/// Longest argument shown after a tool name.
-const MAX_ARG: usize = 100;
-
-/// Input fields that name what a tool works on, most telling first.
-const MAIN_ARGS: &[&str] = &[
-    "file_path",
-    "notebook_path",
-    "path",
-    "command",
-    "pattern",
-    "url",
-    "query",
-    "skill",
-    "description",
-    "prompt",
-];
-/// Of those, the ones holding paths (shown relative to the working directory).
-const PATH_ARGS: &[&str] = &["file_path", "notebook_path", "path"];
+pub use roocode_protocol::display::{MAX_ARG, clip, main_arg};
 
 /// `● Read src/a.rs`: a tool name and its main argument.
 pub fn tool_line(name: &str, input: &Value, cwd: Option<&Path>) -> String {
@@ -38,51 +21,6 @@ pub fn tool_line(name: &str, input: &Value, cwd: Option<&Path>) -> String {
         Some(arg) => format!("● {name} {arg}"),
         None => format!("● {name}"),
     }
-}
-
-/// The argument that says what a tool call is about, on one line.
-pub fn main_arg(input: &Value, cwd: Option<&Path>) -> Option<String> {
-    let obj = input.as_object()?;
-    let (key, value) = MAIN_ARGS
-        .iter()
-        .find_map(|k| obj.get(*k).and_then(Value::as_str).map(|v| (*k, v)))
-        .or_else(|| {
-            obj.iter()
-                .find_map(|(k, v)| v.as_str().map(|v| (k.as_str(), v)))
-        })?;
-    let shown = if PATH_ARGS.contains(&key) {
-        relative(value, cwd)
-    } else {
-        value.to_owned()
-    };
-    let first = shown.lines().next().unwrap_or_default();
-    let mut arg = clip(first, MAX_ARG);
-    if first.len() < shown.trim_end().len() && !arg.ends_with('…') {
-        arg.push('…');
-    }
-    (!arg.is_empty()).then_some(arg)
-}
-
-/// `path` relative to `cwd` when it lies under it.
-pub fn relative(path: &str, cwd: Option<&Path>) -> String {
-    let Some(cwd) = cwd else {
-        return path.to_owned();
-    };
-    match Path::new(path).strip_prefix(cwd) {
-        Ok(rel) if rel.as_os_str().is_empty() => ".".to_owned(),
-        Ok(rel) => rel.display().to_string(),
-        Err(_) => path.to_owned(),
-    }
-}
-
-/// `s` cut to at most `max` characters, with `…` when cut.
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        return s.to_owned();
-    }
-    let mut out: String = s.chars().take(max.saturating_sub(1)).collect();
-    out.push('…');
-    out
 }
 
 /// `  ⎿ first line (+N lines)` for a tool result.

@@ -1,65 +1,21 @@
-//! What a tool call is about, in one line: the main argument of its input (the path,
-//! the command, the URL, …), paths shown relative to the session's directory. The same
-//! choice of argument as `roocode-cli`, so both clients name a call alike.
+//! What a tool call is about, in one line — the argument chosen by
+//! [`roocode_protocol::display`], as `roocode-cli` does — and how long it took.
 
 use std::path::Path;
 
 use serde_json::Value;
 
-use crate::wrap::clip;
+use roocode_protocol::display;
 
-/// Longest argument shown after a tool name.
-const MAX_ARG: usize = 100;
-
-/// Input fields that name what a tool works on, most telling first.
-const MAIN_ARGS: &[&str] = &[
-    "file_path",
-    "notebook_path",
-    "path",
-    "command",
-    "pattern",
-    "url",
-    "query",
-    "skill",
-    "description",
-    "prompt",
-];
-/// Of those, the ones holding paths (shown relative to the working directory).
-const PATH_ARGS: &[&str] = &["file_path", "notebook_path", "path"];
-
-/// The argument that says what a tool call is about, on one line.
+/// The argument that says what a tool call is about (see [`roocode_protocol::display`]);
+/// `cwd` empty means none.
 pub fn main_arg(input: &Value, cwd: &str) -> Option<String> {
-    let obj = input.as_object()?;
-    let (key, value) = MAIN_ARGS
-        .iter()
-        .find_map(|k| obj.get(*k).and_then(Value::as_str).map(|v| (*k, v)))
-        .or_else(|| {
-            obj.iter()
-                .find_map(|(k, v)| v.as_str().map(|v| (k.as_str(), v)))
-        })?;
-    let shown = if PATH_ARGS.contains(&key) {
-        relative(value, cwd)
-    } else {
-        value.to_owned()
-    };
-    let first = shown.lines().next().unwrap_or_default();
-    let mut arg = clip(first, MAX_ARG);
-    if first.len() < shown.trim_end().len() && !arg.ends_with('…') {
-        arg.push('…');
-    }
-    (!arg.is_empty()).then_some(arg)
+    display::main_arg(input, Some(Path::new(cwd)))
 }
 
-/// `path` relative to `cwd` when it lies under it.
+/// `path` relative to `cwd` when it lies under it; `cwd` empty means none.
 pub fn relative(path: &str, cwd: &str) -> String {
-    if cwd.is_empty() {
-        return path.to_owned();
-    }
-    match Path::new(path).strip_prefix(cwd) {
-        Ok(rel) if rel.as_os_str().is_empty() => ".".to_owned(),
-        Ok(rel) => rel.display().to_string(),
-        Err(_) => path.to_owned(),
-    }
+    display::relative(path, Some(Path::new(cwd)))
 }
 
 /// `12 ms`, `1.5 s`, `2 m 05 s`.

@@ -6,6 +6,7 @@
 //! - [`content`]: messages as lists of content blocks (what the model sees).
 //! - [`session`], [`daemon`]: request and response types.
 //! - [`display`]: how clients name a tool call on one line.
+//! - [`question`]: the questions of `AskUserQuestion` and how answers resolve.
 //! - [`paths`]: where the daemon's files live (shared so clients find the socket).
 //! - [`client`]: connecting to the daemon, the handshake, and auto-start.
 
@@ -17,6 +18,7 @@ pub mod display;
 pub mod error;
 pub mod event;
 pub mod paths;
+pub mod question;
 pub mod session;
 
 /// Version of the wire protocol. Bumped on any incompatible change of this crate.

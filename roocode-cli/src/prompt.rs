@@ -221,7 +221,7 @@ impl Prompt {
                 };
                 let answer = questions::resolve(q, line);
                 if answer.is_empty() {
-                    return Step::Ask(vec![format!("  {}", q.hint())]);
+                    return Step::Ask(vec![format!("  {}", questions::hint(q))]);
                 }
                 answers.push(answer);
                 if answers.len() < questions.len() {
@@ -271,8 +271,12 @@ fn question_lines(questions: &[Question], i: usize) -> Vec<String> {
     } else {
         format!("  {}", q.title())
     }];
-    lines.extend(q.option_lines().into_iter().map(|l| format!("    {l}")));
-    lines.push(format!("  {}", q.hint()));
+    lines.extend(
+        questions::option_lines(q)
+            .into_iter()
+            .map(|l| format!("    {l}")),
+    );
+    lines.push(format!("  {}", questions::hint(q)));
     lines
 }
 

@@ -1,117 +1,28 @@
 //! The questions of an `AskUserQuestion` call and how a person answers them: each
 //! answer is an option's label, its 1-based number, or free text; for a multi-select
-//! question several labels or numbers separated by commas. Numbers are turned into
-//! labels here, so the daemon always receives labels (joined by `, `) or free text.
-//!
-//! The input is `{"questions": [{"question", "header", "options": [{"label",
-//! "description"}], "multiSelect"}]}`; the bare array is accepted too.
+//! question several labels or numbers separated by commas (parsing and resolving are
+//! [`roocode_protocol::question`]'s; this module shows questions on a terminal).
 
-use serde::Deserialize;
-use serde_json::Value;
+pub use roocode_protocol::question::{Question, parse, resolve};
 
-/// One question with its options.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct Question {
-    #[serde(default)]
-    pub question: String,
-    #[serde(default)]
-    pub header: String,
-    #[serde(default)]
-    pub options: Vec<Choice>,
-    #[serde(default, rename = "multiSelect")]
-    pub multi_select: bool,
-}
-
-/// One option of a question.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct Choice {
-    pub label: String,
-    #[serde(default)]
-    pub description: String,
-}
-
-/// The questions of a tool input (`{"questions": [...]}` or the array itself);
-/// entries that are not questions are skipped, a bare string is a question without
-/// options.
-pub fn parse(input: &Value) -> Vec<Question> {
-    let items = match input {
-        Value::Object(o) => match o.get("questions") {
-            Some(Value::Array(items)) => items.as_slice(),
-            _ => std::slice::from_ref(input),
-        },
-        Value::Array(items) => items.as_slice(),
-        _ => return vec![],
-    };
-    items
+/// The numbered options, one a line: `1) label — description`.
+pub fn option_lines(q: &Question) -> Vec<String> {
+    q.options
         .iter()
-        .filter_map(|item| match item {
-            Value::String(s) => Some(Question {
-                question: s.clone(),
-                header: String::new(),
-                options: vec![],
-                multi_select: false,
-            }),
-            other => serde_json::from_value(other.clone()).ok(),
+        .enumerate()
+        .map(|(i, c)| match c.description.trim() {
+            "" => format!("{}) {}", i + 1, c.label),
+            d => format!("{}) {} — {d}", i + 1, c.label),
         })
         .collect()
 }
 
-/// The answer to send for what a person typed: option numbers become labels, labels
-/// are written as the option spells them, anything else is kept as free text.
-pub fn resolve(q: &Question, raw: &str) -> String {
-    let raw = raw.trim();
-    if !q.multi_select || q.choice(raw).is_some() {
-        return q.choice(raw).map_or_else(|| raw.to_owned(), str::to_owned);
-    }
-    raw.split(',')
-        .map(str::trim)
-        .filter(|part| !part.is_empty())
-        .map(|part| q.choice(part).unwrap_or(part))
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-impl Question {
-    /// The label `raw` names: a 1-based number or a label (case aside).
-    fn choice(&self, raw: &str) -> Option<&str> {
-        if let Ok(n) = raw.parse::<usize>()
-            && let Some(choice) = n.checked_sub(1).and_then(|i| self.options.get(i))
-        {
-            return Some(&choice.label);
-        }
-        self.options
-            .iter()
-            .find(|c| c.label.eq_ignore_ascii_case(raw))
-            .map(|c| c.label.as_str())
-    }
-
-    /// `[Header] Question?` (without the header when there is none).
-    pub fn title(&self) -> String {
-        match self.header.trim() {
-            "" => self.question.clone(),
-            h => format!("[{h}] {}", self.question),
-        }
-    }
-
-    /// The numbered options, one a line: `1) label — description`.
-    pub fn option_lines(&self) -> Vec<String> {
-        self.options
-            .iter()
-            .enumerate()
-            .map(|(i, c)| match c.description.trim() {
-                "" => format!("{}) {}", i + 1, c.label),
-                d => format!("{}) {} — {d}", i + 1, c.label),
-            })
-            .collect()
-    }
-
-    /// How to answer this question, in a few words.
-    pub fn hint(&self) -> &'static str {
-        match (self.options.is_empty(), self.multi_select) {
-            (true, _) => "type your answer",
-            (false, false) => "answer with a number, a label, or your own text",
-            (false, true) => "answer with numbers or labels separated by commas, or your own text",
-        }
+/// How to answer this question, in a few words.
+pub fn hint(q: &Question) -> &'static str {
+    match (q.options.is_empty(), q.multi_select) {
+        (true, _) => "type your answer",
+        (false, false) => "answer with a number, a label, or your own text",
+        (false, true) => "answer with numbers or labels separated by commas, or your own text",
     }
 }
 
@@ -158,7 +69,7 @@ pub fn describe(questions: &[Question]) -> String {
             out.push_str(" (several: separate them with commas)");
         }
         out.push('\n');
-        for line in q.option_lines() {
+        for line in option_lines(q) {
             out.push_str(&format!("       {line}\n"));
         }
     }
@@ -170,7 +81,7 @@ pub fn describe(questions: &[Question]) -> String {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
-    use serde_json::json;
+    use serde_json::{Value, json};
 
     fn input() -> Value {
         crate::test_support::questions_input()

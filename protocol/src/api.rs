@@ -11,8 +11,8 @@ use jsonrpsee::types::ErrorObjectOwned;
 use crate::daemon::{ClientInfo, DaemonInfo, HelloResponse};
 use crate::event::Event;
 use crate::session::{
-    CommandInfo, CommandOutput, CreateParams, ExportPage, HistoryPage, PendingRequest,
-    PermissionDecision, SendParams, SendResponse, SessionInfo,
+    CommandInfo, CommandOutput, CreateParams, ExportPage, HistoryPage, ImportParams,
+    PendingRequest, PermissionDecision, SendParams, SendResponse, SessionInfo,
 };
 
 /// Result type of every RPC method.
@@ -101,6 +101,11 @@ pub trait SessionApi {
         offset: Option<u64>,
         limit: Option<u32>,
     ) -> RpcResult<ExportPage>;
+
+    /// Imports a session exported as JSONL (one message per line), in pages: the first
+    /// call (no `session_id`) creates the session in `cwd`; later calls append to it.
+    #[method(name = "import", param_kind = map)]
+    async fn import(&self, params: ImportParams) -> RpcResult<SessionInfo>;
 
     /// Replays the events after `since_seq` (0: all), then follows live. The first
     /// item is a `snapshot`; a client that falls behind gets `resync` and the end.

@@ -158,6 +158,22 @@ pub struct ExportPage {
     pub next_offset: Option<u64>,
 }
 
+/// `session.import` parameters: one page of an exported session.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ImportParams {
+    /// Append to this session (returned by the first page); `None` creates one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// Working directory of the new session (first page).
+    pub cwd: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// JSONL lines as `session.export` writes them: `{"role": …, "content": [...]}`.
+    pub lines: Vec<String>,
+    #[serde(default)]
+    pub env: ClientEnv,
+}
+
 /// Result of a slash command.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CommandOutput {

@@ -8,6 +8,7 @@ mod daemon_cmd;
 mod failure;
 mod human;
 mod idle;
+mod import;
 mod input;
 mod logs;
 mod output;
@@ -65,6 +66,8 @@ enum Cmd {
         /// The session (a unique id prefix is enough).
         id: String,
     },
+    /// Import a session exported with `export` (JSONL) as a new session.
+    Import(import::ImportArgs),
     /// List the permission requests and questions waiting for a human.
     Pending(PendingArgs),
     /// Allow a waiting permission request (once, or always with --always).
@@ -113,6 +116,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Cmd::Attach(args) => attach::run(args).await,
         Cmd::Cancel { id } => session_cmds::cancel(&id).await,
         Cmd::Export { id } => session_cmds::export(&id).await,
+        Cmd::Import(args) => import::run(args).await,
         Cmd::Rm { id } => session_cmds::remove(&id).await,
         Cmd::Pending(args) => pending::run(args).await,
         Cmd::Approve(args) => respond::approve(args).await,

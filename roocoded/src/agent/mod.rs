@@ -9,6 +9,7 @@
 mod approvals;
 mod executor;
 mod human;
+mod import;
 mod processes;
 pub mod project;
 mod prompt;

@@ -4,7 +4,8 @@ use jsonrpsee::PendingSubscriptionSink;
 use jsonrpsee::core::SubscriptionResult;
 use roocode_protocol::api::{RpcResult, SessionApiServer};
 use roocode_protocol::session::{
-    CommandOutput, CreateParams, ExportPage, HistoryPage, SendParams, SendResponse, SessionInfo,
+    CommandOutput, CreateParams, ExportPage, HistoryPage, ImportParams, SendParams, SendResponse,
+    SessionInfo,
 };
 
 use super::Handler;
@@ -100,6 +101,10 @@ impl SessionApiServer for Handler {
 
     async fn delete(&self, session_id: String) -> RpcResult<()> {
         self.0.agents.delete(&session_id).await.map_err(to_rpc)
+    }
+
+    async fn import(&self, params: ImportParams) -> RpcResult<SessionInfo> {
+        self.0.agents.import(params).await.map_err(to_rpc)
     }
 
     async fn export(

@@ -390,3 +390,62 @@ async fn daemon_subscribe_reports_turns_and_requests_of_every_session() {
     }
     assert_eq!(kinds, ["turn_started", "turn_completed"]);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn export_and_import_round_trip_a_session() {
+    use roocode_tests::mock_llm::ToolCall;
+    use serde_json::json;
+
+    let w = World::new(
+        Script::new()
+            .reply(Reply::tool_calls(vec![ToolCall::with_id(
+                "r1",
+                "Read",
+                json!({"file_path": "a.txt"}),
+            )]))
+            .reply(Reply::text("It says alpha."))
+            .reply(Reply::text("Continuing the imported session.")),
+    )
+    .await;
+    std::fs::write(w.project_path().join("a.txt"), "alpha\n").unwrap();
+    let first = w.run(&["send", "what is in a.txt?"]).await;
+    let id = first.session_id();
+    let export = w.run(&["export", &id]).await;
+    assert_eq!(export.code, 0);
+    assert_eq!(export.stdout.lines().count(), 4, "{}", export.stdout);
+    let file = w.project_path().join("session.jsonl");
+    std::fs::write(&file, &export.stdout).unwrap();
+
+    let import = w
+        .run(&["import", file.to_str().unwrap(), "--title", "imported"])
+        .await;
+    assert_eq!(import.code, 0, "{import:?}");
+    let new_id = import.stdout.trim().to_string();
+    assert_ne!(new_id, id);
+    let again = w.run(&["export", &new_id]).await;
+    assert_eq!(
+        again.stdout, export.stdout,
+        "export → import → export is identical"
+    );
+
+    let shown = w.run(&["attach", &new_id, "--until-idle"]).await;
+    assert!(
+        shown.stdout.contains("what is in a.txt?") && shown.stdout.contains("It says alpha."),
+        "{}",
+        shown.stdout
+    );
+
+    let cont = w.run(&["send", "--session", &new_id, "go on"]).await;
+    assert_eq!(cont.code, 0, "{cont:?}");
+    let body = w.mock.requests().last().unwrap().body["messages"].to_string();
+    assert!(
+        body.contains("what is in a.txt?") && body.contains("alpha") && body.contains("go on"),
+        "{body}"
+    );
+
+    let bad = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(bad.path(), "{\"role\": \"user\"}\nnot json\n").unwrap();
+    let refused = w.run(&["import", bad.path().to_str().unwrap()]).await;
+    assert_eq!(refused.code, 1, "{refused:?}");
+    assert!(refused.stderr.contains("line 1"), "{}", refused.stderr);
+}

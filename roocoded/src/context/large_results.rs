@@ -150,6 +150,7 @@ fn preview(output: &str, path: &Path) -> String {
 
 #[cfg(test)]
 mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     fn numbered(n: usize) -> String {

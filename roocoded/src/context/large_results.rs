@@ -53,8 +53,9 @@ pub fn spill(
 /// The file a spilled preview points to, if `text` is one.
 pub fn spilled_path(text: &str) -> Option<&str> {
     let rest = text.strip_prefix(MARKER)?;
-    let end = rest.find(" (")?;
-    Some(&rest[..end])
+    // the file name is `<safe id>.txt`, so this ends the path even if a folder has " ("
+    let end = rest.find(".txt (")?;
+    Some(&rest[..end + 4])
 }
 
 /// Keeps `[A-Za-z0-9_-]`, maps anything else to `_`, and bounds the length, so a call
@@ -240,5 +241,9 @@ mod tests {
     #[test]
     fn plain_text_is_not_a_spilled_path() {
         assert_eq!(spilled_path("hello"), None);
+        let dir = tempfile::tempdir().unwrap();
+        let odd = dir.path().join("a (1)");
+        let out = spill(&"q".repeat(50), 10, &odd, "id").unwrap();
+        assert_eq!(spilled_path(&out.text), out.path.unwrap().to_str());
     }
 }

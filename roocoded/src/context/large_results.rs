@@ -1,0 +1,249 @@
+//! Layer 1 of context management: a tool output too large for the conversation is
+//! written whole to a file, and the conversation keeps a head/tail preview plus the
+//! path, to be read in pages with the `Read` tool. Nearly free, and nothing is lost.
+
+use std::io;
+use std::path::{Path, PathBuf};
+
+use super::budget::group;
+
+/// Outputs longer than this many chars are spilled to disk by default.
+pub const DEFAULT_THRESHOLD_CHARS: usize = 25_000;
+/// Approximate size of the preview's head, cut on a line boundary.
+pub const HEAD_CHARS: usize = 2_000;
+/// Approximate size of the preview's tail, cut on a line boundary.
+pub const TAIL_CHARS: usize = 1_000;
+
+/// How every spilled preview starts; [`spilled_path`] recognises it.
+const MARKER: &str = "[Output too large for the conversation; saved in full to ";
+
+/// What the conversation keeps of one tool output.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spilled {
+    /// The output itself, or the preview that replaces it.
+    pub text: String,
+    /// Where the whole output was written, if it was.
+    pub path: Option<PathBuf>,
+}
+
+/// Spills `output` to `dir/<call_id>.txt` if it has more than `threshold_chars`
+/// chars, returning the preview to keep instead; otherwise returns it unchanged.
+pub fn spill(
+    output: &str,
+    threshold_chars: usize,
+    dir: &Path,
+    call_id: &str,
+) -> io::Result<Spilled> {
+    // bytes ≥ chars, so the cheap check settles most outputs
+    if output.len() <= threshold_chars || output.chars().count() <= threshold_chars {
+        return Ok(Spilled {
+            text: output.to_owned(),
+            path: None,
+        });
+    }
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join(format!("{}.txt", safe_file_name(call_id)));
+    std::fs::write(&path, output)?;
+    Ok(Spilled {
+        text: preview(output, &path),
+        path: Some(path),
+    })
+}
+
+/// The file a spilled preview points to, if `text` is one.
+pub fn spilled_path(text: &str) -> Option<&str> {
+    let rest = text.strip_prefix(MARKER)?;
+    // the file name is `<safe id>.txt`, so this ends the path even if a folder has " ("
+    let end = rest.find(".txt (")?;
+    Some(&rest[..end + 4])
+}
+
+/// Keeps `[A-Za-z0-9_-]`, maps anything else to `_`, and bounds the length, so a call
+/// id can never name a path outside `dir` (`..`, `/`) or a hidden file.
+fn safe_file_name(call_id: &str) -> String {
+    let name: String = call_id
+        .chars()
+        .take(100)
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if name.is_empty() {
+        "result".into()
+    } else {
+        name
+    }
+}
+
+/// Byte index where the head ends: after the last whole line within `max_chars`
+/// chars, or at a char boundary if the first line alone is longer.
+fn head_end(text: &str, max_chars: usize) -> usize {
+    let limit = byte_at_char(text, max_chars);
+    match text[..limit].rfind('\n') {
+        Some(nl) if limit < text.len() => nl + 1,
+        _ => limit,
+    }
+}
+
+/// Byte index where the tail starts: at the first whole line within the last
+/// `max_chars` chars, or at a char boundary if the last line alone is longer.
+fn tail_start(text: &str, max_chars: usize) -> usize {
+    let total = text.chars().count();
+    let start = byte_at_char(text, total.saturating_sub(max_chars));
+    if start == 0 {
+        return 0;
+    }
+    if text.as_bytes()[start - 1] == b'\n' {
+        return start;
+    }
+    match text[start..].find('\n') {
+        Some(nl) if start + nl + 1 < text.len() => start + nl + 1,
+        _ => start,
+    }
+}
+
+/// Byte index of char number `n` (or the end).
+fn byte_at_char(text: &str, n: usize) -> usize {
+    text.char_indices().nth(n).map_or(text.len(), |(i, _)| i)
+}
+
+fn line_count(text: &str) -> usize {
+    text.lines().count()
+}
+
+fn preview(output: &str, path: &Path) -> String {
+    let chars = output.chars().count();
+    let lines = line_count(output);
+    let head_end = head_end(output, HEAD_CHARS);
+    let tail_start = tail_start(output, TAIL_CHARS).max(head_end);
+    let head = &output[..head_end];
+    let tail = &output[tail_start..];
+    let head_lines = line_count(head);
+    // 1-based line where the tail starts (it may start mid-line when a line is huge)
+    let tail_line = output[..tail_start].matches('\n').count() + 1;
+    let omitted = &output[head_end..tail_start];
+    let path = path.display();
+    let mut text = format!(
+        "{MARKER}{path} ({} chars, {} lines). Only the start and the end are shown. \
+         Read the rest in pages with the Read tool: file_path \"{path}\", offset = first \
+         line (1-based), limit = number of lines (e.g. offset {}, limit 200).]\n\n",
+        group(chars as u64),
+        group(lines as u64),
+        head_lines + 1,
+    );
+    text.push_str(&format!("--- lines 1-{head_lines} ---\n"));
+    text.push_str(head);
+    if !head.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(&format!(
+        "--- {} chars omitted ---\n",
+        group(omitted.chars().count() as u64)
+    ));
+    text.push_str(&format!("--- from line {tail_line} to the end ---\n"));
+    text.push_str(tail);
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+    use super::*;
+
+    fn numbered(n: usize) -> String {
+        (1..=n)
+            .map(|i| format!("line {i:05} {}\n", "x".repeat(38)))
+            .collect()
+    }
+
+    #[test]
+    fn short_output_is_unchanged_and_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = spill("hello\nworld\n", 25_000, &dir.path().join("r"), "c1").unwrap();
+        assert_eq!(out.text, "hello\nworld\n");
+        assert_eq!(out.path, None);
+        assert!(!dir.path().join("r").exists());
+        // exactly at the threshold, counted in chars not bytes
+        let s = "é".repeat(10);
+        assert_eq!(spill(&s, 10, dir.path(), "c").unwrap().path, None);
+    }
+
+    #[test]
+    fn large_output_is_written_whole_with_a_preview() {
+        let dir = tempfile::tempdir().unwrap();
+        let output = numbered(1_000); // 50 chars per line
+        let sub = dir.path().join("spill/nested");
+        let out = spill(&output, DEFAULT_THRESHOLD_CHARS, &sub, "toolu_01").unwrap();
+        let path = out.path.clone().unwrap();
+        assert_eq!(path, sub.join("toolu_01.txt"));
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), output);
+
+        let text = &out.text;
+        assert!(text.len() < 4_000, "preview is {} bytes", text.len());
+        assert!(text.contains("50,000 chars, 1,000 lines"), "{text}");
+        assert!(text.contains(&format!("file_path \"{}\"", path.display())));
+        assert!(text.contains("Read") && text.contains("offset") && text.contains("limit"));
+        assert_eq!(spilled_path(text), Some(path.to_str().unwrap()));
+        // head: whole lines only, the first 40 (2,000 / 50)
+        assert!(text.contains("--- lines 1-40 ---\nline 00001 "));
+        assert!(text.contains("line 00040 "));
+        assert!(!text.contains("line 00041 "));
+        assert!(text.contains("offset 41, limit 200"));
+        // tail: the last 20 whole lines, ending with the output's end
+        assert!(text.contains("--- from line 981 to the end ---\nline 00981 "));
+        assert!(!text.contains("line 00980 "));
+        assert!(text.ends_with(&format!("line 01000 {}\n", "x".repeat(38))));
+        assert!(text.contains("--- 47,000 chars omitted ---"));
+    }
+
+    #[test]
+    fn utf8_boundaries_are_safe_on_one_huge_line() {
+        let dir = tempfile::tempdir().unwrap();
+        // multi-byte chars and no newline at all: cuts fall on char boundaries
+        let output = "日本語🦀é".repeat(10_000);
+        let out = spill(&output, 1_000, dir.path(), "c").unwrap();
+        let path = out.path.unwrap();
+        assert_eq!(std::fs::read_to_string(path).unwrap(), output);
+        let head: String = output.chars().take(HEAD_CHARS).collect();
+        let tail: String = {
+            let n = output.chars().count();
+            output.chars().skip(n - TAIL_CHARS).collect()
+        };
+        assert!(out.text.contains(&head));
+        assert!(out.text.ends_with(&tail));
+        assert!(out.text.contains("50,000 chars, 1 lines"));
+    }
+
+    #[test]
+    fn low_threshold_never_overlaps_head_and_tail() {
+        let dir = tempfile::tempdir().unwrap();
+        let output = numbered(30); // 1,500 chars: head covers it all
+        let out = spill(&output, 100, dir.path(), "c").unwrap();
+        assert_eq!(out.text.matches("line 00030").count(), 1);
+        assert!(out.text.contains("--- 0 chars omitted ---"));
+    }
+
+    #[test]
+    fn file_names_are_safe() {
+        assert_eq!(safe_file_name("toolu_01A-b"), "toolu_01A-b");
+        assert_eq!(safe_file_name("../../etc/passwd"), "______etc_passwd");
+        assert_eq!(safe_file_name(""), "result");
+        assert_eq!(safe_file_name(&"a".repeat(500)).len(), 100);
+        let dir = tempfile::tempdir().unwrap();
+        let out = spill(&"z".repeat(50), 10, dir.path(), "../x").unwrap();
+        assert_eq!(out.path.unwrap(), dir.path().join("___x.txt"));
+    }
+
+    #[test]
+    fn plain_text_is_not_a_spilled_path() {
+        assert_eq!(spilled_path("hello"), None);
+        let dir = tempfile::tempdir().unwrap();
+        let odd = dir.path().join("a (1)");
+        let out = spill(&"q".repeat(50), 10, &odd, "id").unwrap();
+        assert_eq!(spilled_path(&out.text), out.path.unwrap().to_str());
+    }
+}

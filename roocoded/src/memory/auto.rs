@@ -11,9 +11,11 @@
 //! memories are read on demand. Every file is written atomically (temp file + rename).
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::{Deserialize, Serialize};
+
+pub use files::slug;
+use files::{clean_content, clean_description, clean_name, unique_path, write_atomic};
 
 /// The index file of a memory directory.
 pub const INDEX_FILE: &str = "MEMORY.md";
@@ -21,8 +23,6 @@ pub const INDEX_FILE: &str = "MEMORY.md";
 pub const MAX_NAME_CHARS: usize = 100;
 /// Most index lines injected per directory.
 pub const MAX_INDEX_LINES: usize = 200;
-/// Longest file-name slug (without `.md`).
-const MAX_SLUG_CHARS: usize = 60;
 
 /// Where memories are kept: `user` is `~/.roocode/memory`, `project` is
 /// `<root>/.roocode/memory`.
@@ -352,97 +352,7 @@ fn write_index(dir: &Path) -> Result<(), MemoryError> {
     write_atomic(&path, &format!("{}\n", lines.join("\n")))
 }
 
-/// Writes through a temp file in the same directory and a rename, so readers never see
-/// a half-written file.
-fn write_atomic(path: &Path, text: &str) -> Result<(), MemoryError> {
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let dir = path.parent().unwrap_or_else(|| Path::new("."));
-    std::fs::create_dir_all(dir).map_err(io_err(dir))?;
-    let file_name = path
-        .file_name()
-        .map(|f| f.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    let tmp = dir.join(format!(".{file_name}.{}.{n}.tmp", std::process::id()));
-    std::fs::write(&tmp, text).map_err(io_err(&tmp))?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        io_err(path)(e)
-    })
-}
-
-/// `dir/<slug>.md`, with `-2`, `-3`, … appended if that file is taken.
-fn unique_path(dir: &Path, name: &str) -> Result<PathBuf, MemoryError> {
-    let base = slug(name);
-    for n in 1..10_000 {
-        let stem = if n == 1 {
-            base.clone()
-        } else {
-            format!("{base}-{n}")
-        };
-        let path = dir.join(format!("{stem}.md"));
-        if !path.exists() {
-            return Ok(path);
-        }
-    }
-    Err(MemoryError::Invalid(format!(
-        "no free file name for \"{name}\""
-    )))
-}
-
-/// `[a-z0-9-]` only, no leading/trailing/double dash; `memory-note` if nothing is left.
-pub fn slug(name: &str) -> String {
-    let mut out = String::new();
-    for c in name.chars().flat_map(char::to_lowercase) {
-        if c.is_ascii_alphanumeric() {
-            out.push(c);
-        } else if !out.is_empty() && !out.ends_with('-') {
-            out.push('-');
-        }
-        if out.len() >= MAX_SLUG_CHARS {
-            break;
-        }
-    }
-    let out = out.trim_end_matches('-');
-    // `MEMORY.md` is the index: never a memory's file (even on case-insensitive disks).
-    if out.is_empty() || out == "memory" {
-        return "memory-note".to_string();
-    }
-    out.to_string()
-}
-
-fn clean_name(name: &str) -> Result<String, MemoryError> {
-    let name = name.trim();
-    if name.is_empty() {
-        return Err(MemoryError::Invalid("the name is empty".into()));
-    }
-    if name.contains(['\n', '\r']) {
-        return Err(MemoryError::Invalid("the name must be one line".into()));
-    }
-    if name.chars().count() > MAX_NAME_CHARS {
-        return Err(MemoryError::Invalid(format!(
-            "the name is longer than {MAX_NAME_CHARS} characters"
-        )));
-    }
-    Ok(name.to_string())
-}
-
-/// One line: inner line breaks and runs of whitespace become single spaces.
-fn clean_description(description: &str) -> Result<String, MemoryError> {
-    let line = description.split_whitespace().collect::<Vec<_>>().join(" ");
-    if line.is_empty() {
-        return Err(MemoryError::Invalid("the description is empty".into()));
-    }
-    Ok(line)
-}
-
-fn clean_content(content: &str) -> Result<String, MemoryError> {
-    let content = content.trim();
-    if content.is_empty() {
-        return Err(MemoryError::Invalid("the content is empty".into()));
-    }
-    Ok(content.to_string())
-}
+mod files;
 
 #[cfg(test)]
 mod tests;

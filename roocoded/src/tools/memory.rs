@@ -4,8 +4,12 @@
 //! It is not read-only (it writes files), but it only writes RooCode's own memory
 //! directories (`~/.roocode/memory/`, `<root>/.roocode/memory/`), never the project's
 //! code, and never a path the model chooses (file names are slugs of the memory name).
-//! So [`Tool::permission_target`] is [`PermissionTarget::None`]: the gate lets it run like
-//! a read, without asking, as the design intends for memory the agent keeps on its own.
+//! So [`Tool::permission_target`] is [`PermissionTarget::None`]: there is no project
+//! path for the sandbox or path rules to judge, and rules can still match the tool by
+//! name (`Memory`). Note: the mode layer ([`crate::permission::modes::decide`]) lets only
+//! read-only tools through without a rule, so until it knows about tools that write
+//! only RooCode's own state, a `Memory` call is asked in the default mode (and denied in
+//! plan and dontAsk) unless an allow rule for `Memory` matches.
 //! It is not concurrency-safe: two calls in one batch would race on the `MEMORY.md`
 //! indexes and on name uniqueness.
 
@@ -143,8 +147,8 @@ impl Tool for MemoryTool {
         ToolCategory::File
     }
 
-    /// Nothing to match: it only writes RooCode's own memory directories, under names
-    /// the model does not choose as paths (see the module docs).
+    /// No path to match: it only writes RooCode's own memory directories, under names
+    /// the model does not choose as paths (see the module docs on how the gate treats it).
     fn permission_target(&self, _input: &Value, _ctx: &ToolContext) -> PermissionTarget {
         PermissionTarget::None
     }

@@ -5,7 +5,8 @@
 //! - interaction: [`rpc`] (socket server, subscriptions), [`commands`] (slash commands), [`config`]
 //! - engine: [`llm`] (providers, stream normalisation, retry), [`agent`] (the loop)
 //! - tools: [`tools`]
-//! - memory: [`context`] (chain validation), [`store`] (SQLite), [`events`] (the session event log)
+//! - memory: [`context`] (chain validation), [`store`] (SQLite), [`events`] (the session event log),
+//!   [`memory`] (instruction files, auto memory)
 //! - security: [`permission`] — every tool call passes through it.
 //!
 //! [`daemon`] ties them together: socket, lock, recovery, shutdown.
@@ -18,6 +19,7 @@ pub mod context;
 pub mod daemon;
 pub mod events;
 pub mod llm;
+pub mod memory;
 pub mod permission;
 pub mod rpc;
 pub mod store;

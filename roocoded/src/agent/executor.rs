@@ -78,6 +78,7 @@ pub async fn run_calls(
         summarizer: summarizer(agents, row, &env, &config, cancel),
         shell: rt.shell.clone(),
         processes: Some(agents.processes.for_session(&row.id)),
+        memory_dirs: None,
     };
     let mode = Mode::parse(&row.mode).unwrap_or(Mode::Default);
     let (mut settings, rule_errors) = GateSettings::from_config(&config, mode, &base.root);

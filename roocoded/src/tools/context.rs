@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::bash::{ProcessRecorder, ShellState};
 use super::{Summarizer, TodoList};
+use crate::memory::MemoryDirs;
 
 /// Everything a tool call may know about where it runs.
 #[derive(Debug, Clone)]
@@ -48,6 +49,8 @@ pub struct ToolContext {
     pub shell: Arc<ShellState>,
     /// Told about every process group a command tool spawns (crash recovery).
     pub processes: Option<Arc<dyn ProcessRecorder>>,
+    /// Where the `Memory` tool keeps auto memories (None: the tool reports an error).
+    pub memory_dirs: Option<MemoryDirs>,
 }
 
 /// Receives live output of a running tool call.
@@ -68,7 +71,8 @@ impl std::fmt::Debug for ProgressFn {
 
 impl ToolContext {
     /// A context with no extra directories, an empty environment, a fresh cancellation
-    /// token, an empty file record, an empty todo list, no summarizer and a fresh shell.
+    /// token, an empty file record, an empty todo list, no summarizer, a fresh shell and no
+    /// memory directories.
     pub fn new(session_id: impl Into<String>, cwd: PathBuf, root: PathBuf) -> Self {
         Self {
             session_id: session_id.into(),
@@ -87,6 +91,7 @@ impl ToolContext {
             summarizer: None,
             shell: Arc::new(ShellState::new()),
             processes: None,
+            memory_dirs: None,
         }
     }
 

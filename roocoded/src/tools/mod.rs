@@ -4,7 +4,7 @@
 //! the [`Registry`] (registration, enable/disable, strict schema validation, API
 //! export), the per-call [`ToolContext`], and the batching helper [`partition`].
 //! The built-in tools live one per file (`read.rs`, `glob.rs`, `grep.rs`, `write.rs`,
-//! `edit.rs`, `webfetch.rs`, `todo.rs`, `ask_user.rs`, `exit_plan_mode.rs`), or one per
+//! `edit.rs`, `webfetch.rs`, `todo.rs`, `ask_user.rs`, `exit_plan_mode.rs`, `memory.rs`), or one per
 //! directory when they need several files (`bash/`); `checkpoint.rs` keeps what Write
 //! and Edit change, per turn, for `/rewind`.
 //!
@@ -24,6 +24,7 @@ mod exit_plan_mode;
 mod glob;
 mod grep;
 mod human;
+mod memory;
 mod output;
 mod read;
 mod registry;
@@ -53,6 +54,7 @@ pub use exit_plan_mode::ExitPlanModeTool;
 pub use glob::GlobTool;
 pub use grep::GrepTool;
 pub use human::{Human, PlanVerdict};
+pub use memory::MemoryTool;
 pub use output::MAX_OUTPUT_CHARS;
 pub use read::ReadTool;
 pub use registry::{Registry, RegistryError, ToolDef};

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::{
     AskUserQuestionTool, BashOutputTool, BashTool, EditTool, ExitPlanModeTool, GlobTool, GrepTool,
-    KillShellTool, ReadTool, TodoWriteTool, Tool, WebFetchTool, WriteTool,
+    KillShellTool, MemoryTool, ReadTool, TodoWriteTool, Tool, WebFetchTool, WriteTool,
 };
 
 /// Most problems listed in one validation message.
@@ -67,7 +67,7 @@ impl Registry {
     }
 
     /// A registry holding the built-in tools: Read, Write, Edit, Glob, Grep, Bash,
-    /// BashOutput, KillShell, WebFetch, TodoWrite, AskUserQuestion, ExitPlanMode.
+    /// BashOutput, KillShell, WebFetch, TodoWrite, AskUserQuestion, ExitPlanMode, Memory.
     pub fn with_builtins() -> Self {
         let mut registry = Self::new();
         let builtins: Vec<Arc<dyn Tool>> = vec![
@@ -83,6 +83,7 @@ impl Registry {
             Arc::new(TodoWriteTool),
             Arc::new(AskUserQuestionTool),
             Arc::new(ExitPlanModeTool),
+            Arc::new(MemoryTool),
         ];
         for tool in builtins {
             if let Err(e) = registry.register(tool) {
@@ -252,7 +253,8 @@ mod tests {
                 "WebFetch",
                 "TodoWrite",
                 "AskUserQuestion",
-                "ExitPlanMode"
+                "ExitPlanMode",
+                "Memory"
             ]
         );
         for def in registry.defs() {
@@ -328,13 +330,14 @@ mod tests {
                 "WebFetch",
                 "TodoWrite",
                 "AskUserQuestion",
-                "ExitPlanMode"
+                "ExitPlanMode",
+                "Memory"
             ]
         );
         assert_eq!(
             registry.validate("Glob", &json!({"pattern": "*"})),
             Err(
-                "No such tool: Glob. Available tools: Read, Write, Edit, Grep, Bash, BashOutput, KillShell, WebFetch, TodoWrite, AskUserQuestion, ExitPlanMode."
+                "No such tool: Glob. Available tools: Read, Write, Edit, Grep, Bash, BashOutput, KillShell, WebFetch, TodoWrite, AskUserQuestion, ExitPlanMode, Memory."
                     .to_string()
             )
         );

@@ -1,0 +1,248 @@
+//! The `Memory` tool: the model saves, updates and deletes its auto memories
+//! ([`crate::memory::auto`]) in the directories of `ctx.memory_dirs`.
+//!
+//! It is not read-only (it writes files), but it only writes RooCode's own memory
+//! directories (`~/.roocode/memory/`, `<root>/.roocode/memory/`), never the project's
+//! code, and never a path the model chooses (file names are slugs of the memory name).
+//! So [`Tool::permission_target`] is [`PermissionTarget::None`]: there is no project
+//! path for the sandbox or path rules to judge, and rules can still match the tool by
+//! name (`Memory`). Note: the mode layer ([`crate::permission::modes::decide`]) lets only
+//! read-only tools through without a rule, so until it knows about tools that write
+//! only RooCode's own state, a `Memory` call is asked in the default mode (and denied in
+//! plan and dontAsk) unless an allow rule for `Memory` matches.
+//! It is not concurrency-safe: two calls in one batch would race on the `MEMORY.md`
+//! indexes and on name uniqueness.
+
+use futures_util::FutureExt as _;
+use futures_util::future::BoxFuture;
+use serde::Deserialize;
+use serde_json::{Value, json};
+
+use super::{
+    PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
+    run_blocking,
+};
+use crate::memory::auto::{self, INDEX_FILE, MemoryError, MemoryType};
+
+const DESCRIPTION: &str = "\
+Saves, updates or deletes a persistent memory: a short note that later sessions will \
+see. An index of all memories (name and description) is shown at the start of every \
+session; the full text is read on demand. Memories are RooCode's own files, not the \
+project's code.
+
+Save a memory when you learn something that will still matter in a future session:
+- user: the user's stated preferences, role or habits (\"always use pnpm\", \"I am a \
+backend developer, explain frontend code in more detail\").
+- feedback: a correction of your behaviour (\"do not add comments that restate the \
+code\", \"run the linter before saying you are done\"). Include why, if the user said.
+- project: durable facts about this project that cannot be derived from its code or git \
+history: how to deploy, which environment is production, where secrets are kept (the \
+location, NEVER the secret itself), who owns what, decisions and their reasons.
+- reference: pointers to outside resources: URLs of docs, dashboards, issue trackers, \
+runbooks.
+user and feedback memories apply to all projects of this user; project and reference \
+memories belong to the current project.
+
+Do NOT save:
+- anything you can find again in the code, the files or the git history (structure, \
+conventions visible in the code, recent changes);
+- details of the current task or conversation that will not matter later;
+- guesses or conclusions you have not verified;
+- sensitive data: passwords, tokens, keys, personal data.
+
+Actions:
+- save: a new memory. type, description and content are required; the name must be \
+new (check the index first: update an existing memory rather than saving a near \
+duplicate).
+- update: change an existing memory by name; give any of description, content, type \
+(content replaces the whole text). When the user corrects something you remembered, \
+update it.
+- delete: remove a memory by name, e.g. when it became wrong or the user asks you to \
+forget it.
+
+name is a short title (\"Package manager\"), unique across all memories. description is \
+one line saying what the memory is about; it is what you will see in the index, so make \
+it specific enough to decide whether to read the memory. content is the memory itself, \
+in Markdown: concise, self-contained, stating facts rather than the story of how you \
+learned them.";
+
+/// The built-in `Memory` tool.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct MemoryTool;
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Action {
+    Save,
+    Update,
+    Delete,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct MemoryInput {
+    action: Action,
+    name: String,
+    #[serde(rename = "type")]
+    memory_type: Option<MemoryType>,
+    description: Option<String>,
+    content: Option<String>,
+}
+
+impl Tool for MemoryTool {
+    fn name(&self) -> &'static str {
+        "Memory"
+    }
+
+    fn description(&self) -> &'static str {
+        DESCRIPTION
+    }
+
+    fn input_schema(&self) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "action": {
+                    "type": "string",
+                    "enum": ["save", "update", "delete"],
+                    "description": "save a new memory, update an existing one, or delete one"
+                },
+                "name": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": auto::MAX_NAME_CHARS,
+                    "description": "Short unique title of the memory (\"Package manager\")"
+                },
+                "type": {
+                    "type": "string",
+                    "enum": ["user", "feedback", "project", "reference"],
+                    "description": "Kind of memory (required for save): user and feedback apply to all projects, project and reference to this one"
+                },
+                "description": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "One line shown in the memory index (required for save)"
+                },
+                "content": {
+                    "type": "string",
+                    "minLength": 1,
+                    "description": "The memory itself, in Markdown (required for save; replaces the text on update)"
+                }
+            },
+            "required": ["action", "name"],
+            "additionalProperties": false
+        })
+    }
+
+    /// It writes files (RooCode's memory directories only; see the module docs).
+    fn is_read_only(&self) -> bool {
+        false
+    }
+
+    fn is_concurrency_safe(&self, _input: &Value) -> bool {
+        false
+    }
+
+    fn category(&self) -> ToolCategory {
+        ToolCategory::File
+    }
+
+    /// No path to match: it only writes RooCode's own memory directories, under names
+    /// the model does not choose as paths (see the module docs on how the gate treats it).
+    fn permission_target(&self, _input: &Value, _ctx: &ToolContext) -> PermissionTarget {
+        PermissionTarget::None
+    }
+
+    fn execute<'a>(
+        &'a self,
+        input: Value,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        async move {
+            let input: MemoryInput = parse_input(self.name(), input)?;
+            let dirs = ctx.memory_dirs.clone().ok_or_else(|| {
+                ToolError::Failed(
+                    "memory is not available in this session (no memory directories); \
+                     do not retry"
+                        .to_string(),
+                )
+            })?;
+            run_blocking(ctx, move |_cancel| run(&dirs, input)).await
+        }
+        .boxed()
+    }
+}
+
+fn run(dirs: &auto::MemoryDirs, input: MemoryInput) -> Result<ToolOutput, ToolError> {
+    let name = input.name.trim();
+    let text = match input.action {
+        Action::Save => {
+            let (Some(ty), Some(description), Some(content)) = (
+                input.memory_type,
+                input.description.as_deref(),
+                input.content.as_deref(),
+            ) else {
+                let missing: Vec<&str> = [
+                    ("type", input.memory_type.is_none()),
+                    ("description", input.description.is_none()),
+                    ("content", input.content.is_none()),
+                ]
+                .into_iter()
+                .filter_map(|(field, absent)| absent.then_some(field))
+                .collect();
+                return Err(ToolError::InvalidInput(format!(
+                    "action \"save\" requires type, description and content; missing: {}",
+                    missing.join(", ")
+                )));
+            };
+            let path = auto::save(dirs, name, ty, description, content).map_err(to_tool)?;
+            format!(
+                "Saved {} memory \"{name}\" to {} (index: {}).",
+                ty.as_str(),
+                path.display(),
+                dirs.dir_for(ty).join(INDEX_FILE).display()
+            )
+        }
+        Action::Update => {
+            let entry = auto::update(
+                dirs,
+                name,
+                input.description.as_deref(),
+                input.content.as_deref(),
+                input.memory_type,
+            )
+            .map_err(to_tool)?;
+            format!(
+                "Updated {} memory \"{}\" at {}.",
+                entry.memory_type.as_str(),
+                entry.name,
+                entry.path.display()
+            )
+        }
+        Action::Delete => {
+            let entry = auto::delete(dirs, name).map_err(to_tool)?;
+            format!(
+                "Deleted {} memory \"{}\" ({} removed).",
+                entry.memory_type.as_str(),
+                entry.name,
+                entry.path.display()
+            )
+        }
+    };
+    Ok(ToolOutput::text(text))
+}
+
+fn to_tool(e: MemoryError) -> ToolError {
+    match e {
+        MemoryError::Io { .. } => ToolError::Failed(e.to_string()),
+        MemoryError::NotFound(_) => ToolError::InvalidInput(format!(
+            "{e}; check the names in the memory index, or use action \"save\" for a new memory"
+        )),
+        MemoryError::Exists { .. } | MemoryError::Invalid(_) => {
+            ToolError::InvalidInput(e.to_string())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

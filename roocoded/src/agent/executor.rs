@@ -20,6 +20,7 @@ use super::summarizer::ModelSummarizer;
 use super::turn::INTERRUPTED_BY_USER;
 use super::{AgentError, Agents};
 use crate::config::Config;
+use crate::memory::MemoryDirs;
 use crate::permission::{Decision, GateSettings, Mode, PermissionGate};
 use crate::store::SessionRow;
 use crate::tools::{self, PermissionTarget, ProgressFn, ToolContext, ToolError, ToolOutput};
@@ -61,12 +62,18 @@ pub async fn run_calls(
 ) -> Result<Vec<CallResult>, AgentError> {
     let env = agents.env_of(rt).await;
     let config = agents.config(std::path::Path::new(&row.root))?;
+    let memory_dirs = MemoryDirs::new(&agents.paths.user_dir, std::path::Path::new(&row.root));
+    let large_result_chars = config.large_result_chars() as usize;
     let base = ToolContext {
         session_id: row.id.clone(),
         cwd: row.cwd.clone().into(),
         root: row.root.clone().into(),
         additional_dirs: config.additional_directories(),
-        readable_dirs: vec![agents.paths.data_dir.join("tool-results").join(&row.id)],
+        readable_dirs: vec![
+            agents.tool_results_dir(&row.id),
+            memory_dirs.user.clone(),
+            memory_dirs.project.clone(),
+        ],
         cancel: cancel.clone(),
         env: env.vars.clone(),
         files: rt.files.clone(),
@@ -78,7 +85,7 @@ pub async fn run_calls(
         summarizer: summarizer(agents, row, &env, &config, cancel),
         shell: rt.shell.clone(),
         processes: Some(agents.processes.for_session(&row.id)),
-        memory_dirs: None,
+        memory_dirs: Some(memory_dirs),
     };
     let mode = Mode::parse(&row.mode).unwrap_or(Mode::Default);
     let (mut settings, rule_errors) = GateSettings::from_config(&config, mode, &base.root);
@@ -144,7 +151,13 @@ pub async fn run_calls(
                 outcomes.extend(futures_util::future::join_all(runs).await);
             }
             for (outcome, call) in outcomes.into_iter().zip(batch) {
-                let out = outcome.output;
+                let mut out = outcome.output;
+                spill_large(
+                    &mut out,
+                    large_result_chars,
+                    &agents.tool_results_dir(&row.id),
+                    &call.id,
+                );
                 let ev = EventPayload::ToolResult {
                     call_id: call.id.clone(),
                     output: out.content.clone(),
@@ -301,4 +314,18 @@ fn summarizer(
         model,
         cancel: cancel.clone(),
     }))
+}
+
+/// Layer 1 of context management: a result over the threshold goes to a file the
+/// model can page through with `Read`; the conversation keeps a preview.
+fn spill_large(out: &mut ToolOutput, threshold: usize, dir: &std::path::Path, call_id: &str) {
+    match crate::context::large_results::spill(&out.content, threshold, dir, call_id) {
+        Ok(spilled) => {
+            if let Some(path) = &spilled.path {
+                tracing::info!(path = %path.display(), chars = out.content.len(), "large tool result saved to a file");
+            }
+            out.content = spilled.text;
+        }
+        Err(e) => tracing::warn!("cannot save a large tool result ({e}); keeping it inline"),
+    }
 }

@@ -14,6 +14,7 @@ mod processes;
 pub mod project;
 mod prompt;
 mod recovery;
+mod reports;
 mod runtime;
 mod summarizer;
 mod turn;
@@ -450,6 +451,16 @@ impl Agents {
             .entry(id.to_string())
             .or_insert_with(|| Arc::new(SessionRuntime::new(id.to_string(), queue)))
             .clone())
+    }
+
+    /// Instruction files and the memory index for a session's conversation.
+    pub fn session_reminder(&self, row: &SessionRow) -> Option<String> {
+        prompt::session_reminder(Path::new(&row.root), &self.paths.user_dir)
+    }
+
+    /// Where large tool results of a session are saved (readable by its agent).
+    pub fn tool_results_dir(&self, session_id: &str) -> PathBuf {
+        self.paths.data_dir.join("tool-results").join(session_id)
     }
 
     /// Where the session's plan file lives (plan mode writes it without asking).

@@ -40,6 +40,26 @@ Environment:
     )
 }
 
+/// The project's instruction files and the memory index, as one system reminder for the
+/// start of the conversation (None when there is neither).
+pub fn session_reminder(root: &Path, user_dir: &Path) -> Option<String> {
+    let instructions = match crate::memory::load_instructions(root, user_dir) {
+        Ok(text) => text,
+        Err(e) => {
+            tracing::warn!("cannot read the instruction files: {e}");
+            None
+        }
+    };
+    let dirs = crate::memory::MemoryDirs::new(user_dir, root);
+    let memory = crate::memory::index_for_prompt(&dirs);
+    let parts: Vec<String> = instructions
+        .map(|t| crate::memory::system_reminder(&t))
+        .into_iter()
+        .chain(memory.map(|m| format!("<system-reminder>\n{m}\n</system-reminder>")))
+        .collect();
+    (!parts.is_empty()).then(|| parts.join("\n\n"))
+}
+
 /// The reminder added to the newest user message while the session is in plan mode
 /// (plan mode constrains by prompt, DESIGN.md §5; the system prompt stays unchanged).
 pub fn plan_mode_reminder(plan_file: &Path) -> String {

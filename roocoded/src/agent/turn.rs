@@ -14,7 +14,8 @@ use tracing::Instrument;
 
 use super::runtime::SessionRuntime;
 use super::{AgentError, Agents, executor, prompt};
-use crate::context::chain;
+use crate::context::budget::Budget;
+use crate::context::{chain, stale};
 use crate::llm::{self, CallOutcome, LlmError, ModelRequest, ModelStopReason, Progress, ToolSpec};
 use crate::store::{ModelCallRow, SessionRow};
 
@@ -22,6 +23,8 @@ use crate::store::{ModelCallRow, SessionRow};
 pub const INTERRUPTED_BY_USER: &str = "Interrupted by user: this tool call did not complete.";
 /// Three unknown or disabled tools in a row end the turn.
 const MAX_UNKNOWN_STREAK: u32 = 3;
+/// Share of the context window above which old tool results are cleared (layer 2).
+const STALE_CLEAR_FRACTION: f64 = 0.6;
 /// Output limit asked of the model per call.
 const MAX_OUTPUT_TOKENS: u32 = 16_384;
 
@@ -53,6 +56,8 @@ pub(super) async fn run(agents: &Arc<Agents>, rt: &Arc<SessionRuntime>) {
         turn_id: &turn_id,
         cancel,
         context: Vec::new(),
+        budget: None,
+        reminder: None,
     };
     let (mut stop, error) = match turn.run().instrument(span.clone()).await {
         Ok(end) => end,
@@ -92,6 +97,10 @@ struct Turn<'a> {
     cancel: CancellationToken,
     /// The model context, mirrored in the store message by message.
     context: Vec<Message>,
+    /// Exact usage of the last call plus an estimate of what was added since.
+    budget: Option<Budget>,
+    /// Instruction files and the memory index, read once at the start of the turn.
+    reminder: Option<String>,
 }
 
 impl Turn<'_> {
@@ -114,6 +123,9 @@ impl Turn<'_> {
             store.replace_context(self.id(), &self.context).await?;
         }
         self.deliver_queued().await?;
+        if let Some(row) = store.session(self.id()).await? {
+            self.reminder = self.agents.session_reminder(&row);
+        }
         self.emit(EventPayload::TurnStarted {
             turn_id: self.turn_id.to_string(),
         })
@@ -149,9 +161,19 @@ impl Turn<'_> {
                 .and_then(|v| v.parse::<u32>().ok())
                 .filter(|n| *n > 0)
                 .unwrap_or_else(|| config.max_turns());
+            self.clear_stale_if_tight(model.context_window).await?;
             let mut messages = self.context.clone();
             if chain::repair(&mut messages, INTERRUPTED_BY_USER).changed() {
                 tracing::warn!("the context needed repair before the model call");
+            }
+            if let Some(first) = messages.iter_mut().find(|m| m.role == Role::User) {
+                // Instructions and the memory index ride in the conversation, so the
+                // system prompt stays byte-stable for prompt caching.
+                if let Some(reminder) = &self.reminder {
+                    first
+                        .content
+                        .insert(0, ContentBlock::text(reminder.clone()));
+                }
             }
             if row.mode == "plan"
                 && let Some(last) = messages.last_mut()
@@ -159,6 +181,7 @@ impl Turn<'_> {
                 let reminder = prompt::plan_mode_reminder(&self.agents.plan_file(&row.id));
                 last.content.push(ContentBlock::text(reminder));
             }
+            let request_len = messages.len();
             let request = ModelRequest {
                 model: model.model.clone(),
                 system: prompt::system_prompt(&row),
@@ -195,6 +218,10 @@ impl Turn<'_> {
                     return Ok(ended(StopReason::Error, e.kind(), e.to_string()));
                 }
             };
+            let covered = request_len;
+            self.budget
+                .get_or_insert_with(|| Budget::new(model.context_window))
+                .record(&outcome.response.usage, covered);
             self.record_call(&row, &message_id, Some(&outcome), None)
                 .await?;
             let response = outcome.response;
@@ -281,6 +308,29 @@ impl Turn<'_> {
                 return Ok((StopReason::MaxTurns, None));
             }
         }
+    }
+
+    /// Layer 2 of context management: when the context passes 60% of the window, old
+    /// tool results (outside the last three turns) become short stubs.
+    async fn clear_stale_if_tight(&mut self, window: u64) -> Result<(), AgentError> {
+        let budget = self.budget.get_or_insert_with(|| Budget::new(window));
+        if budget.fraction(&self.context) < STALE_CLEAR_FRACTION {
+            return Ok(());
+        }
+        let report = stale::clear_stale_results(&mut self.context, 3, 2_000);
+        if report.cleared > 0 {
+            budget.invalidate();
+            tracing::info!(
+                cleared = report.cleared,
+                chars = report.chars_saved,
+                "cleared stale tool results"
+            );
+            self.agents
+                .store()
+                .replace_context(self.id(), &self.context)
+                .await?;
+        }
+        Ok(())
     }
 
     /// Ends the turn after a cancel: every tool call gets its result (repair).

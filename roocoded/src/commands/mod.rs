@@ -30,6 +30,16 @@ const LOCAL: &[Local] = &[
         description: "Tokens and cost of this session",
     },
     Local {
+        name: "context",
+        usage: "/context",
+        description: "How the context window is used (system, tools, instructions, memory, messages)",
+    },
+    Local {
+        name: "memory",
+        usage: "/memory",
+        description: "List the saved memories",
+    },
+    Local {
         name: "mode",
         usage: "/mode [default|acceptEdits|plan|bypassPermissions|dontAsk]",
         description: "Show or change the permission mode",
@@ -71,6 +81,8 @@ pub async fn run(agents: &Agents, row: &SessionRow, line: &str) -> Result<String
             Ok("Context cleared: the model starts afresh. The transcript stays in the session's history.".into())
         }
         "cost" => cost(agents, row).await,
+        "context" => agents.context_report(row).await,
+        "memory" => agents.memory_report(row),
         "mode" if args.is_empty() => Ok(format!(
             "Mode: {}. Available: {}.",
             row.mode,

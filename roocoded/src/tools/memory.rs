@@ -1,15 +1,12 @@
 //! The `Memory` tool: the model saves, updates and deletes its auto memories
 //! ([`crate::memory::auto`]) in the directories of `ctx.memory_dirs`.
 //!
-//! It is not read-only (it writes files), but it only writes RooCode's own memory
-//! directories (`~/.roocode/memory/`, `<root>/.roocode/memory/`), never the project's
-//! code, and never a path the model chooses (file names are slugs of the memory name).
-//! So [`Tool::permission_target`] is [`PermissionTarget::None`]: there is no project
-//! path for the sandbox or path rules to judge, and rules can still match the tool by
-//! name (`Memory`). Note: the mode layer ([`crate::permission::modes::decide`]) lets only
-//! read-only tools through without a rule, so until it knows about tools that write
-//! only RooCode's own state, a `Memory` call is asked in the default mode (and denied in
-//! plan and dontAsk) unless an allow rule for `Memory` matches.
+//! It writes files, but only RooCode's own memory directories (`~/.roocode/memory/`,
+//! `<root>/.roocode/memory/`), never the project's code and never a path the model
+//! chooses (file names are slugs of the memory name). So, like `TodoWrite`, it reports
+//! itself read-only to the permission system (nothing of the user's changes) and
+//! [`Tool::permission_target`] is [`PermissionTarget::None`]; rules can still match it
+//! by name (`Memory`), so a deny rule stops it.
 //! It is not concurrency-safe: two calls in one batch would race on the `MEMORY.md`
 //! indexes and on name uniqueness.
 
@@ -134,9 +131,11 @@ impl Tool for MemoryTool {
         })
     }
 
-    /// It writes files (RooCode's memory directories only; see the module docs).
+    /// It writes only RooCode's own memory files, never the project or anything the
+    /// user's tools see, so the permission system treats it like `TodoWrite`: allowed
+    /// without asking (a deny rule `Memory` still stops it).
     fn is_read_only(&self) -> bool {
-        false
+        true
     }
 
     fn is_concurrency_safe(&self, _input: &Value) -> bool {

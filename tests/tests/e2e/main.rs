@@ -7,6 +7,7 @@
 mod harness;
 
 mod attach;
+mod context;
 mod daemon;
 mod durability;
 mod interactive;

@@ -182,7 +182,8 @@ fn schema_rejects_unknown_fields_and_bad_values() {
 fn traits() {
     let (p, _dirs) = project();
     let input = json!({"action": "save", "name": "n"});
-    assert!(!MemoryTool.is_read_only());
+    // It writes only RooCode's own memory files: allowed like TodoWrite.
+    assert!(MemoryTool.is_read_only());
     assert!(!MemoryTool.is_concurrency_safe(&input));
     assert_eq!(MemoryTool.category(), ToolCategory::File);
     assert_eq!(

@@ -1,0 +1,146 @@
+//! Context management seen through the daemon: instruction files and the memory index
+//! in the conversation (the system prompt untouched), the Memory tool, large results
+//! saved to a file the agent can page through, and `/context`.
+
+use roocode_tests::mock_llm::{Reply, Script, ToolCall};
+use serde_json::{Value, json};
+
+use crate::harness::World;
+
+fn first_user_text(body: &Value) -> String {
+    body["messages"][0]["content"].to_string()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn instructions_and_memories_reach_the_model_without_touching_the_system_prompt() {
+    let w = World::new(
+        Script::new()
+            .reply(Reply::tool_calls(vec![ToolCall::new(
+                "Memory",
+                json!({"action": "save", "name": "package manager", "type": "project",
+                       "description": "use pnpm, never npm", "content": "The user said: always use pnpm."}),
+            )]))
+            .reply(Reply::text("Noted."))
+            .reply(Reply::text("Second session.")),
+    )
+    .await;
+    let p = w.project_path();
+    std::fs::write(
+        p.join("ROOCODE.md"),
+        "Answer tersely.\n@include docs/style.md\n",
+    )
+    .unwrap();
+    std::fs::create_dir_all(p.join("docs")).unwrap();
+    std::fs::write(p.join("docs/style.md"), "Prefer iterators over loops.\n").unwrap();
+
+    let out = w.run(&["send", "remember: we use pnpm"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let reqs = w.mock.requests();
+    let first = first_user_text(&reqs[0].body);
+    assert!(
+        first.contains("Answer tersely.") && first.contains("Prefer iterators over loops."),
+        "{first}"
+    );
+    assert_eq!(
+        reqs[0].body["system"], reqs[1].body["system"],
+        "the system prompt is byte-stable"
+    );
+    assert!(
+        !reqs[0].body["system"]
+            .to_string()
+            .contains("Answer tersely.")
+    );
+    let memory_file = p.join(".roocode/memory/package-manager.md");
+    assert!(
+        std::fs::read_to_string(&memory_file)
+            .unwrap()
+            .contains("always use pnpm")
+    );
+    assert!(
+        std::fs::read_to_string(p.join(".roocode/memory/MEMORY.md"))
+            .unwrap()
+            .contains("use pnpm, never npm")
+    );
+
+    // A new session starts with the memory index.
+    let second = w.run(&["send", "--new", "hello again"]).await;
+    assert_eq!(second.code, 0, "{second:?}");
+    let text = first_user_text(&w.mock.requests()[2].body);
+    assert!(text.contains("use pnpm, never npm"), "{text}");
+    let listed = w.run(&["send", "--continue", "/memory"]).await;
+    assert!(
+        listed.stdout.contains("package manager"),
+        "{}",
+        listed.stdout
+    );
+    let ctx = w.run(&["send", "--continue", "/context"]).await;
+    assert_eq!(ctx.code, 0, "{ctx:?}");
+    assert!(
+        ctx.stdout.contains("Total") && ctx.stdout.contains("%"),
+        "{}",
+        ctx.stdout
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_large_result_is_saved_to_a_file_the_agent_can_page_through() {
+    let w = World::new(
+        Script::new()
+            .reply(Reply::tool_calls(vec![ToolCall::new(
+                "Bash",
+                json!({"command": "seq 1 30000"}),
+            )]))
+            .reply(Reply::text("Big.")),
+    )
+    .await;
+    let out = w
+        .run(&["send", "--mode", "bypassPermissions", "count a lot"])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let last = w.mock.requests()[1].body["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    let result = last["content"][0]["content"].as_str().unwrap().to_string();
+    assert!(
+        result.len() < 6_000,
+        "a preview, not the whole output: {} chars",
+        result.len()
+    );
+    assert!(
+        result.contains("\n1\n") || result.starts_with('1') || result.contains("1\n2\n"),
+        "{result}"
+    );
+    assert!(result.contains("30000"), "the tail is kept: {result}");
+    let path = w.home.path().join("data/tool-results");
+    let saved: Vec<_> = walk(&path);
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    // What the tool returned is in the file whole (Bash itself keeps the head and the
+    // tail of an output this long).
+    let full = std::fs::read_to_string(&saved[0]).unwrap();
+    assert!(
+        full.starts_with("1\n2\n3\n") && full.trim_end().ends_with("30000"),
+        "{}",
+        &full[..200]
+    );
+    assert!(full.len() > 25_000 && full.len() > result.len() * 4);
+    assert!(
+        result.contains(&saved[0].display().to_string()),
+        "the preview names the file: {result}"
+    );
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}

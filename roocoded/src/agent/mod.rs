@@ -7,6 +7,7 @@
 //! session's log; this module never knows who is watching.
 
 mod approvals;
+mod compaction;
 mod executor;
 mod human;
 mod import;

@@ -14,8 +14,8 @@ use tracing::Instrument;
 
 use super::runtime::SessionRuntime;
 use super::{AgentError, Agents, executor, prompt};
-use crate::context::budget::Budget;
-use crate::context::{chain, stale};
+use crate::context::budget::{Budget, estimate_tokens};
+use crate::context::{chain, compact, stale};
 use crate::llm::{self, CallOutcome, LlmError, ModelRequest, ModelStopReason, Progress, ToolSpec};
 use crate::store::{ModelCallRow, SessionRow};
 
@@ -161,7 +161,14 @@ impl Turn<'_> {
                 .and_then(|v| v.parse::<u32>().ok())
                 .filter(|n| *n > 0)
                 .unwrap_or_else(|| config.max_turns());
+            if self.budget.is_none() {
+                let tools = serde_json::to_string(&self.agents.tools.defs()).map_or(0, |t| t.len());
+                let overhead =
+                    estimate_tokens(&prompt::system_prompt(&row)) + tools.div_ceil(4) as u64;
+                self.budget = Some(Budget::new(model.context_window).with_overhead(overhead));
+            }
             self.clear_stale_if_tight(model.context_window).await?;
+            self.compact_if_full(&model, &env, &config).await?;
             let mut messages = self.context.clone();
             if chain::repair(&mut messages, INTERRUPTED_BY_USER).changed() {
                 tracing::warn!("the context needed repair before the model call");
@@ -329,6 +336,48 @@ impl Turn<'_> {
                 .store()
                 .replace_context(self.id(), &self.context)
                 .await?;
+        }
+        Ok(())
+    }
+
+    /// Layer 3: past `context.compact_threshold` of the window (default 85%), older
+    /// history is replaced by a summary and the turn goes on from it.
+    async fn compact_if_full(
+        &mut self,
+        model: &llm::ResolvedModel,
+        env: &roocode_protocol::session::ClientEnv,
+        config: &crate::config::Config,
+    ) -> Result<(), AgentError> {
+        let fraction = self
+            .budget
+            .get_or_insert_with(|| Budget::new(model.context_window))
+            .fraction(&self.context);
+        if fraction < config.compact_threshold() {
+            return Ok(());
+        }
+        let policy = llm::RetryPolicy::from_env_and_config(env, config);
+        match self
+            .agents
+            .compact_context(
+                self.id(),
+                model,
+                &policy,
+                &self.cancel,
+                None,
+                compact::KEEP_RECENT,
+            )
+            .await
+        {
+            Ok(Some(_)) => {
+                self.context = self.agents.store().context(self.id()).await?;
+                if let Some(budget) = &mut self.budget {
+                    budget.invalidate();
+                }
+            }
+            Ok(None) => {}
+            // A failed compaction is not the end of the turn: the provider may still
+            // take the request, and layer 1/2 already did what they could.
+            Err(e) => tracing::warn!("automatic compaction failed: {e}"),
         }
         Ok(())
     }

@@ -35,6 +35,11 @@ const LOCAL: &[Local] = &[
         description: "How the context window is used (system, tools, instructions, memory, messages)",
     },
     Local {
+        name: "compact",
+        usage: "/compact [focus]",
+        description: "Replace older history with a summary (optionally focused on something)",
+    },
+    Local {
         name: "memory",
         usage: "/memory",
         description: "List the saved memories",
@@ -82,6 +87,11 @@ pub async fn run(agents: &Agents, row: &SessionRow, line: &str) -> Result<String
         }
         "cost" => cost(agents, row).await,
         "context" => agents.context_report(row).await,
+        "compact" => {
+            agents
+                .compact_command(&row.id, Some(args).filter(|a| !a.is_empty()))
+                .await
+        }
         "memory" => agents.memory_report(row),
         "mode" if args.is_empty() => Ok(format!(
             "Mode: {}. Available: {}.",

@@ -5,5 +5,6 @@
 
 pub mod budget;
 pub mod chain;
+pub mod compact;
 pub mod large_results;
 pub mod stale;

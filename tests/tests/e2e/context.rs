@@ -144,3 +144,100 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compact_by_hand_summarises_older_history_and_the_session_goes_on() {
+    let w = World::new(
+        Script::new()
+            .reply(Reply::text("First answer."))
+            .reply(Reply::text("Second answer."))
+            .reply(Reply::text("## Goal\nThe summary of the parser work."))
+            .reply(Reply::text("Continuing from the summary.")),
+    )
+    .await;
+    let first = w.run(&["send", "start the parser"]).await;
+    let id = first.session_id();
+    w.run(&["send", "--session", &id, "add tests"]).await;
+    let out = w
+        .run(&["send", "--session", &id, "/compact the parser"])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.starts_with("Compacted:"), "{}", out.stdout);
+    let reqs = w.mock.requests();
+    let summary_call = &reqs[2].body;
+    assert!(
+        summary_call["system"]
+            .to_string()
+            .contains("context compactor"),
+        "{summary_call}"
+    );
+    assert!(
+        summary_call
+            .get("tools")
+            .is_none_or(|t| t.as_array().is_some_and(Vec::is_empty))
+    );
+    let asked = summary_call["messages"][0].to_string();
+    for s in [
+        "## Goal",
+        "## Next step",
+        "Focus the summary on: the parser",
+        "start the parser",
+    ] {
+        assert!(asked.contains(s), "{s}: {asked}");
+    }
+    let next = w.run(&["send", "--session", &id, "go on"]).await;
+    assert_eq!(next.stdout, "Continuing from the summary.\n");
+    let body = w.mock.requests()[3].body["messages"].to_string();
+    assert!(
+        body.contains("The summary of the parser work.") && !body.contains("First answer."),
+        "{body}"
+    );
+    let events = w
+        .run(&["attach", &id, "--output", "stream-json", "--until-idle"])
+        .await
+        .json_lines();
+    assert!(events.iter().any(|e| e["type"] == "compaction"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn compaction_happens_by_itself_when_the_window_fills() {
+    let w = World::new(
+        Script::new()
+            .reply(Reply::text("One."))
+            .reply(Reply::text("Two."))
+            .reply(Reply::text("## Goal\nAuto summary."))
+            .reply(Reply::text("Three, after compaction.")),
+    )
+    .await;
+    let p = w.project_path();
+    std::fs::create_dir_all(p.join(".roocode")).unwrap();
+    std::fs::write(
+        p.join(".roocode/config.yaml"),
+        "context:\n  window_tokens: 4000\n  compact_threshold: 0.5\n",
+    )
+    .unwrap();
+    let first = w.run(&["send", "one"]).await;
+    let id = first.session_id();
+    w.run(&["send", "--session", &id, "two"]).await;
+    let third = w
+        .run(&["send", "--session", &id, "--output", "stream-json", "three"])
+        .await;
+    assert_eq!(third.code, 0, "{third:?}");
+    let events = third.json_lines();
+    let c = events
+        .iter()
+        .find(|e| e["type"] == "compaction")
+        .expect("a compaction event");
+    assert!(c["after_tokens"].as_u64().unwrap() < c["before_tokens"].as_u64().unwrap() + 1000);
+    let done = events
+        .iter()
+        .rev()
+        .find(|e| e["type"] == "assistant_message")
+        .unwrap();
+    assert_eq!(done["content"][0]["text"], "Three, after compaction.");
+    let body = w.mock.requests()[3].body["messages"].to_string();
+    assert!(
+        body.contains("Auto summary.") && body.contains("three"),
+        "{body}"
+    );
+}

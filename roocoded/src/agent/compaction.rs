@@ -1,0 +1,140 @@
+//! Summary compaction of a session's context (layer 3): `/compact [focus]` by hand, and
+//! automatically before a model call once the context passes `context.compact_threshold`
+//! of the window. The summary call has no tools and says what it is; it is recorded
+//! like every other model call, and a `compaction` event reports before/after tokens.
+
+use roocode_protocol::content::ContentBlock;
+use roocode_protocol::event::EventPayload;
+use tokio_util::sync::CancellationToken;
+
+use super::{AgentError, Agents};
+use crate::context::compact;
+use crate::llm::{self, ModelRequest, ResolvedModel, RetryPolicy};
+use crate::store::ModelCallRow;
+
+impl Agents {
+    /// Compacts the session's context; `Ok(None)` when there is nothing old enough.
+    pub(super) async fn compact_context(
+        &self,
+        session_id: &str,
+        model: &ResolvedModel,
+        policy: &RetryPolicy,
+        cancel: &CancellationToken,
+        focus: Option<&str>,
+        keep: usize,
+    ) -> Result<Option<(u64, u64)>, AgentError> {
+        let context = self.store.context(session_id).await?;
+        let Some(cut) = compact::plan_cut(&context, keep) else {
+            return Ok(None);
+        };
+        let before = compact::estimate(&context);
+        let request = ModelRequest {
+            model: model.model.clone(),
+            system: compact::SUMMARY_SYSTEM.to_string(),
+            messages: vec![compact::summary_request(
+                &context[..cut],
+                focus,
+                model.context_window * 8 / 10,
+            )],
+            tools: Vec::new(),
+            max_tokens: 8_192,
+        };
+        let span = tracing::info_span!("model_call", model = %model.spec, purpose = "compaction");
+        let outcome = tracing::Instrument::instrument(
+            llm::call_model(model, &request, policy, cancel, &mut |_| {}),
+            span,
+        )
+        .await
+        .map_err(|e| AgentError::Invalid(format!("compaction failed: {e}")))?;
+        let summary: String = outcome
+            .response
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect();
+        if summary.trim().is_empty() {
+            return Err(AgentError::Invalid(
+                "compaction failed: the model wrote no summary".into(),
+            ));
+        }
+        let new = compact::compacted(&summary, &context[cut..]);
+        let after = compact::estimate(&new);
+        self.store.replace_context(session_id, &new).await?;
+        let u = &outcome.response.usage;
+        self.store.add_session_usage(session_id, u).await?;
+        self.store
+            .record_model_call(&ModelCallRow {
+                id: uuid::Uuid::now_v7().to_string(),
+                session_id: session_id.to_string(),
+                turn_id: "compaction".into(),
+                agent_id: session_id.to_string(),
+                model: model.spec.clone(),
+                request_bytes: outcome.request_bytes as i64,
+                input_tokens: u.input_tokens as i64,
+                output_tokens: u.output_tokens as i64,
+                cache_read_tokens: u.cache_read_tokens as i64,
+                cache_write_tokens: u.cache_write_tokens as i64,
+                cost_usd: u.cost_usd,
+                latency_ms: outcome.latency_ms as i64,
+                stop_reason: Some(outcome.response.stop_reason.as_str().to_string()),
+                attempts: i64::from(outcome.attempts),
+                error: None,
+            })
+            .await?;
+        self.events
+            .append(
+                session_id,
+                session_id,
+                EventPayload::Compaction {
+                    before_tokens: before,
+                    after_tokens: after,
+                },
+            )
+            .await?;
+        tracing::info!(session = %session_id, before, after, "context compacted");
+        Ok(Some((before, after)))
+    }
+
+    /// `/compact [focus]`: compaction by hand, with the client's last environment.
+    pub async fn compact_command(
+        &self,
+        id: &str,
+        focus: Option<&str>,
+    ) -> Result<String, AgentError> {
+        let row = self.resolve(id).await?;
+        let rt = self.runtime(&row.id).await?;
+        let env = {
+            let state = rt.state.lock().await;
+            if state.running.is_some() {
+                return Err(AgentError::Invalid(
+                    "a turn is running: compact once it is idle (or cancel it first)".into(),
+                ));
+            }
+            state.env.clone()
+        };
+        let config = self.config(std::path::Path::new(&row.root))?;
+        let model = llm::resolve_model(&row.model, &env, &config, &self.http)
+            .map_err(|e| AgentError::Config(e.to_string()))?;
+        let policy = RetryPolicy::from_env_and_config(&env, &config);
+        match self
+            // By hand, only the last iteration is kept verbatim.
+            .compact_context(
+                &row.id,
+                &model,
+                &policy,
+                &CancellationToken::new(),
+                focus,
+                1,
+            )
+            .await?
+        {
+            Some((before, after)) => Ok(format!(
+                "Compacted: about {before} → {after} tokens. The agent continues from the summary."
+            )),
+            None => Ok("Nothing to compact yet: the conversation is short.".into()),
+        }
+    }
+}

@@ -5,6 +5,7 @@
 
 pub mod budget;
 pub mod chain;
+mod chain_props;
 pub mod compact;
 pub mod large_results;
 pub mod stale;

@@ -288,3 +288,91 @@ async fn commands_left_running_by_a_crashed_daemon_are_killed_at_restart() {
     let sessions = w.run(&["sessions", "--json"]).await.json();
     assert_eq!(sessions[0]["status"], "interrupted");
 }
+
+/// Every tool_use of a recorded request has its tool_result in the next message.
+fn chain_is_valid(body: &Value) -> Result<(), String> {
+    let msgs = body["messages"].as_array().ok_or("no messages")?;
+    for (i, m) in msgs.iter().enumerate() {
+        let calls: Vec<&str> = m["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|b| b["type"] == "tool_use")
+            .filter_map(|b| b["id"].as_str())
+            .collect();
+        if calls.is_empty() {
+            continue;
+        }
+        let next = msgs
+            .get(i + 1)
+            .ok_or(format!("message {i} has calls and nothing after it"))?;
+        let results: Vec<&str> = next["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|b| b["type"] == "tool_result")
+            .filter_map(|b| b["tool_use_id"].as_str())
+            .collect();
+        if results != calls {
+            return Err(format!("message {i}: calls {calls:?}, results {results:?}"));
+        }
+    }
+    Ok(())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kill_9_at_random_points_of_tool_heavy_turns_twenty_times() {
+    let w = World::new(Script::new()).await;
+    std::fs::write(w.project_path().join("a.txt"), "alpha\n").unwrap();
+    let tools = || {
+        Reply::tool_calls(vec![
+            ToolCall::new("Read", json!({"file_path": "a.txt"})),
+            ToolCall::new("Glob", json!({"pattern": "*.txt"})),
+        ])
+    };
+    let mut rng_state: u64 = 0x5eed;
+    let mut session: Option<String> = None;
+    for round in 0..20 {
+        // The model keeps calling tools until the daemon is killed.
+        w.mock.set_fallback(Some(tools().into()));
+        let mut args = vec!["send", "--no-wait"];
+        let sid;
+        if let Some(id) = &session {
+            sid = id.clone();
+            args.extend(["--session", sid.as_str()]);
+        }
+        args.push("work with the files");
+        let sent = w.run(&args).await;
+        assert_eq!(sent.code, 0, "round {round}: {sent:?}");
+        let id = sent.session_id();
+        session = Some(id.clone());
+        // Kill after a pseudo-random number of events of this turn.
+        rng_state = rng_state
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let wait_for = 1 + (rng_state >> 33) % 12;
+        let mut watch = w.start(&["attach", &id, "--output", "stream-json"]);
+        let last_seq = w.run(&["sessions", "--json"]).await.json()[0]["last_seq"]
+            .as_u64()
+            .unwrap();
+        watch
+            .until(|l| {
+                serde_json::from_str::<Value>(l)
+                    .ok()
+                    .and_then(|e| e["seq"].as_u64())
+                    .is_some_and(|s| s >= last_seq + wait_for)
+            })
+            .await;
+        let pid = w.daemon_info().await["pid"].as_u64().unwrap();
+        kill9(pid);
+        gone(pid).await;
+        watch.finish().await;
+
+        // The next client restarts the daemon; the session continues.
+        w.mock.set_fallback(Some(Reply::text("ok").into()));
+        let cont = w.run(&["send", "--session", &id, "continue"]).await;
+        assert_eq!(cont.code, 0, "round {round}: {cont:?}");
+        let body = w.mock.requests().last().unwrap().body.clone();
+        chain_is_valid(&body).unwrap_or_else(|e| panic!("round {round}: {e}"));
+    }
+}

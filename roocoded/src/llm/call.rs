@@ -40,7 +40,8 @@ pub async fn call_model(
         false => Cow::Borrowed(req),
     };
     let req = req.as_ref();
-    let request_bytes = model.provider.request_size(req);
+    let body = model.provider.encode(req)?;
+    let request_bytes = body.len() as u64;
     let max_attempts = policy.max_attempts.max(1);
     let mut attempt = 0;
     loop {
@@ -52,7 +53,7 @@ pub async fn call_model(
             attempt,
         );
         let mut shown = false;
-        let result = run_attempt(model, req, policy, cancel, on_progress, &mut shown)
+        let result = run_attempt(model, body.clone(), policy, cancel, on_progress, &mut shown)
             .instrument(span)
             .await;
         let err = match result {
@@ -100,7 +101,7 @@ pub async fn call_model(
 /// One attempt; `shown` becomes true once a text or thinking delta was reported.
 async fn run_attempt(
     model: &ResolvedModel,
-    req: &ModelRequest,
+    body: bytes::Bytes,
     policy: &RetryPolicy,
     cancel: &CancellationToken,
     on_progress: &mut (dyn FnMut(Progress) + Send),
@@ -110,7 +111,7 @@ async fn run_attempt(
         provider: model.provider_name.clone(),
         key_hint: String::new(),
     };
-    let connect = tokio::time::timeout(policy.idle_timeout, model.provider.stream(req));
+    let connect = tokio::time::timeout(policy.idle_timeout, model.provider.stream(body));
     let mut stream = tokio::select! {
         biased;
         _ = cancel.cancelled() => return Err(LlmError::Cancelled),

@@ -44,7 +44,7 @@ impl Endpoint {
         &self,
         http: &reqwest::Client,
         headers: HeaderMap,
-        body: Vec<u8>,
+        body: bytes::Bytes,
     ) -> Result<reqwest::Response, LlmError> {
         let response = http
             .post(&self.url)

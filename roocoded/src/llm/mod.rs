@@ -151,17 +151,16 @@ pub trait Provider: Send + Sync {
     /// `"anthropic"` or `"openai"`.
     fn protocol(&self) -> &'static str;
 
-    fn stream(&self, req: &ModelRequest) -> BoxFuture<'_, Result<EventStream, LlmError>>;
+    /// The request body this provider sends for `req` (encoded once per call, then
+    /// reused by every attempt).
+    fn encode(&self, req: &ModelRequest) -> Result<bytes::Bytes, LlmError>;
+
+    /// Sends an encoded body and streams the answer.
+    fn stream(&self, body: bytes::Bytes) -> BoxFuture<'_, Result<EventStream, LlmError>>;
 
     /// The URL requests go to (for diagnostics).
     fn endpoint(&self) -> &str {
         ""
-    }
-
-    /// Size in bytes of the request body this provider sends for `req`.
-    fn request_size(&self, req: &ModelRequest) -> u64 {
-        let _ = req;
-        0
     }
 }
 

@@ -72,18 +72,18 @@ impl Store {
             // working set of a session is small, and an idle daemon should stay small.
             .pragma("cache_size", "-1024")
             .optimize_on_close(true, None);
-        Self::connect(opts).await
+        Self::connect(opts, false).await
     }
 
     /// An in-memory database (tests).
     pub async fn memory() -> Result<Store, StoreError> {
         let opts = SqliteConnectOptions::from_str("sqlite::memory:")?.foreign_keys(true);
-        Self::connect(opts).await
+        Self::connect(opts, true).await
     }
 
-    async fn connect(opts: SqliteConnectOptions) -> Result<Store, StoreError> {
-        let in_memory = opts.get_filename().as_os_str().is_empty()
-            || opts.get_filename().to_string_lossy().contains("memory");
+    /// `in_memory`: said by the caller, never guessed from the path (a database under a
+    /// directory named `memory…` is still a file).
+    async fn connect(opts: SqliteConnectOptions, in_memory: bool) -> Result<Store, StoreError> {
         let pool = SqlitePoolOptions::new()
             // An in-memory database exists per connection: keep exactly one.
             .max_connections(if in_memory { 1 } else { 2 })

@@ -89,11 +89,14 @@ impl Provider for AnthropicProvider {
         "anthropic"
     }
 
-    fn stream(&self, req: &ModelRequest) -> BoxFuture<'_, Result<EventStream, LlmError>> {
-        let body = serde_json::to_vec(&request::build_body(req));
+    fn encode(&self, req: &ModelRequest) -> Result<bytes::Bytes, LlmError> {
+        serde_json::to_vec(&request::build_body(req))
+            .map(bytes::Bytes::from)
+            .map_err(|e| LlmError::Config(format!("cannot encode the request: {e}")))
+    }
+
+    fn stream(&self, body: bytes::Bytes) -> BoxFuture<'_, Result<EventStream, LlmError>> {
         async move {
-            let body =
-                body.map_err(|e| LlmError::Config(format!("cannot encode the request: {e}")))?;
             let response = self
                 .endpoint
                 .post(&self.http, self.headers()?, body)
@@ -107,9 +110,5 @@ impl Provider for AnthropicProvider {
 
     fn endpoint(&self) -> &str {
         &self.endpoint.url
-    }
-
-    fn request_size(&self, req: &ModelRequest) -> u64 {
-        serde_json::to_vec(&request::build_body(req)).map_or(0, |b| b.len() as u64)
     }
 }

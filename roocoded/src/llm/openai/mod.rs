@@ -74,11 +74,14 @@ impl Provider for OpenAiProvider {
         "openai"
     }
 
-    fn stream(&self, req: &ModelRequest) -> BoxFuture<'_, Result<EventStream, LlmError>> {
-        let body = serde_json::to_vec(&request::build_body(req, self.max_field));
+    fn encode(&self, req: &ModelRequest) -> Result<bytes::Bytes, LlmError> {
+        serde_json::to_vec(&request::build_body(req, self.max_field))
+            .map(bytes::Bytes::from)
+            .map_err(|e| LlmError::Config(format!("cannot encode the request: {e}")))
+    }
+
+    fn stream(&self, body: bytes::Bytes) -> BoxFuture<'_, Result<EventStream, LlmError>> {
         async move {
-            let body =
-                body.map_err(|e| LlmError::Config(format!("cannot encode the request: {e}")))?;
             let response = self
                 .endpoint
                 .post(&self.http, self.headers()?, body)
@@ -92,9 +95,5 @@ impl Provider for OpenAiProvider {
 
     fn endpoint(&self) -> &str {
         &self.endpoint.url
-    }
-
-    fn request_size(&self, req: &ModelRequest) -> u64 {
-        serde_json::to_vec(&request::build_body(req, self.max_field)).map_or(0, |b| b.len() as u64)
     }
 }

@@ -236,6 +236,13 @@ impl Running {
         read_until(&mut self.stdout, &mut self.seen, "stdout", pred).await
     }
 
+    /// Reads stream-json lines until an event of type `kind`; returns it parsed.
+    pub async fn until_event(&mut self, kind: &str) -> Value {
+        let needle = format!("\"type\":\"{kind}\"");
+        let line = self.until(|l| l.contains(&needle)).await;
+        serde_json::from_str(&line).unwrap_or_else(|e| panic!("not an event ({e}): {line}"))
+    }
+
     /// Reads stderr lines until one satisfies `pred`; returns it.
     pub async fn until_stderr(&mut self, pred: impl Fn(&str) -> bool) -> String {
         read_until(&mut self.stderr, &mut self.seen_err, "stderr", pred).await

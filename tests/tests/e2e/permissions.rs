@@ -45,10 +45,8 @@ async fn two_attached_clients_see_one_request_and_one_answer_decides() {
     let id = first.session_id();
     let mut a = w.start(&["attach", &id, "--output", "stream-json"]);
     let mut b = w.start(&["attach", &id, "--output", "stream-json"]);
-    let ra: Value =
-        serde_json::from_str(&a.until(|l| l.contains("\"permission_request\"")).await).unwrap();
-    let rb: Value =
-        serde_json::from_str(&b.until(|l| l.contains("\"permission_request\"")).await).unwrap();
+    let ra: Value = a.until_event("permission_request").await;
+    let rb: Value = b.until_event("permission_request").await;
     assert_eq!(ra, rb, "both clients see the same request");
     assert_eq!(ra["tool"], "Write");
     let req = ra["request_id"].as_str().unwrap().to_string();
@@ -65,9 +63,7 @@ async fn two_attached_clients_see_one_request_and_one_answer_decides() {
     assert_eq!(late.code, 1, "{late:?}");
 
     for c in [&mut a, &mut b] {
-        let resolved: Value =
-            serde_json::from_str(&c.until(|l| l.contains("\"permission_resolved\"")).await)
-                .unwrap();
+        let resolved: Value = c.until_event("permission_resolved").await;
         assert_eq!(resolved["request_id"], req.as_str());
         assert_eq!(resolved["decision"], "allow");
         assert_eq!(resolved["decided_by"]["kind"], "cli");
@@ -122,8 +118,7 @@ async fn deny_with_feedback_reaches_the_model_and_the_loop_goes_on() {
     let first = w.run(&["send", "--no-wait", "write x"]).await;
     let id = first.session_id();
     let mut watch = w.start(&["attach", &id, "--output", "stream-json"]);
-    let req: Value =
-        serde_json::from_str(&watch.until(|l| l.contains("\"permission_request\"")).await).unwrap();
+    let req: Value = watch.until_event("permission_request").await;
     let req = req["request_id"].as_str().unwrap();
     let deny = w
         .run(&["deny", req, "--feedback", "use y.txt instead"])
@@ -161,8 +156,7 @@ async fn allow_always_writes_a_rule_and_the_next_call_runs_without_asking() {
     let first = w.run(&["send", "--no-wait", "write notes"]).await;
     let id = first.session_id();
     let mut watch = w.start(&["attach", &id, "--output", "stream-json"]);
-    let req: Value =
-        serde_json::from_str(&watch.until(|l| l.contains("\"permission_request\"")).await).unwrap();
+    let req: Value = watch.until_event("permission_request").await;
     assert_eq!(
         w.run(&["approve", req["request_id"].as_str().unwrap(), "--always"])
             .await
@@ -274,15 +268,13 @@ async fn questions_are_answered_from_any_terminal() {
     let first = w.run(&["send", "--no-wait", "set up a database"]).await;
     let id = first.session_id();
     let mut watch = w.start(&["attach", &id, "--output", "stream-json"]);
-    let q: Value =
-        serde_json::from_str(&watch.until(|l| l.contains("\"type\":\"question\"")).await).unwrap();
+    let q: Value = watch.until_event("question").await;
     let req = q["request_id"].as_str().unwrap();
     let pending = w.run(&["pending", "--json"]).await.json();
     assert_eq!(pending[0]["kind"], "question");
     let answer = w.run(&["answer", req, "2"]).await;
     assert_eq!(answer.code, 0, "{answer:?}");
-    let resolved: Value =
-        serde_json::from_str(&watch.until(|l| l.contains("\"question_resolved\"")).await).unwrap();
+    let resolved: Value = watch.until_event("question_resolved").await;
     assert_eq!(resolved["answers"], json!(["PostgreSQL"]));
     watch.until(|l| l.contains("\"turn_completed\"")).await;
     watch.signal(Signal::SIGINT);
@@ -313,8 +305,7 @@ async fn plan_mode_writes_only_the_plan_and_exit_plan_mode_asks_to_switch() {
     let id = first.session_id();
     let mut watch = w.start(&["attach", &id, "--output", "stream-json"]);
     // Writing a project file in plan mode asks, as in default mode.
-    let r1: Value =
-        serde_json::from_str(&watch.until(|l| l.contains("\"permission_request\"")).await).unwrap();
+    let r1: Value = watch.until_event("permission_request").await;
     assert_eq!(r1["tool"], "Write");
     assert_eq!(
         w.run(&["deny", r1["request_id"].as_str().unwrap()])
@@ -322,8 +313,7 @@ async fn plan_mode_writes_only_the_plan_and_exit_plan_mode_asks_to_switch() {
             .code,
         0
     );
-    let r2: Value =
-        serde_json::from_str(&watch.until(|l| l.contains("\"permission_request\"")).await).unwrap();
+    let r2: Value = watch.until_event("permission_request").await;
     assert_eq!(r2["tool"], "ExitPlanMode");
     assert_eq!(r2["input"]["plan"], "1. Add main\n2. Test");
     assert_eq!(
@@ -332,8 +322,7 @@ async fn plan_mode_writes_only_the_plan_and_exit_plan_mode_asks_to_switch() {
             .code,
         0
     );
-    let changed: Value =
-        serde_json::from_str(&watch.until(|l| l.contains("\"mode_changed\"")).await).unwrap();
+    let changed: Value = watch.until_event("mode_changed").await;
     assert_eq!(changed["mode"], "default");
     watch.until(|l| l.contains("\"turn_completed\"")).await;
     watch.signal(Signal::SIGINT);
@@ -350,12 +339,9 @@ async fn a_cancel_withdraws_the_waiting_request() {
     let mut watch = w.start(&["attach", &id, "--output", "stream-json"]);
     watch.until(|l| l.contains("\"permission_request\"")).await;
     assert_eq!(w.run(&["cancel", &id]).await.code, 0);
-    let resolved: Value =
-        serde_json::from_str(&watch.until(|l| l.contains("\"permission_resolved\"")).await)
-            .unwrap();
+    let resolved: Value = watch.until_event("permission_resolved").await;
     assert_eq!(resolved["decision"], "cancelled");
-    let done: Value =
-        serde_json::from_str(&watch.until(|l| l.contains("\"turn_completed\"")).await).unwrap();
+    let done: Value = watch.until_event("turn_completed").await;
     assert_eq!(done["stop_reason"], "cancelled");
     watch.signal(Signal::SIGINT);
     assert!(

@@ -318,13 +318,18 @@ impl Turn<'_> {
     }
 
     /// Layer 2 of context management: when the context passes 60% of the window, old
-    /// tool results (outside the last three turns) become short stubs.
+    /// tool results (outside the last three turns, and the last eight iterations)
+    /// become short stubs.
     async fn clear_stale_if_tight(&mut self, window: u64) -> Result<(), AgentError> {
         let budget = self.budget.get_or_insert_with(|| Budget::new(window));
         if budget.fraction(&self.context) < STALE_CLEAR_FRACTION {
             return Ok(());
         }
-        let report = stale::clear_stale_results(&mut self.context, 3, 2_000);
+        let recent = stale::Recent {
+            turns: 3,
+            iterations: 8,
+        };
+        let report = stale::clear_stale_results(&mut self.context, recent, 2_000);
         if report.cleared > 0 {
             budget.invalidate();
             tracing::info!(

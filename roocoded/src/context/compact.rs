@@ -1,8 +1,9 @@
 //! Layer 3 of context management: summary compaction. Older history is replaced by a
 //! structured summary written by the model (goal, decisions, files, open tasks, user
-//! preferences, next step). The cut is always on an iteration boundary — before a user
-//! message that carries no tool results — so no tool_use is ever separated from its
-//! tool_result; what is kept after the cut is untouched.
+//! preferences, next step). The cut is always on an iteration boundary — before the
+//! user message that opens a turn, or before an assistant message that follows tool
+//! results — so no tool_use is ever separated from its tool_result; what is kept after
+//! the cut is untouched.
 //!
 //! This module plans the cut and builds the summary request and the new history; the
 //! agent makes the model call (`agent::compaction`).
@@ -22,20 +23,30 @@ agent's tool calls and their results) and write a summary that will replace it, 
 agent can continue the task without it. Be precise: keep file paths, function names, \
 commands, error messages and decisions exactly. Do not call tools.";
 
-/// Where history may be cut: indices of user messages that carry no tool results.
+/// Where history may be cut: one index per iteration (a model call plus the tools it
+/// asked for, DESIGN §5), the first message that belongs to it. An iteration that opens
+/// a turn starts at the user's message (even before the model answered it); one inside
+/// a turn starts at its assistant message, right after the previous iteration's tool
+/// results. So a cut never falls between a tool_use and its tool_result, and a long
+/// task of one turn can be compacted too. Index 0 is never a cut (there would be
+/// nothing to summarise).
 pub fn boundaries(messages: &[Message]) -> Vec<usize> {
-    messages
-        .iter()
-        .enumerate()
-        .filter(|(i, m)| {
-            *i > 0
-                && m.role == Role::User
-                && !m
-                    .content
-                    .iter()
-                    .any(|b| matches!(b, ContentBlock::ToolResult { .. }))
+    let has_results = |m: &Message| {
+        m.content
+            .iter()
+            .any(|b| matches!(b, ContentBlock::ToolResult { .. }))
+    };
+    (1..messages.len())
+        .filter(|&i| {
+            let m = &messages[i];
+            match m.role {
+                Role::User => !has_results(m),
+                Role::Assistant => {
+                    let before = &messages[i - 1];
+                    before.role == Role::User && has_results(before)
+                }
+            }
         })
-        .map(|(i, _)| i)
         .collect()
 }
 
@@ -171,22 +182,52 @@ mod tests {
     }
 
     #[test]
-    fn cuts_fall_only_before_user_text_never_between_a_call_and_its_result() {
+    fn cuts_fall_on_iteration_boundaries_never_between_a_call_and_its_result() {
         let h = history();
-        assert_eq!(boundaries(&h), vec![4, 8]);
+        // iterations: [0 task one, 1 call a, 2 result a] [3 done one]
+        // [4 task two, 5 call b, 6 result b] [7 done two] [8 task three, 9 call c, 10 result c]
+        assert_eq!(boundaries(&h), vec![3, 4, 7, 8]);
         assert_eq!(plan_cut(&h, 1), Some(8));
-        assert_eq!(plan_cut(&h, 2), Some(4));
-        assert_eq!(plan_cut(&h, 3), None);
+        assert_eq!(plan_cut(&h, 2), Some(7));
+        assert_eq!(plan_cut(&h, 4), Some(3));
+        assert_eq!(plan_cut(&h, 5), None);
+        // a message that opens a turn the model has not answered yet is an iteration too
+        let mut waiting = h.clone();
+        waiting.push(answer("done three"));
+        waiting.push(Message::user_text("task four"));
+        assert_eq!(boundaries(&waiting), vec![3, 4, 7, 8, 11, 12]);
+        assert_eq!(plan_cut(&waiting, 2), Some(11));
         for cut in boundaries(&h) {
             let new = compacted("summary", &h[cut..]);
             chain::validate(&new).unwrap();
-            // Every call kept has its result kept.
-            assert_eq!(
-                new.len(),
-                h.len() - cut + 1 - 1,
-                "summary merges with the kept user text"
-            );
+            if h[cut].role == Role::User {
+                // the summary merges with the kept user text
+                assert_eq!(new.len(), h.len() - cut, "cut {cut}");
+            } else {
+                assert_eq!(new.len(), h.len() - cut + 1, "cut {cut}");
+                assert_eq!(new[1], h[cut]);
+            }
         }
+    }
+
+    #[test]
+    fn one_long_turn_can_be_cut_between_its_iterations() {
+        let mut h = vec![Message::user_text("a long task")];
+        for i in 0..5 {
+            let id = format!("t{i}");
+            h.push(call(&id));
+            h.push(result(&id));
+        }
+        // each later iteration starts at its assistant message
+        assert_eq!(boundaries(&h), vec![3, 5, 7, 9]);
+        let cut = plan_cut(&h, 2).unwrap();
+        assert_eq!(cut, 7);
+        let new = compacted("summary", &h[cut..]);
+        chain::validate(&new).unwrap();
+        assert_eq!(new.len(), 5);
+        assert_eq!(new[0].role, Role::User);
+        assert!(new[0].text().contains("summary"));
+        assert_eq!(&new[1..], &h[7..]);
     }
 
     #[test]

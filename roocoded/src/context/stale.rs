@@ -1,5 +1,5 @@
 //! Layer 2 of context management: when the budget tightens, tool results older than
-//! the last few turns are replaced by a one-line stub naming the call, so the model
+//! the last few turns (and the last few iterations, for one long turn) are replaced by a one-line stub naming the call, so the model
 //! knows what it had and can run the call again.
 //!
 //! Only the `content` string of `ToolResult` blocks changes: tool_use blocks, ids,
@@ -46,30 +46,61 @@ fn starts_turn(message: &Message) -> bool {
             .any(|b| matches!(b, ContentBlock::Text { text } if !text.trim().is_empty()))
 }
 
+/// What counts as recent, and so is never cleared: the last `turns` turns, but no
+/// more than the last `iterations` iterations (model calls), so that one long turn of
+/// many tool calls does not protect all of its own results.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Recent {
+    pub turns: usize,
+    pub iterations: usize,
+}
+
+impl Recent {
+    /// The last `turns` turns, however many iterations they hold.
+    pub fn turns(turns: usize) -> Self {
+        Self {
+            turns,
+            iterations: usize::MAX,
+        }
+    }
+}
+
 /// Index of the first message of the last `keep_recent_turns` turns; everything
 /// before it is old. Zero (nothing old) when there are not that many turns.
 fn cutoff(messages: &[Message], keep_recent_turns: usize) -> usize {
-    if keep_recent_turns == 0 {
+    last_nth_start(messages, keep_recent_turns, starts_turn)
+}
+
+/// Index of the assistant message that opens the last `keep` iterations; zero when
+/// there are not that many.
+fn iteration_cutoff(messages: &[Message], keep: usize) -> usize {
+    last_nth_start(messages, keep, |m| m.role == Role::Assistant)
+}
+
+/// Index of the `n`th message from the end that satisfies `starts`; the length for
+/// zero, zero when there are fewer.
+fn last_nth_start(messages: &[Message], n: usize, starts: impl Fn(&Message) -> bool) -> usize {
+    if n == 0 {
         return messages.len();
     }
     messages
         .iter()
         .enumerate()
         .rev()
-        .filter(|(_, m)| starts_turn(m))
-        .nth(keep_recent_turns - 1)
+        .filter(|(_, m)| starts(m))
+        .nth(n - 1)
         .map_or(0, |(i, _)| i)
 }
 
-/// Replaces old tool results — in messages before the last `keep_recent_turns`
-/// turns, with more than `min_chars` chars — by a short stub. Idempotent.
+/// Replaces old tool results — in messages before the `recent` part, with more than
+/// `min_chars` chars — by a short stub. Idempotent.
 pub fn clear_stale_results(
     messages: &mut [Message],
-    keep_recent_turns: usize,
+    recent: Recent,
     min_chars: usize,
 ) -> ClearReport {
     let mut report = ClearReport::default();
-    let end = cutoff(messages, keep_recent_turns);
+    let end = cutoff(messages, recent.turns).max(iteration_cutoff(messages, recent.iterations));
     for i in 0..end {
         if messages[i].role != Role::User {
             continue;
@@ -221,7 +252,7 @@ mod tests {
     fn only_results_before_the_recent_turns_are_cleared() {
         let mut m = history();
         validate(&m).unwrap();
-        let report = clear_stale_results(&mut m, 2, 100);
+        let report = clear_stale_results(&mut m, Recent::turns(2), 100);
         validate(&m).unwrap();
         assert_eq!(report.cleared, 2);
         let stub_r1 = content(&m, 2, 0);
@@ -272,10 +303,13 @@ mod tests {
     #[test]
     fn clearing_is_idempotent() {
         let mut m = history();
-        let first = clear_stale_results(&mut m, 1, 100);
+        let first = clear_stale_results(&mut m, Recent::turns(1), 100);
         assert_eq!(first.cleared, 3);
         let after = m.clone();
-        assert_eq!(clear_stale_results(&mut m, 1, 0), ClearReport::default());
+        assert_eq!(
+            clear_stale_results(&mut m, Recent::turns(1), 0),
+            ClearReport::default()
+        );
         assert_eq!(m, after);
         validate(&m).unwrap();
         // a tool without a recognised argument is named alone
@@ -289,17 +323,50 @@ mod tests {
     fn keep_counts_and_edges() {
         // more turns kept than exist: nothing cleared
         let mut m = history();
-        assert_eq!(clear_stale_results(&mut m, 3, 0).cleared, 0);
-        assert_eq!(clear_stale_results(&mut m, 10, 0).cleared, 0);
+        assert_eq!(clear_stale_results(&mut m, Recent::turns(3), 0).cleared, 0);
+        assert_eq!(clear_stale_results(&mut m, Recent::turns(10), 0).cleared, 0);
         assert_eq!(m, history());
         // zero turns kept: everything over min_chars, current turn included
-        assert_eq!(clear_stale_results(&mut m, 0, 100).cleared, 4);
+        assert_eq!(
+            clear_stale_results(&mut m, Recent::turns(0), 100).cleared,
+            4
+        );
         validate(&m).unwrap();
         // min_chars 0 never grows a short result into a longer stub
         let mut m = history();
-        clear_stale_results(&mut m, 0, 0);
+        clear_stale_results(&mut m, Recent::turns(0), 0);
         assert_eq!(content(&m, 4, 0), "tiny");
-        assert_eq!(clear_stale_results(&mut [], 2, 0), ClearReport::default());
+        assert_eq!(
+            clear_stale_results(&mut [], Recent::turns(2), 0),
+            ClearReport::default()
+        );
+    }
+
+    #[test]
+    fn a_long_turn_protects_only_its_last_iterations() {
+        // turn 3 grows to four iterations; keeping 3 turns but only 2 iterations
+        let mut m = history();
+        for i in 0..3 {
+            let id = format!("more{i}");
+            m.push(msg(
+                Role::Assistant,
+                vec![call(&id, "Read", json!({"file_path": "c.rs"}))],
+            ));
+            m.push(msg(Role::User, vec![result(&id, "y".repeat(3_000), false)]));
+        }
+        validate(&m).unwrap();
+        let recent = Recent {
+            turns: 3,
+            iterations: 2,
+        };
+        assert_eq!(iteration_cutoff(&m, 2), 15);
+        let report = clear_stale_results(&mut m, recent, 100);
+        // r1, b1, x2, r3 and more0 are cleared; more1 and more2 are the last two
+        assert_eq!(report.cleared, 5);
+        assert!(content(&m, 14, 0).starts_with(STUB_PREFIX));
+        assert_eq!(content(&m, 16, 0), "y".repeat(3_000));
+        assert_eq!(content(&m, 18, 0), "y".repeat(3_000));
+        validate(&m).unwrap();
     }
 
     #[test]
@@ -326,7 +393,7 @@ mod tests {
         if let ContentBlock::ToolResult { content, .. } = &mut m[2].content[0] {
             *content = spilled.text;
         }
-        clear_stale_results(&mut m, 1, 100);
+        clear_stale_results(&mut m, Recent::turns(1), 100);
         let stub = content(&m, 2, 0);
         assert!(stub.starts_with("[cleared to save context: Read (file_path: src/main.rs)"));
         assert!(

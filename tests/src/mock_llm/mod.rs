@@ -46,7 +46,9 @@ use anyhow::Context;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
-pub use script::{DEFAULT_CHUNK_CHARS, Reply, Script, ScriptedReply, ToolCall, UsageSpec};
+pub use script::{
+    DEFAULT_CHUNK_CHARS, Reply, Rule, Script, ScriptedReply, ToolCall, UsageSpec, system_text,
+};
 pub use server::SCRIPT_EXHAUSTED;
 pub use state::RecordedRequest;
 

@@ -5,8 +5,14 @@
 //! # JSON format
 //!
 //! A script file is either a JSON array of replies, or an object
-//! `{"replies": [...], "fallback": {...}}` whose optional `fallback` answers every
-//! request once the queue is empty (instead of the "script exhausted" error).
+//! `{"replies": [...], "fallback": {...}, "rules": [...], "max_input_tokens": N}` whose
+//! optional `fallback` answers every request once the queue is empty (instead of the
+//! "script exhausted" error). Each optional rule `{"system_contains": "...", "reply":
+//! {...}}` answers every request whose system prompt contains that text, without taking
+//! from the queue (e.g. the summary calls of context compaction beside a scripted task).
+//! With `max_input_tokens`, a request estimated larger (body bytes / 4, the same
+//! estimate the default usage reports) is refused like a real provider refuses a prompt
+//! over its context window: HTTP 400 "prompt is too long".
 //!
 //! Each reply is an object with a `type` and the fields of that type:
 //!
@@ -283,11 +289,60 @@ impl From<Reply> for ScriptedReply {
     }
 }
 
-/// An ordered queue of replies (one popped per model request) and an optional fallback.
+/// A reply given to every request whose system prompt contains `system_contains`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Rule {
+    pub system_contains: String,
+    pub reply: ScriptedReply,
+}
+
+impl Rule {
+    /// Whether the request `body` (either protocol) matches this rule.
+    pub fn matches(&self, body: &Value) -> bool {
+        system_text(body).contains(&self.system_contains)
+    }
+}
+
+/// The system prompt of a request: Anthropic's `system` (a string or text blocks), or
+/// the `system`/`developer` messages of an OpenAI request, joined.
+pub fn system_text(body: &Value) -> String {
+    fn text_of(value: &Value) -> String {
+        match value {
+            Value::String(s) => s.clone(),
+            Value::Array(parts) => parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect::<Vec<_>>()
+                .join("\n"),
+            _ => String::new(),
+        }
+    }
+    if let Some(system) = body.get("system") {
+        return text_of(system);
+    }
+    body.get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|m| {
+            matches!(
+                m.get("role").and_then(Value::as_str),
+                Some("system" | "developer")
+            )
+        })
+        .map(|m| text_of(m.get("content").unwrap_or(&Value::Null)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// An ordered queue of replies (one popped per model request), an optional fallback,
+/// rules that answer by the request's system prompt, and an optional context window.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Script {
     pub replies: Vec<ScriptedReply>,
     pub fallback: Option<ScriptedReply>,
+    pub rules: Vec<Rule>,
+    pub max_input_tokens: Option<u64>,
 }
 
 impl Script {
@@ -299,8 +354,8 @@ impl Script {
     /// A script that answers every request with `reply`.
     pub fn always(reply: impl Into<ScriptedReply>) -> Self {
         Self {
-            replies: Vec::new(),
             fallback: Some(reply.into()),
+            ..Self::default()
         }
     }
 
@@ -316,21 +371,51 @@ impl Script {
         self
     }
 
+    /// Answers every request whose system prompt contains `system_contains` with
+    /// `reply`, leaving the queue as it is. The first matching rule wins.
+    pub fn rule(
+        mut self,
+        system_contains: impl Into<String>,
+        reply: impl Into<ScriptedReply>,
+    ) -> Self {
+        self.rules.push(Rule {
+            system_contains: system_contains.into(),
+            reply: reply.into(),
+        });
+        self
+    }
+
+    /// Refuses requests estimated over `tokens` input tokens, as a provider refuses a
+    /// prompt over its context window.
+    pub fn max_input_tokens(mut self, tokens: u64) -> Self {
+        self.max_input_tokens = Some(tokens);
+        self
+    }
+
     /// Parses the JSON format described in the module documentation.
     pub fn from_json(text: &str) -> anyhow::Result<Self> {
         let value: Value = serde_json::from_str(text).context("script is not valid JSON")?;
-        let (replies, fallback) = match value {
-            Value::Array(items) => (items, None),
+        const KEYS: [&str; 4] = ["replies", "fallback", "rules", "max_input_tokens"];
+        let (replies, fallback, rules, max_input_tokens) = match value {
+            Value::Array(items) => (items, None, None, None),
             Value::Object(mut map) => {
-                if let Some(key) = map.keys().find(|k| *k != "replies" && *k != "fallback") {
-                    bail!("unknown key `{key}` in script object (expected `replies`, `fallback`)");
+                if let Some(key) = map.keys().find(|k| !KEYS.contains(&k.as_str())) {
+                    bail!(
+                        "unknown key `{key}` in script object (expected one of {})",
+                        KEYS.map(|k| format!("`{k}`")).join(", ")
+                    );
                 }
                 let replies = match map.remove("replies") {
                     Some(Value::Array(items)) => items,
                     None => Vec::new(),
                     Some(_) => bail!("`replies` must be an array"),
                 };
-                (replies, map.remove("fallback"))
+                (
+                    replies,
+                    map.remove("fallback"),
+                    map.remove("rules"),
+                    map.remove("max_input_tokens"),
+                )
             }
             _ => bail!("a script must be a JSON array of replies or an object with `replies`"),
         };
@@ -344,7 +429,26 @@ impl Script {
         let fallback = fallback
             .map(|item| serde_json::from_value(item).context("invalid fallback reply"))
             .transpose()?;
-        Ok(Self { replies, fallback })
+        let rules = rules
+            .map(|item| {
+                serde_json::from_value(item).context(
+                    "invalid `rules`: expected [{\"system_contains\": ..., \"reply\": {...}}]",
+                )
+            })
+            .transpose()?
+            .unwrap_or_default();
+        let max_input_tokens = max_input_tokens
+            .map(|n| {
+                n.as_u64()
+                    .context("`max_input_tokens` must be a non-negative integer")
+            })
+            .transpose()?;
+        Ok(Self {
+            replies,
+            fallback,
+            rules,
+            max_input_tokens,
+        })
     }
 
     /// Reads and parses a script file.
@@ -359,7 +463,7 @@ impl From<Vec<ScriptedReply>> for Script {
     fn from(replies: Vec<ScriptedReply>) -> Self {
         Self {
             replies,
-            fallback: None,
+            ..Self::default()
         }
     }
 }
@@ -374,7 +478,7 @@ impl<T: Into<ScriptedReply>> FromIterator<T> for Script {
     fn from_iter<I: IntoIterator<Item = T>>(iter: I) -> Self {
         Self {
             replies: iter.into_iter().map(Into::into).collect(),
-            fallback: None,
+            ..Self::default()
         }
     }
 }
@@ -428,6 +532,46 @@ mod tests {
         .into();
         let text = serde_json::to_string(&original.replies).unwrap();
         assert_eq!(Script::from_json(&text).unwrap(), original);
+    }
+
+    #[test]
+    fn parses_rules_and_the_window() {
+        let script = Script::from_json(
+            r#"{"replies": [{"type": "text", "text": "loop"}],
+                "rules": [{"system_contains": "compactor",
+                           "reply": {"type": "text", "text": "Goal"}}],
+                "max_input_tokens": 5000}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            script,
+            Script::new()
+                .reply(Reply::text("loop"))
+                .rule("compactor", Reply::text("Goal"))
+                .max_input_tokens(5000)
+        );
+        let err = Script::from_json(r#"{"max_input_tokens": "big"}"#).unwrap_err();
+        assert!(format!("{err:#}").contains("max_input_tokens"), "{err:#}");
+    }
+
+    #[test]
+    fn system_text_of_both_protocols() {
+        let anthropic = json!({"system": [{"type": "text", "text": "You are a compactor"}]});
+        let plain = json!({"system": "You are a compactor"});
+        let openai = json!({"messages": [
+            {"role": "system", "content": "You are a compactor"},
+            {"role": "user", "content": "compactor? no, this is the user"}
+        ]});
+        let rule = Rule {
+            system_contains: "compactor".into(),
+            reply: Reply::text("x").into(),
+        };
+        for body in [&anthropic, &plain, &openai] {
+            assert_eq!(system_text(body), "You are a compactor");
+            assert!(rule.matches(body));
+        }
+        let user_only = json!({"messages": [{"role": "user", "content": "compactor"}]});
+        assert!(!rule.matches(&user_only));
     }
 
     #[test]

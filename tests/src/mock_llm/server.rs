@@ -131,7 +131,8 @@ async fn handle(
                 Protocol::OpenAi => openai::validate(value),
             }
             .err()
-            .map(|msg| (400, format!("mock-llm: invalid request to {path}: {msg}"))),
+            .map(|msg| (400, format!("mock-llm: invalid request to {path}: {msg}")))
+            .or_else(|| over_window(state.max_input_tokens, raw.len())),
         }
     };
 
@@ -202,6 +203,19 @@ async fn handle(
         headers.insert(HeaderName::from_static("request-id"), value);
     }
     Ok(resp)
+}
+
+/// The refusal of a request over the scripted context window, worded as Anthropic
+/// words it (providers recognise overflow by such messages).
+fn over_window(max_input_tokens: Option<u64>, body_bytes: usize) -> Option<(u16, String)> {
+    let max = max_input_tokens?;
+    let tokens = body_bytes as u64 / 4;
+    (tokens > max).then(|| {
+        (
+            400,
+            format!("prompt is too long: {tokens} tokens > {max} maximum"),
+        )
+    })
 }
 
 /// A scripted HTTP error: `null` body = protocol default, string = verbatim text.

@@ -8,7 +8,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use serde_json::Value;
 use tokio::sync::watch;
 
-use super::script::{Script, ScriptedReply};
+use super::script::{Rule, Script, ScriptedReply};
 
 /// One request the server received on a model endpoint, in arrival order.
 #[derive(Debug, Clone, PartialEq)]
@@ -34,11 +34,14 @@ impl RecordedRequest {
 struct Queue {
     replies: VecDeque<ScriptedReply>,
     fallback: Option<ScriptedReply>,
+    rules: Vec<Rule>,
     requests: Vec<RecordedRequest>,
 }
 
 pub(crate) struct State {
     queue: Mutex<Queue>,
+    /// Requests estimated over this many input tokens are refused (400).
+    pub(crate) max_input_tokens: Option<u64>,
     request_count: watch::Sender<usize>,
     opened: watch::Sender<HashSet<String>>,
     reached: watch::Sender<HashMap<String, usize>>,
@@ -55,8 +58,10 @@ impl State {
             queue: Mutex::new(Queue {
                 replies: script.replies.into(),
                 fallback: script.fallback,
+                rules: script.rules,
                 requests: Vec::new(),
             }),
+            max_input_tokens: script.max_input_tokens,
             request_count: watch::Sender::new(0),
             opened: watch::Sender::new(HashSet::new()),
             reached: watch::Sender::new(HashMap::new()),
@@ -64,17 +69,21 @@ impl State {
         }
     }
 
-    /// Records `request`; when `pop`, atomically takes the next reply (or the fallback).
-    /// `None` with `pop` means the script is exhausted.
+    /// Records `request`; when `pop`, atomically picks its reply: the first rule it
+    /// matches, else the next queued reply, else the fallback. `None` with `pop` means
+    /// the script is exhausted.
     pub(crate) fn record(&self, request: RecordedRequest, pop: bool) -> Option<ScriptedReply> {
         let (reply, count) = {
             let mut queue = lock(&self.queue);
-            queue.requests.push(request);
             let reply = if pop {
-                queue.replies.pop_front().or_else(|| queue.fallback.clone())
+                match queue.rules.iter().find(|r| r.matches(&request.body)) {
+                    Some(rule) => Some(rule.reply.clone()),
+                    None => queue.replies.pop_front().or_else(|| queue.fallback.clone()),
+                }
             } else {
                 None
             };
+            queue.requests.push(request);
             (reply, queue.requests.len())
         };
         self.request_count.send_replace(count);

@@ -464,3 +464,63 @@ async fn shutdown_closes_the_port() {
     mock.shutdown().await;
     assert!(tokio::net::TcpStream::connect(addr).await.is_err());
 }
+
+#[tokio::test]
+async fn rules_answer_by_system_prompt_without_taking_from_the_queue() {
+    let mock = MockLlm::start(
+        Script::new()
+            .reply(Reply::text("first in the queue"))
+            .reply(Reply::text("second in the queue"))
+            .rule("context compactor", Reply::text("## Goal\nsummary")),
+    )
+    .await
+    .unwrap();
+    let mut summary = anthropic_request();
+    summary["system"] = json!("You are the context compactor.");
+    let mut openai_summary = openai_request(false);
+    openai_summary["messages"] = json!([{"role": "system", "content": "the context compactor"}, {"role": "user", "content": "x"}]);
+
+    let text = |resp: &Response| -> String {
+        resp.sse()
+            .iter()
+            .filter(|e| e.data != "[DONE]")
+            .filter_map(|e| {
+                let v = e.json();
+                v["delta"]["text"]
+                    .as_str()
+                    .or(v["choices"][0]["delta"]["content"].as_str())
+                    .map(str::to_owned)
+            })
+            .collect()
+    };
+    let a = post(mock.addr(), "/v1/messages", &summary).await;
+    assert_eq!(text(&a), "## Goal\nsummary");
+    let b = post(mock.addr(), "/v1/messages", &anthropic_request()).await;
+    assert_eq!(text(&b), "first in the queue");
+    let c = post(mock.addr(), "/v1/chat/completions", &openai_summary).await;
+    assert_eq!(text(&c), "## Goal\nsummary");
+    let d = post(mock.addr(), "/v1/chat/completions", &openai_request(false)).await;
+    assert_eq!(text(&d), "second in the queue");
+    assert_eq!(mock.remaining(), 0);
+    assert_eq!(mock.request_count(), 4);
+}
+
+#[tokio::test]
+async fn requests_over_the_window_are_refused_like_a_provider_does() {
+    let mock = MockLlm::start(Script::always(Reply::text("ok")).max_input_tokens(100))
+        .await
+        .unwrap();
+    let small = post(mock.addr(), "/v1/messages", &anthropic_request()).await;
+    assert_eq!(small.status, 200);
+    let mut big = anthropic_request();
+    big["messages"][0]["content"] = json!("word ".repeat(200));
+    let refused = post(mock.addr(), "/v1/messages", &big).await;
+    assert_eq!(refused.status, 400);
+    let error = &refused.json()["error"];
+    assert_eq!(error["type"], "invalid_request_error");
+    let message = error["message"].as_str().unwrap();
+    assert!(message.starts_with("prompt is too long: "), "{message}");
+    assert!(message.ends_with(" tokens > 100 maximum"), "{message}");
+    // refused requests are recorded and take no reply
+    assert_eq!(mock.request_count(), 2);
+}

@@ -12,6 +12,7 @@ mod daemon;
 mod durability;
 mod interactive;
 mod llm;
+mod long_task;
 mod permissions;
 mod send;
 mod tools;

@@ -313,6 +313,10 @@ fn summarizer(
         policy: crate::llm::RetryPolicy::from_env_and_config(env, config),
         model,
         cancel: cancel.clone(),
+        store: agents.store().clone(),
+        session_id: row.id.clone(),
+        // Tools run for the main agent, whose id is the session's.
+        agent_id: row.id.clone(),
     }))
 }
 

@@ -1,6 +1,8 @@
 //! WebFetch's `prompt`: a tool-less model call that answers the prompt from the fetched
 //! page. It is one of the few model calls outside the loop, so its system prompt says
-//! what it is, and it is recorded like every other call.
+//! what it is, and it is recorded like every other call: a `model_calls` row whose
+//! `turn_id` is `tool:WebFetch` (so `/cost` can tell it from the conversation), and the
+//! session's usage totals.
 
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
@@ -8,8 +10,12 @@ use roocode_protocol::content::{ContentBlock, Message};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::llm::{self, ModelRequest, ResolvedModel, RetryPolicy};
+use crate::llm::{self, CallOutcome, LlmError, ModelRequest, ResolvedModel, RetryPolicy};
+use crate::store::{ModelCallRow, Store, tool_turn_id};
 use crate::tools::Summarizer;
+
+/// The tool these calls are made for, as recorded in `model_calls`.
+const TOOL: &str = "WebFetch";
 
 const SYSTEM: &str = "You are the page reader of RooCode's WebFetch tool. You receive the \
 content of a web page and a prompt from a coding agent. Answer the prompt from the page \
@@ -21,6 +27,49 @@ pub struct ModelSummarizer {
     pub model: ResolvedModel,
     pub policy: RetryPolicy,
     pub cancel: CancellationToken,
+    /// Where the calls are recorded.
+    pub store: Store,
+    pub session_id: String,
+    /// The agent whose tool call this is (the session id for the main agent).
+    pub agent_id: String,
+}
+
+impl ModelSummarizer {
+    /// Records one call, successful or failed, as the agent loop does; a cancelled call
+    /// is not recorded (nor is it by the loop). A storage failure is only logged: the
+    /// answer is good all the same.
+    async fn record(&self, result: &Result<CallOutcome, LlmError>) {
+        let mut row = ModelCallRow {
+            id: uuid::Uuid::now_v7().to_string(),
+            session_id: self.session_id.clone(),
+            turn_id: tool_turn_id(TOOL),
+            agent_id: self.agent_id.clone(),
+            model: self.model.spec.clone(),
+            ..ModelCallRow::default()
+        };
+        match result {
+            Ok(outcome) => {
+                let u = &outcome.response.usage;
+                row.request_bytes = outcome.request_bytes as i64;
+                row.input_tokens = u.input_tokens as i64;
+                row.output_tokens = u.output_tokens as i64;
+                row.cache_read_tokens = u.cache_read_tokens as i64;
+                row.cache_write_tokens = u.cache_write_tokens as i64;
+                row.cost_usd = u.cost_usd;
+                row.latency_ms = outcome.latency_ms as i64;
+                row.stop_reason = Some(outcome.response.stop_reason.as_str().to_string());
+                row.attempts = i64::from(outcome.attempts);
+                if let Err(e) = self.store.add_session_usage(&self.session_id, u).await {
+                    tracing::error!("cannot add WebFetch's model call to the session usage: {e}");
+                }
+            }
+            Err(_) if self.cancel.is_cancelled() => return,
+            Err(e) => row.error = Some(e.to_string()),
+        }
+        if let Err(e) = self.store.record_model_call(&row).await {
+            tracing::error!("cannot record WebFetch's model call: {e}");
+        }
+    }
 }
 
 impl std::fmt::Debug for ModelSummarizer {
@@ -49,7 +98,7 @@ impl Summarizer for ModelSummarizer {
             };
             let span =
                 tracing::info_span!("model_call", model = %self.model.spec, purpose = "webfetch");
-            let outcome = llm::call_model(
+            let result = llm::call_model(
                 &self.model,
                 &request,
                 &self.policy,
@@ -57,8 +106,9 @@ impl Summarizer for ModelSummarizer {
                 &mut |_| {},
             )
             .instrument(span)
-            .await
-            .map_err(|e| e.to_string())?;
+            .await;
+            self.record(&result).await;
+            let outcome = result.map_err(|e| e.to_string())?;
             let text: String = outcome
                 .response
                 .content

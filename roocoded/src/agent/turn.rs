@@ -221,7 +221,8 @@ impl Turn<'_> {
                 Ok(o) => o,
                 Err(_) if self.cancel.is_cancelled() => return self.cancelled().await,
                 Err(e) => {
-                    self.record_call(&row, &message_id, None, Some(&e)).await?;
+                    self.record_call(&row, &model, &message_id, None, Some(&e))
+                        .await?;
                     return Ok(ended(StopReason::Error, e.kind(), e.to_string()));
                 }
             };
@@ -229,7 +230,7 @@ impl Turn<'_> {
             self.budget
                 .get_or_insert_with(|| Budget::new(model.context_window))
                 .record(&outcome.response.usage, covered);
-            self.record_call(&row, &message_id, Some(&outcome), None)
+            self.record_call(&row, &model, &message_id, Some(&outcome), None)
                 .await?;
             let response = outcome.response;
             if !response.content.is_empty() {
@@ -475,9 +476,12 @@ impl Turn<'_> {
         outcome
     }
 
+    /// Records one call of the loop; `model` is the resolved model (`row.model` may be
+    /// an alias such as `anthropic/sonnet`), as compaction and WebFetch record it.
     async fn record_call(
         &self,
         row: &SessionRow,
+        model: &llm::ResolvedModel,
         message_id: &str,
         outcome: Option<&CallOutcome>,
         error: Option<&LlmError>,
@@ -488,7 +492,7 @@ impl Turn<'_> {
             session_id: self.id().to_string(),
             turn_id: self.turn_id.to_string(),
             agent_id: self.id().to_string(),
-            model: row.model.clone(),
+            model: model.spec.clone(),
             error: error.map(ToString::to_string),
             ..ModelCallRow::default()
         };

@@ -1,6 +1,8 @@
 //! Slash commands handled by the daemon itself (`/help`, `/clear`, `/cost`, `/mode`,
 //! `/model`). They never reach the model. Later features add prompt commands and
-//! skills beside these.
+//! skills beside these. The `/cost` report is built in `cost.rs`.
+
+mod cost;
 
 use roocode_protocol::session::CommandInfo;
 
@@ -27,7 +29,7 @@ const LOCAL: &[Local] = &[
     Local {
         name: "cost",
         usage: "/cost",
-        description: "Tokens and cost of this session",
+        description: "Tokens, cost and model time of the session and of each agent",
     },
     Local {
         name: "context",
@@ -85,7 +87,7 @@ pub async fn run(agents: &Agents, row: &SessionRow, line: &str) -> Result<String
             agents.clear_context(&row.id).await?;
             Ok("Context cleared: the model starts afresh. The transcript stays in the session's history.".into())
         }
-        "cost" => cost(agents, row).await,
+        "cost" => cost::report(agents, row).await,
         "context" => agents.context_report(row).await,
         "compact" => {
             agents
@@ -120,23 +122,6 @@ fn help() -> String {
         .map(|c| format!("{:width$}  {}", c.usage, c.description))
         .collect::<Vec<_>>()
         .join("\n")
-}
-
-async fn cost(agents: &Agents, row: &SessionRow) -> Result<String, AgentError> {
-    let calls = agents.store().model_calls(&row.id).await?;
-    let u = row.usage();
-    let cost = match u.cost_usd {
-        Some(c) => format!("${c:.4}"),
-        None => "unknown (a model without a known price was used)".into(),
-    };
-    Ok(format!(
-        "Cost: {cost}\nTokens: {} input, {} output, {} cache read, {} cache write\nModel calls: {}",
-        u.input_tokens,
-        u.output_tokens,
-        u.cache_read_tokens,
-        u.cache_write_tokens,
-        calls.len()
-    ))
 }
 
 #[cfg(test)]

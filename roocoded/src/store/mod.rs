@@ -20,7 +20,7 @@ mod processes;
 mod sessions;
 mod turns;
 
-pub use calls::ModelCallRow;
+pub use calls::{COMPACTION_TURN_ID, CONVERSATION_PURPOSE, CallTotals, ModelCallRow, tool_turn_id};
 pub use pending::NewPending;
 pub use processes::ProcessGroupRow;
 pub use sessions::{NewSession, SessionRow};

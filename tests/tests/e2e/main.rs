@@ -8,6 +8,7 @@ mod harness;
 
 mod attach;
 mod context;
+mod cost;
 mod daemon;
 mod durability;
 mod interactive;

@@ -11,8 +11,29 @@
 //! auto-start; the daemon's RSS idle and with 100 idle sessions. Peak RSS of one CLI
 //! run is read by re-running this binary as a wrapper (`measure`) around it, so
 //! `getrusage(RUSAGE_CHILDREN)` sees exactly one child.
+//!
+//! Then the long-session figures of issue 5 (`--resume-runs` runs each), on a
+//! generated 10,000-message history imported with `session.import` ([`resume`],
+//! [`compaction`]):
+//! - `send --session <id> "continue"` with a warm daemon, 10,000 messages vs 2 (the
+//!   difference is the cost of loading the history);
+//! - the same right after `daemon stop` (auto-start, load, model call): resume;
+//! - opening the session: `attach --until-idle` (snapshot, replay of the whole event
+//!   log, rendered transcript);
+//! - `/compact` on a fresh 10,000-message import: wall time, the model call's time
+//!   (request and response on the wire, seen by a timing proxy in front of the mock),
+//!   the difference (compaction overhead) and the before/after token counts.
+//!
+//! The bench's `config.yaml` raises `context.window_tokens` so that the long history
+//! fits the window and no automatic compaction fires during the measured sends.
 
-use std::path::PathBuf;
+mod compaction;
+mod harness;
+mod history;
+mod proxy;
+mod resume;
+
+use std::io::Write;
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
@@ -20,8 +41,10 @@ use anyhow::{Context, bail};
 use clap::{Parser, Subcommand};
 use roocode_protocol::api::{DaemonApiClient, SessionApiClient};
 use roocode_protocol::daemon::ClientInfo;
-use roocode_protocol::session::{ClientEnv, CreateParams};
+use roocode_protocol::session::CreateParams;
 use roocode_tests::mock_llm::{MockLlm, Reply, Script};
+
+use harness::{Bench, Sample, median, percentile, rss_mib};
 
 #[derive(Parser)]
 struct Args {
@@ -33,6 +56,9 @@ struct Args {
     /// Timed RPC round trips (after 1,000 warm-up calls).
     #[arg(long, default_value_t = 10_000)]
     rpc_calls: usize,
+    /// Runs per configuration of the long-session figures (0 skips them).
+    #[arg(long, default_value_t = 5)]
+    resume_runs: usize,
 }
 
 #[derive(Subcommand)]
@@ -42,12 +68,19 @@ enum Cmd {
         #[arg(trailing_var_arg = true, required = true)]
         argv: Vec<String>,
     },
+    /// Prints the generated long history as JSONL (for `roocode-cli import`).
+    History {
+        #[arg(long, default_value_t = resume::LONG_MESSAGES)]
+        messages: usize,
+    },
 }
 
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
-    if let Some(Cmd::Measure { argv }) = args.cmd {
-        return measure(&argv);
+    match args.cmd {
+        Some(Cmd::Measure { argv }) => return measure(&argv),
+        Some(Cmd::History { messages }) => return print_history(messages),
+        None => {}
     }
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -71,87 +104,13 @@ fn measure(argv: &[String]) -> anyhow::Result<()> {
     Ok(())
 }
 
-struct Sample {
-    wall: f64,
-    rss_kib: i64,
-}
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    if v.is_empty() {
-        return f64::NAN;
+fn print_history(messages: usize) -> anyhow::Result<()> {
+    let history = history::long_session(messages)?;
+    let mut out = std::io::stdout().lock();
+    for line in &history.lines {
+        writeln!(out, "{line}")?;
     }
-    let mid = v.len() / 2;
-    if v.len().is_multiple_of(2) {
-        (v[mid - 1] + v[mid]) / 2.0
-    } else {
-        v[mid]
-    }
-}
-
-fn percentile(mut v: Vec<f64>, p: f64) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let idx = ((v.len() as f64 - 1.0) * p).round() as usize;
-    v.get(idx).copied().unwrap_or(f64::NAN)
-}
-
-struct Bench {
-    dir: PathBuf,
-    home: tempfile::TempDir,
-    project: tempfile::TempDir,
-    base_url: String,
-}
-
-impl Bench {
-    fn bin(&self, name: &str) -> PathBuf {
-        self.dir.join(name)
-    }
-
-    fn env(&self, cmd: &mut Command) {
-        cmd.env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("HOME", self.home.path())
-            .env("ROOCODE_HOME", self.home.path())
-            .env("ROOCODE_DAEMON_BIN", self.bin("roocoded"))
-            .env("ROOCODE_MODEL", "anthropic/claude-sonnet-4-5")
-            .env("ANTHROPIC_API_KEY", "bench")
-            .env("ANTHROPIC_BASE_URL", &self.base_url)
-            .current_dir(self.project.path());
-    }
-
-    fn cli(&self, args: &[&str]) -> anyhow::Result<()> {
-        let mut cmd = Command::new(self.bin("roocode-cli"));
-        self.env(&mut cmd);
-        let out = cmd.args(args).output()?;
-        if !out.status.success() {
-            bail!(
-                "roocode-cli {args:?} failed: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
-        Ok(())
-    }
-
-    /// One `roocode-cli send` under the `measure` wrapper.
-    fn send(&self) -> anyhow::Result<Sample> {
-        let mut cmd = Command::new(std::env::current_exe()?);
-        self.env(&mut cmd);
-        let cli = self.bin("roocode-cli");
-        let out = cmd
-            .arg("measure")
-            .arg(&cli)
-            .args(["send", "--new", "say ok"])
-            .output()?;
-        let line = String::from_utf8_lossy(&out.stdout);
-        let mut parts = line.split_whitespace();
-        let wall: f64 = parts.next().context("no wall time")?.parse()?;
-        let rss_kib: i64 = parts.next().context("no rss")?.parse()?;
-        let code: i32 = parts.next().context("no exit code")?.parse()?;
-        if code != 0 {
-            bail!("send exited {code}");
-        }
-        Ok(Sample { wall, rss_kib })
-    }
+    Ok(())
 }
 
 fn report(label: &str, samples: &[Sample]) -> (f64, f64) {
@@ -166,57 +125,22 @@ fn report(label: &str, samples: &[Sample]) -> (f64, f64) {
     (wall, rss)
 }
 
-fn rss_mib(pid: u64) -> anyhow::Result<f64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
-    let kib: f64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .context("no VmRSS")?
-        .split_whitespace()
-        .next()
-        .context("empty VmRSS")?
-        .parse()?;
-    Ok(kib / 1024.0)
-}
-
 /// RSS of a freshly started, idle daemon, and after 100 idle sessions were created.
 async fn daemon_memory(b: &Bench) -> anyhow::Result<(f64, f64)> {
     b.cli(&["daemon", "stop"])?;
     b.cli(&["daemon", "start"])?;
-    let paths = paths_of(b)?;
-    let client = ClientInfo {
-        kind: "bench".into(),
-        name: "roocode-bench".into(),
-        pid: std::process::id(),
-    };
-    let (rpc, hello) = roocode_protocol::client::connect(&paths.socket, client).await?;
+    let (rpc, hello) = b.connect().await?;
     let idle = rss_mib(u64::from(hello.pid))?;
-    let vars = [
-        ("ROOCODE_MODEL", "anthropic/claude-sonnet-4-5"),
-        ("ANTHROPIC_API_KEY", "bench"),
-    ];
     for _ in 0..100 {
         rpc.create(CreateParams {
             cwd: b.project.path().display().to_string(),
-            env: ClientEnv {
-                vars: vars
-                    .iter()
-                    .map(|(k, v)| (k.to_string(), v.to_string()))
-                    .collect(),
-            },
+            env: b.client_env(&b.base_url),
             ..CreateParams::default()
         })
         .await?;
     }
     let with_sessions = rss_mib(u64::from(hello.pid))?;
     Ok((idle, with_sessions))
-}
-
-fn paths_of(b: &Bench) -> anyhow::Result<roocode_protocol::paths::Paths> {
-    let home = b.home.path().display().to_string();
-    Ok(roocode_protocol::paths::Paths::resolve(|k| {
-        (k == "ROOCODE_HOME").then(|| home.clone())
-    })?)
 }
 
 async fn bench(args: Args) -> anyhow::Result<()> {
@@ -231,7 +155,7 @@ async fn bench(args: Args) -> anyhow::Result<()> {
         }
     }
     let mock = MockLlm::start(Script::always(Reply::text("ok"))).await?;
-    let b = Bench {
+    let mut b = Bench {
         dir,
         home: tempfile::Builder::new().prefix("rb").tempdir()?,
         project: tempfile::tempdir()?,
@@ -261,13 +185,12 @@ async fn bench(args: Args) -> anyhow::Result<()> {
     let (cold_wall, cold_rss) = report("send, cold auto-start", &cold);
 
     // Trivial RPC round trip.
-    let paths = paths_of(&b)?;
     let client = ClientInfo {
         kind: "bench".into(),
         name: "roocode-bench".into(),
         pid: std::process::id(),
     };
-    let (rpc, hello) = roocode_protocol::client::connect(&paths.socket, client.clone()).await?;
+    let (rpc, hello) = b.connect().await?;
     for _ in 0..1000 {
         rpc.hello(
             roocode_protocol::PROTOCOL_VERSION,
@@ -324,6 +247,12 @@ async fn bench(args: Args) -> anyhow::Result<()> {
         cold_rss
     );
     drop(rpc);
+    drop(mock);
+
+    if args.resume_runs > 0 {
+        resume::run(&mut b, args.resume_runs).await?;
+        compaction::run(&b, args.resume_runs).await?;
+    }
     b.cli(&["daemon", "stop"])?;
     Ok(())
 }

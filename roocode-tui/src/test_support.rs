@@ -25,7 +25,10 @@ pub fn commands() -> Vec<CommandInfo> {
     [
         ("help", "List the slash commands"),
         ("clear", "Start the conversation afresh"),
-        ("cost", "Tokens and cost of this session"),
+        (
+            "cost",
+            "Tokens, cost and model time of the session and of each agent",
+        ),
         ("mode", "Show or change the permission mode"),
         ("model", "Show or change the model"),
     ]

@@ -330,6 +330,13 @@ fn spill_large(out: &mut ToolOutput, threshold: usize, dir: &std::path::Path, ca
             }
             out.content = spilled.text;
         }
-        Err(e) => tracing::warn!("cannot save a large tool result ({e}); keeping it inline"),
+        Err(e) => {
+            tracing::warn!("cannot save a large tool result ({e}); keeping its start and end");
+            out.content = crate::context::large_results::unsaved_preview(
+                &out.content,
+                threshold,
+                &e.to_string(),
+            );
+        }
     }
 }

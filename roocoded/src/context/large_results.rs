@@ -116,8 +116,39 @@ fn line_count(text: &str) -> usize {
 }
 
 fn preview(output: &str, path: &Path) -> String {
-    let chars = output.chars().count();
     let lines = line_count(output);
+    let head_lines = line_count(&output[..head_end(output, HEAD_CHARS)]);
+    let path = path.display();
+    let header = format!(
+        "{MARKER}{path} ({} chars, {} lines). Only the start and the end are shown. \
+         Read the rest in pages with the Read tool: file_path \"{path}\", offset = first \
+         line (1-based), limit = number of lines (e.g. offset {}, limit 200).]\n\n",
+        group(output.chars().count() as u64),
+        group(lines as u64),
+        head_lines + 1,
+    );
+    header + &head_and_tail(output)
+}
+
+/// What the conversation keeps of an output over `threshold_chars` that could not be
+/// saved to a file (`why`): the same start and end as a preview, saying the middle is
+/// lost. Outputs within the threshold come back unchanged.
+pub fn unsaved_preview(output: &str, threshold_chars: usize, why: &str) -> String {
+    if output.len() <= threshold_chars || output.chars().count() <= threshold_chars {
+        return output.to_owned();
+    }
+    format!(
+        "[Output too large for the conversation ({} chars), and it could not be saved to a \
+         file ({why}): only the start and the end are shown; run the command again with a \
+         narrower output if you need the middle.]\n\n{}",
+        group(output.chars().count() as u64),
+        head_and_tail(output)
+    )
+}
+
+/// The first [`HEAD_CHARS`] and last [`TAIL_CHARS`] of `output` on line boundaries,
+/// with a line saying how much is omitted between them.
+fn head_and_tail(output: &str) -> String {
     let head_end = head_end(output, HEAD_CHARS);
     let tail_start = tail_start(output, TAIL_CHARS).max(head_end);
     let head = &output[..head_end];
@@ -126,16 +157,7 @@ fn preview(output: &str, path: &Path) -> String {
     // 1-based line where the tail starts (it may start mid-line when a line is huge)
     let tail_line = output[..tail_start].matches('\n').count() + 1;
     let omitted = &output[head_end..tail_start];
-    let path = path.display();
-    let mut text = format!(
-        "{MARKER}{path} ({} chars, {} lines). Only the start and the end are shown. \
-         Read the rest in pages with the Read tool: file_path \"{path}\", offset = first \
-         line (1-based), limit = number of lines (e.g. offset {}, limit 200).]\n\n",
-        group(chars as u64),
-        group(lines as u64),
-        head_lines + 1,
-    );
-    text.push_str(&format!("--- lines 1-{head_lines} ---\n"));
+    let mut text = format!("--- lines 1-{head_lines} ---\n");
     text.push_str(head);
     if !head.ends_with('\n') {
         text.push('\n');
@@ -158,6 +180,21 @@ mod tests {
         (1..=n)
             .map(|i| format!("line {i:05} {}\n", "x".repeat(38)))
             .collect()
+    }
+
+    #[test]
+    fn an_output_that_cannot_be_saved_is_cut_to_its_start_and_end() {
+        let big = numbered(2_000);
+        let text = unsaved_preview(&big, 25_000, "disk full");
+        assert!(
+            text.starts_with("[Output too large for the conversation ("),
+            "{text}"
+        );
+        assert!(text.contains("(disk full)"));
+        assert!(text.contains("line 00001 ") && text.contains("line 02000 "));
+        assert!(!text.contains("line 01000 "));
+        assert!(text.chars().count() < HEAD_CHARS + TAIL_CHARS + 600);
+        assert_eq!(unsaved_preview("short\n", 25_000, "x"), "short\n");
     }
 
     #[test]

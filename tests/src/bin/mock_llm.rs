@@ -14,7 +14,12 @@
 //! once they run out, the script's `fallback`, else `--text` if given, else HTTP 500
 //! "mock-llm: script exhausted".
 //!
-//! The script file is a JSON array of replies, or `{"replies": [...], "fallback": {...}}`.
+//! The script file is a JSON array of replies, or `{"replies": [...], "fallback": {...},
+//! "rules": [{"system_contains": "...", "reply": {...}}], "max_input_tokens": N}`: a rule
+//! answers every request whose system prompt contains its text without taking from the
+//! queue (e.g. `"context compactor"` for the summary calls of compaction), and
+//! `max_input_tokens` refuses larger requests as a provider refuses a prompt over its
+//! window.
 //! A reply has a `type` (`text`, `tool_calls`, `error`, `disconnect`,
 //! `mid_stream_error`, `max_tokens`), its fields, and optional options (`thinking`,
 //! `signature`, `delay_ms_per_chunk`, `gate`, `usage`, `repeat_ids`, `interleave`,

@@ -2,12 +2,13 @@
 //! middle is counted and dropped ([`HeadTail`]), and bytes are decoded as UTF-8 across
 //! read boundaries ([`Utf8Decoder`]).
 
-use crate::tools::MAX_OUTPUT_CHARS;
-
-/// Characters kept from the start of an output.
-pub(crate) const HEAD_CHARS: usize = MAX_OUTPUT_CHARS / 2;
-/// Characters kept from the end of an output.
-pub(crate) const TAIL_CHARS: usize = MAX_OUTPUT_CHARS / 2;
+/// Characters kept from the start of an output. Far more than the model ever sees at
+/// once: an output over `context.large_result_chars` is saved whole to a file and the
+/// conversation keeps a preview (layer 1, `context::large_results`), so this bound only
+/// limits memory and the size of that file.
+pub(crate) const HEAD_CHARS: usize = 512 * 1024;
+/// Characters kept from the end of an output (same reasoning as [`HEAD_CHARS`]).
+pub(crate) const TAIL_CHARS: usize = 512 * 1024;
 
 /// Output kept as head + tail with a count of what was cut between them. Memory stays
 /// bounded (about twice the tail limit) however much is pushed.

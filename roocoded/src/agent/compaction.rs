@@ -24,7 +24,10 @@ impl Agents {
         keep: usize,
     ) -> Result<Option<(u64, u64)>, AgentError> {
         let context = self.store.context(session_id).await?;
-        let Some(cut) = compact::plan_cut(&context, keep) else {
+        // What is kept verbatim may take at most 30% of the window, so compaction
+        // always leaves room to work in.
+        let Some(cut) = compact::plan_cut_within(&context, keep, model.context_window * 3 / 10)
+        else {
             return Ok(None);
         };
         let before = compact::estimate(&context);

@@ -51,7 +51,8 @@ struct Outcome {
     duration_ms: u64,
 }
 
-/// Runs `calls` and returns one result per call, in call order.
+/// Runs `calls` and returns one result per call, in call order. `window_tokens` is the
+/// model's context window (layer 1 keeps results small relative to it).
 pub async fn run_calls(
     agents: &Arc<Agents>,
     rt: &Arc<SessionRuntime>,
@@ -59,11 +60,15 @@ pub async fn run_calls(
     turn_id: &str,
     calls: &[Call],
     cancel: &CancellationToken,
+    window_tokens: u64,
 ) -> Result<Vec<CallResult>, AgentError> {
     let env = agents.env_of(rt).await;
     let config = agents.config(std::path::Path::new(&row.root))?;
     let memory_dirs = MemoryDirs::new(&agents.paths.user_dir, std::path::Path::new(&row.root));
-    let large_result_chars = config.large_result_chars() as usize;
+    let large_result_chars = crate::context::large_results::threshold_for(
+        usize::try_from(config.large_result_chars()).unwrap_or(usize::MAX),
+        window_tokens,
+    );
     let base = ToolContext {
         session_id: row.id.clone(),
         cwd: row.cwd.clone().into(),

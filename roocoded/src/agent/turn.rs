@@ -278,6 +278,7 @@ impl Turn<'_> {
                 self.turn_id,
                 &calls,
                 &self.cancel,
+                model.context_window,
             )
             .await?;
             for r in &results {

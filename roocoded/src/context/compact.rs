@@ -50,14 +50,18 @@ pub fn boundaries(messages: &[Message]) -> Vec<usize> {
         .collect()
 }
 
-/// The cut that keeps the last `keep` iterations: everything before the returned index
-/// is summarised. `None` when there is nothing old enough to summarise.
-pub fn plan_cut(messages: &[Message], keep: usize) -> Option<usize> {
+/// The cut that keeps the last `keep` iterations — or as many of them as fit in
+/// `max_kept_tokens`, and at least the last one, so a window filled by a few huge
+/// iterations still gets room. Everything before the returned index is summarised.
+/// `None` when there is no iteration boundary at all (nothing old to summarise).
+pub fn plan_cut_within(messages: &[Message], keep: usize, max_kept_tokens: u64) -> Option<usize> {
     let b = boundaries(messages);
-    if b.len() < keep.max(1) {
-        return None;
-    }
-    Some(b[b.len() - keep.max(1)])
+    let candidates = &b[b.len().saturating_sub(keep.max(1))..];
+    candidates
+        .iter()
+        .copied()
+        .find(|&cut| estimate(&messages[cut..]) <= max_kept_tokens)
+        .or_else(|| candidates.last().copied())
 }
 
 /// The user message asking for the summary of `old` (the part before the cut). When
@@ -187,16 +191,19 @@ mod tests {
         // iterations: [0 task one, 1 call a, 2 result a] [3 done one]
         // [4 task two, 5 call b, 6 result b] [7 done two] [8 task three, 9 call c, 10 result c]
         assert_eq!(boundaries(&h), vec![3, 4, 7, 8]);
-        assert_eq!(plan_cut(&h, 1), Some(8));
-        assert_eq!(plan_cut(&h, 2), Some(7));
-        assert_eq!(plan_cut(&h, 4), Some(3));
-        assert_eq!(plan_cut(&h, 5), None);
+        let cut = |h: &[Message], keep| plan_cut_within(h, keep, u64::MAX);
+        assert_eq!(cut(&h, 1), Some(8));
+        assert_eq!(cut(&h, 2), Some(7));
+        assert_eq!(cut(&h, 4), Some(3));
+        // more than there are: all of them
+        assert_eq!(cut(&h, 5), Some(3));
+        assert_eq!(cut(&h[..2], 1), None);
         // a message that opens a turn the model has not answered yet is an iteration too
         let mut waiting = h.clone();
         waiting.push(answer("done three"));
         waiting.push(Message::user_text("task four"));
         assert_eq!(boundaries(&waiting), vec![3, 4, 7, 8, 11, 12]);
-        assert_eq!(plan_cut(&waiting, 2), Some(11));
+        assert_eq!(cut(&waiting, 2), Some(11));
         for cut in boundaries(&h) {
             let new = compacted("summary", &h[cut..]);
             chain::validate(&new).unwrap();
@@ -211,6 +218,22 @@ mod tests {
     }
 
     #[test]
+    fn fewer_iterations_are_kept_when_they_would_not_fit() {
+        let h = history();
+        let all = estimate(&h);
+        // plenty of room: the last two iterations
+        assert_eq!(plan_cut_within(&h, 2, all), Some(7));
+        // room for the last one only
+        let last = estimate(&h[8..]);
+        assert_eq!(plan_cut_within(&h, 2, last), Some(8));
+        // not even that: still the last one, the best there is
+        assert_eq!(plan_cut_within(&h, 2, 1), Some(8));
+        // fewer iterations than asked for: what there is
+        assert_eq!(plan_cut_within(&h[..4], 3, all), Some(3));
+        assert_eq!(plan_cut_within(&h[..3], 3, all), None);
+    }
+
+    #[test]
     fn one_long_turn_can_be_cut_between_its_iterations() {
         let mut h = vec![Message::user_text("a long task")];
         for i in 0..5 {
@@ -220,7 +243,7 @@ mod tests {
         }
         // each later iteration starts at its assistant message
         assert_eq!(boundaries(&h), vec![3, 5, 7, 9]);
-        let cut = plan_cut(&h, 2).unwrap();
+        let cut = plan_cut_within(&h, 2, u64::MAX).unwrap();
         assert_eq!(cut, 7);
         let new = compacted("summary", &h[cut..]);
         chain::validate(&new).unwrap();

@@ -50,6 +50,16 @@ pub fn spill(
     })
 }
 
+/// The threshold layer 1 applies: the configured one (`context.large_result_chars`),
+/// lowered for small context windows so that no single result takes more than about a
+/// tenth of the window (at four characters a token) — but never below what a preview
+/// itself takes, or spilling would save nothing.
+pub fn threshold_for(configured_chars: usize, window_tokens: u64) -> usize {
+    let tenth_of_window =
+        usize::try_from(window_tokens.saturating_mul(4) / 10).unwrap_or(usize::MAX);
+    configured_chars.min(tenth_of_window.max(HEAD_CHARS + TAIL_CHARS + 1_000))
+}
+
 /// The file a spilled preview points to, if `text` is one.
 pub fn spilled_path(text: &str) -> Option<&str> {
     let rest = text.strip_prefix(MARKER)?;
@@ -180,6 +190,21 @@ mod tests {
         (1..=n)
             .map(|i| format!("line {i:05} {}\n", "x".repeat(38)))
             .collect()
+    }
+
+    #[test]
+    fn small_windows_lower_the_threshold() {
+        // a 200k window keeps the configured threshold
+        assert_eq!(threshold_for(25_000, 200_000), 25_000);
+        // a 16k window: a tenth of it, about 6,400 chars
+        assert_eq!(threshold_for(25_000, 16_000), 6_400);
+        // never below a preview's own size
+        assert_eq!(
+            threshold_for(25_000, 2_000),
+            HEAD_CHARS + TAIL_CHARS + 1_000
+        );
+        // a lower configured threshold wins
+        assert_eq!(threshold_for(1_000, 200_000), 1_000);
     }
 
     #[test]

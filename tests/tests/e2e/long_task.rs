@@ -246,3 +246,48 @@ async fn a_200_iteration_task_with_large_outputs_stays_inside_the_window() {
     });
     assert!(stubbed, "old results were stubbed at some point");
 }
+
+/// A window so small that each result is a sizeable part of it (as with local models of
+/// 16k tokens): results are still shortened to fit, and compaction does not run at every
+/// iteration.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn results_near_the_size_of_a_small_window_do_not_make_compaction_thrash() {
+    const SMALL: u64 = 16_000;
+    const STEPS: usize = 60;
+    let mut script = Script::new()
+        .rule("context compactor", Reply::text(SUMMARY))
+        .max_input_tokens(SMALL);
+    for i in 0..STEPS {
+        script = script.reply(Reply::tool_calls(vec![ToolCall::with_id(
+            format!("toolu_small_{i:02}"),
+            "Read",
+            json!({"file_path": format!("logs/part-{}.log", i % 3)}),
+        )]));
+    }
+    let w = World::new(script.reply(Reply::text("Done."))).await;
+    let p = w.project_path();
+    std::fs::create_dir_all(p.join("logs")).unwrap();
+    for n in 0..3 {
+        // about 16k characters: 4k tokens, a quarter of the window
+        std::fs::write(p.join(format!("logs/part-{n}.log")), log_text("part", 230)).unwrap();
+    }
+    std::fs::create_dir_all(p.join(".roocode")).unwrap();
+    std::fs::write(
+        p.join(".roocode/config.yaml"),
+        format!("max_turns: 100\ncontext:\n  window_tokens: {SMALL}\n"),
+    )
+    .unwrap();
+    let out = w.run(&["send", "read the parts again and again"]).await;
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.stdout.trim_end().lines().last(), Some("Done."));
+    let summaries = w
+        .mock
+        .requests()
+        .iter()
+        .filter(|r| is_summary_call(r))
+        .count();
+    assert!(
+        (1..=STEPS / 4).contains(&summaries),
+        "{summaries} compactions for {STEPS} iterations"
+    );
+}

@@ -3,7 +3,7 @@
 //! of the window. The summary call has no tools and says what it is; it is recorded
 //! like every other model call, and a `compaction` event reports before/after tokens.
 
-use roocode_protocol::content::ContentBlock;
+use roocode_protocol::content::{ContentBlock, Message};
 use roocode_protocol::event::EventPayload;
 use tokio_util::sync::CancellationToken;
 
@@ -12,22 +12,35 @@ use crate::context::compact;
 use crate::llm::{self, ModelRequest, ResolvedModel, RetryPolicy};
 use crate::store::ModelCallRow;
 
+/// The model that writes the summary, and how its call is retried and cancelled.
+pub(super) struct SummaryCall<'a> {
+    pub model: &'a ResolvedModel,
+    pub policy: &'a RetryPolicy,
+    pub cancel: &'a CancellationToken,
+}
+
 impl Agents {
-    /// Compacts the session's context; `Ok(None)` when there is nothing old enough.
+    /// Compacts `context`, the session's stored context, in the store and in place;
+    /// `Ok(None)` when there is nothing old enough. The caller holds the session's
+    /// context lock. Whatever it returns, `context` is still what the store holds: it
+    /// changes only once the store took the compacted history.
     pub(super) async fn compact_context(
         &self,
         session_id: &str,
-        model: &ResolvedModel,
-        policy: &RetryPolicy,
-        cancel: &CancellationToken,
+        context: &mut Vec<Message>,
+        call: SummaryCall<'_>,
         focus: Option<&str>,
         keep: usize,
     ) -> Result<Option<(u64, u64)>, AgentError> {
-        let context = self.store.context(session_id).await?;
-        let Some(cut) = compact::plan_cut(&context, keep) else {
+        let SummaryCall {
+            model,
+            policy,
+            cancel,
+        } = call;
+        let Some(cut) = compact::plan_cut(context, keep) else {
             return Ok(None);
         };
-        let before = compact::estimate(&context);
+        let before = compact::estimate(context);
         let request = ModelRequest {
             model: model.model.clone(),
             system: compact::SUMMARY_SYSTEM.to_string(),
@@ -63,6 +76,7 @@ impl Agents {
         let new = compact::compacted(&summary, &context[cut..]);
         let after = compact::estimate(&new);
         self.store.replace_context(session_id, &new).await?;
+        *context = new;
         let u = &outcome.response.usage;
         self.store.add_session_usage(session_id, u).await?;
         self.store
@@ -119,18 +133,31 @@ impl Agents {
         let model = llm::resolve_model(&row.model, &env, &config, &self.http)
             .map_err(|e| AgentError::Config(e.to_string()))?;
         let policy = RetryPolicy::from_env_and_config(&env, &config);
-        match self
+        // A turn that starts meanwhile waits for the compacted context.
+        let mut cached = rt.context.lock().await;
+        let mut context = match cached.take() {
+            Some(context) => context,
+            None => self.store.context(&row.id).await?,
+        };
+        let compacted = self
             // By hand, only the last iteration is kept verbatim.
             .compact_context(
                 &row.id,
-                &model,
-                &policy,
-                &CancellationToken::new(),
+                &mut context,
+                SummaryCall {
+                    model: &model,
+                    policy: &policy,
+                    cancel: &CancellationToken::new(),
+                },
                 focus,
                 1,
             )
-            .await?
-        {
+            .await;
+        if compacted.is_ok() {
+            *cached = Some(context);
+        }
+        drop(cached);
+        match compacted? {
             Some((before, after)) => Ok(format!(
                 "Compacted: about {before} → {after} tokens. The agent continues from the summary."
             )),

@@ -49,6 +49,9 @@ pub(super) async fn run(agents: &Arc<Agents>, rt: &Arc<SessionRuntime>) {
         }
     };
     let span = tracing::info_span!("turn", session = %rt.id, turn = %turn_id);
+    // Held to the end of the turn: nothing else reads the cached context or rewrites
+    // the stored one meanwhile (see `SessionRuntime::context`).
+    let mut cached = rt.context.lock().await;
     let mut turn = Turn {
         agents,
         rt,
@@ -58,7 +61,14 @@ pub(super) async fn run(agents: &Arc<Agents>, rt: &Arc<SessionRuntime>) {
         budget: None,
         reminder: None,
     };
-    let (mut stop, error) = match turn.run().instrument(span.clone()).await {
+    let result = turn.run(cached.take()).instrument(span.clone()).await;
+    if result.is_ok() {
+        // Every store write of the turn succeeded, so its context is the stored one.
+        // After an error the next turn reloads it.
+        *cached = Some(std::mem::take(&mut turn.context));
+    }
+    drop(cached);
+    let (mut stop, error) = match result {
         Ok(end) => end,
         Err(e) => {
             tracing::error!(parent: &span, "turn failed: {e}");
@@ -94,7 +104,8 @@ struct Turn<'a> {
     rt: &'a Arc<SessionRuntime>,
     turn_id: &'a str,
     cancel: CancellationToken,
-    /// The model context, mirrored in the store message by message.
+    /// The model context, mirrored in the store message by message; every change to
+    /// it is written to the store before the turn goes on.
     context: Vec<Message>,
     /// Exact usage of the last call plus an estimate of what was added since.
     budget: Option<Budget>,
@@ -115,9 +126,14 @@ impl Turn<'_> {
         Ok(())
     }
 
-    async fn run(&mut self) -> Result<TurnEnd, AgentError> {
+    /// Runs the turn from `cached`, the context the previous turn left, if any
+    /// (loaded from the store otherwise).
+    async fn run(&mut self, cached: Option<Vec<Message>>) -> Result<TurnEnd, AgentError> {
         let store = self.agents.store();
-        self.context = store.context(self.id()).await?;
+        self.context = match cached {
+            Some(context) => context,
+            None => store.context(self.id()).await?,
+        };
         if chain::repair(&mut self.context, INTERRUPTED_BY_USER).changed() {
             store.replace_context(self.id(), &self.context).await?;
         }

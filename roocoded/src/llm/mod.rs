@@ -16,7 +16,7 @@ mod resolve;
 mod retry;
 mod sse;
 #[cfg(test)]
-mod test_server;
+pub(crate) mod test_server;
 
 use futures_util::future::BoxFuture;
 use futures_util::stream::BoxStream;

@@ -4,6 +4,7 @@
 
 use super::Turn;
 use crate::agent::AgentError;
+use crate::agent::compaction::SummaryCall;
 use crate::context::budget::Budget;
 use crate::context::{compact, stale};
 use crate::llm;
@@ -59,24 +60,27 @@ impl Turn<'_> {
         match self
             .agents
             .compact_context(
-                self.id(),
-                model,
-                &policy,
-                &self.cancel,
+                &self.rt.id,
+                &mut self.context,
+                SummaryCall {
+                    model,
+                    policy: &policy,
+                    cancel: &self.cancel,
+                },
                 None,
                 compact::KEEP_RECENT,
             )
             .await
         {
             Ok(Some(_)) => {
-                self.context = self.agents.store().context(self.id()).await?;
                 if let Some(budget) = &mut self.budget {
                     budget.invalidate();
                 }
             }
             Ok(None) => {}
             // A failed compaction is not the end of the turn: the provider may still
-            // take the request, and layer 1/2 already did what they could.
+            // take the request, and layer 1/2 already did what they could. The context
+            // is still the stored one (`compact_context` updates it with the store).
             Err(e) => tracing::warn!("automatic compaction failed: {e}"),
         }
         Ok(())

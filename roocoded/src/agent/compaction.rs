@@ -3,11 +3,12 @@
 //! of the window. The summary call has no tools and says what it is; it is recorded
 //! like every other model call, and a `compaction` event reports before/after tokens.
 
-use roocode_protocol::content::{ContentBlock, Message};
+use roocode_protocol::content::ContentBlock;
 use roocode_protocol::event::EventPayload;
 use tokio_util::sync::CancellationToken;
 
 use super::{AgentError, Agents};
+use crate::context::budget::EstimatedContext;
 use crate::context::compact;
 use crate::llm::{self, ModelRequest, ResolvedModel, RetryPolicy};
 use crate::store::ModelCallRow;
@@ -27,7 +28,7 @@ impl Agents {
     pub(super) async fn compact_context(
         &self,
         session_id: &str,
-        context: &mut Vec<Message>,
+        context: &mut EstimatedContext,
         call: SummaryCall<'_>,
         focus: Option<&str>,
         keep: usize,
@@ -40,15 +41,15 @@ impl Agents {
         let Some(cut) = compact::plan_cut(context, keep) else {
             return Ok(None);
         };
-        let before = compact::estimate(context);
+        let before = context.estimate_from(0);
         let request = ModelRequest {
             model: model.model.clone(),
             system: compact::SUMMARY_SYSTEM.to_string(),
-            messages: vec![compact::summary_request(
+            messages: llm::owned_messages(vec![compact::summary_request(
                 &context[..cut],
                 focus,
                 model.context_window * 8 / 10,
-            )],
+            )]),
             tools: Vec::new(),
             max_tokens: 8_192,
         };
@@ -76,7 +77,7 @@ impl Agents {
         let new = compact::compacted(&summary, &context[cut..]);
         let after = compact::estimate(&new);
         self.store.replace_context(session_id, &new).await?;
-        *context = new;
+        context.replace(new);
         let u = &outcome.response.usage;
         self.store.add_session_usage(session_id, u).await?;
         self.store
@@ -137,7 +138,7 @@ impl Agents {
         let mut cached = rt.context.lock().await;
         let mut context = match cached.take() {
             Some(context) => context,
-            None => self.store.context(&row.id).await?,
+            None => EstimatedContext::new(self.store.context(&row.id).await?),
         };
         let compacted = self
             // By hand, only the last iteration is kept verbatim.

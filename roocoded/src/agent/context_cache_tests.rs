@@ -128,7 +128,7 @@ impl Harness {
     async fn cached_len(&self) -> Option<usize> {
         let rt = self.agents.existing_runtime(&self.id).unwrap();
         let cached = rt.context.lock().await;
-        cached.as_ref().map(Vec::len)
+        cached.as_ref().map(|c| c.len())
     }
 }
 
@@ -253,4 +253,38 @@ async fn forgetting_waits_for_the_running_turn_so_no_stale_copy_survives() {
     assert_eq!(h.cached_len().await, None);
     h.send("two").await;
     assert_eq!(without_reminder(h.sent(1)), ["one|two"]);
+}
+
+#[tokio::test]
+async fn a_rewritten_context_with_an_unanswered_call_is_repaired_before_the_model_sees_it() {
+    use roocode_protocol::content::{ContentBlock, Role};
+
+    let h = Harness::new(vec![text_reply("A"), text_reply("B")]).await;
+    h.send("one").await;
+    let damaged = [
+        Message::user_text("read it"),
+        Message {
+            role: Role::Assistant,
+            content: vec![ContentBlock::ToolUse {
+                id: "t1".into(),
+                name: "Read".into(),
+                input: json!({"file_path": "a"}),
+            }],
+        },
+    ];
+    h.agents
+        .store()
+        .replace_context(&h.id, &damaged)
+        .await
+        .unwrap();
+    h.agents.forget_cached_context(&h.id).await;
+    h.send("two").await;
+    let body = h.server.requests()[1].json();
+    let last = &body["messages"][2]["content"];
+    assert_eq!(last[0]["type"], "tool_result", "{body}");
+    assert_eq!(last[0]["tool_use_id"], "t1");
+    assert_eq!(last[1]["text"], "two");
+    let stored = h.agents.store().context(&h.id).await.unwrap();
+    crate::context::chain::validate(&stored).unwrap();
+    assert_eq!(h.cached_len().await, Some(stored.len()));
 }

@@ -36,6 +36,7 @@ use roocode_protocol::session::{
 use tokio_util::task::TaskTracker;
 
 use crate::config::Config;
+use crate::context::budget::EstimatedContext;
 use crate::events::EventLog;
 use crate::store::{NewSession, SessionRow, Store, StoreError};
 use crate::tools::Registry;
@@ -438,7 +439,7 @@ impl Agents {
         // Emptied first: if the write fails, the next turn reloads what the store has.
         *cached = None;
         self.store.replace_context(id, &messages).await?;
-        *cached = Some(messages);
+        *cached = Some(EstimatedContext::new(messages));
         Ok(())
     }
 

@@ -7,11 +7,11 @@ use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use roocode_protocol::content::Message;
 use roocode_protocol::session::ClientEnv;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
+use crate::context::budget::EstimatedContext;
 use crate::tools::{FileState, ShellState, TodoList};
 
 /// A turn in progress.
@@ -63,8 +63,9 @@ pub struct SessionRuntime {
     /// The session's shell (working directory, background shells); dropping the
     /// runtime kills its background shells.
     pub shell: Arc<ShellState>,
-    /// The session's model context exactly as the store holds it, kept between turns
-    /// so that only the first turn after a (re)start or a rewrite loads and decodes it.
+    /// The session's model context exactly as the store holds it (with each message's
+    /// token estimate), kept between turns so that only the first turn after a
+    /// (re)start or a rewrite loads, decodes and estimates it.
     /// `None` until loaded, and after anything that may have made it differ.
     ///
     /// What keeps it right: whoever writes the stored context holds this lock while
@@ -76,7 +77,7 @@ pub struct SessionRuntime {
     ///
     /// Lock order: `context`, then `state`. Never wait for this lock while holding
     /// `state`: the turn takes `state` while it holds this one.
-    pub context: tokio::sync::Mutex<Option<Vec<Message>>>,
+    pub context: tokio::sync::Mutex<Option<EstimatedContext>>,
 }
 
 impl SessionRuntime {

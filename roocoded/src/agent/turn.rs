@@ -13,11 +13,12 @@ use tracing::Instrument;
 
 use super::runtime::SessionRuntime;
 use super::{AgentError, Agents, executor, prompt};
-use crate::context::budget::{Budget, estimate_tokens};
+use crate::context::budget::{Budget, EstimatedContext, estimate_tokens};
 use crate::context::chain;
 use crate::llm::{self, ModelRequest, ModelStopReason, ToolSpec};
 
 mod model_call;
+mod request;
 mod window;
 
 /// Result text given to tool calls a user interrupt left without one.
@@ -57,7 +58,7 @@ pub(super) async fn run(agents: &Arc<Agents>, rt: &Arc<SessionRuntime>) {
         rt,
         turn_id: &turn_id,
         cancel,
-        context: Vec::new(),
+        context: EstimatedContext::default(),
         budget: None,
         reminder: None,
     };
@@ -106,7 +107,7 @@ struct Turn<'a> {
     cancel: CancellationToken,
     /// The model context, mirrored in the store message by message; every change to
     /// it is written to the store before the turn goes on.
-    context: Vec<Message>,
+    context: EstimatedContext,
     /// Exact usage of the last call plus an estimate of what was added since.
     budget: Option<Budget>,
     /// Instruction files and the memory index, read once at the start of the turn.
@@ -128,15 +129,13 @@ impl Turn<'_> {
 
     /// Runs the turn from `cached`, the context the previous turn left, if any
     /// (loaded from the store otherwise).
-    async fn run(&mut self, cached: Option<Vec<Message>>) -> Result<TurnEnd, AgentError> {
+    async fn run(&mut self, cached: Option<EstimatedContext>) -> Result<TurnEnd, AgentError> {
         let store = self.agents.store();
         self.context = match cached {
             Some(context) => context,
-            None => store.context(self.id()).await?,
+            None => EstimatedContext::new(store.context(self.id()).await?),
         };
-        if chain::repair(&mut self.context, INTERRUPTED_BY_USER).changed() {
-            store.replace_context(self.id(), &self.context).await?;
-        }
+        self.ensure_valid_chain().await?;
         self.deliver_queued().await?;
         if let Some(row) = store.session(self.id()).await? {
             self.reminder = self.agents.session_reminder(&row);
@@ -184,30 +183,17 @@ impl Turn<'_> {
             }
             self.clear_stale_if_tight(model.context_window).await?;
             self.compact_if_full(&model, &env, &config).await?;
-            let mut messages = self.context.clone();
-            if chain::repair(&mut messages, INTERRUPTED_BY_USER).changed() {
+            // The provider rejects a history whose tool calls are not paired.
+            if self.ensure_valid_chain().await? {
                 tracing::warn!("the context needed repair before the model call");
             }
-            if let Some(first) = messages.iter_mut().find(|m| m.role == Role::User) {
-                // Instructions and the memory index ride in the conversation, so the
-                // system prompt stays byte-stable for prompt caching.
-                if let Some(reminder) = &self.reminder {
-                    first
-                        .content
-                        .insert(0, ContentBlock::text(reminder.clone()));
-                }
-            }
-            if row.mode == "plan"
-                && let Some(last) = messages.last_mut()
-            {
-                let reminder = prompt::plan_mode_reminder(&self.agents.plan_file(&row.id));
-                last.content.push(ContentBlock::text(reminder));
-            }
-            let request_len = messages.len();
+            let plan_reminder = (row.mode == "plan")
+                .then(|| prompt::plan_mode_reminder(&self.agents.plan_file(&row.id)));
+            let request_len = self.context.len();
             let request = ModelRequest {
                 model: model.model.clone(),
                 system: prompt::system_prompt(&row),
-                messages,
+                messages: request::messages(&self.context, self.reminder.as_deref(), plan_reminder),
                 tools: self
                     .agents
                     .tools
@@ -335,13 +321,26 @@ impl Turn<'_> {
 
     /// Ends the turn after a cancel: every tool call gets its result (repair).
     async fn cancelled(&mut self) -> Result<TurnEnd, AgentError> {
-        if chain::repair(&mut self.context, INTERRUPTED_BY_USER).changed() {
-            self.agents
-                .store()
-                .replace_context(self.id(), &self.context)
-                .await?;
-        }
+        self.ensure_valid_chain().await?;
         Ok((StopReason::Cancelled, None))
+    }
+
+    /// Repairs the context, in memory and in the store, if its tool calls and results
+    /// are not paired (calls a cancel left without results, a damaged store); returns
+    /// whether it had to. Validating reads the context without copying it.
+    async fn ensure_valid_chain(&mut self) -> Result<bool, AgentError> {
+        if chain::validate(&self.context).is_ok() {
+            return Ok(false);
+        }
+        self.context.rewrite(|messages| {
+            chain::repair(messages, INTERRUPTED_BY_USER);
+            true
+        });
+        self.agents
+            .store()
+            .replace_context(self.id(), &self.context)
+            .await?;
+        Ok(true)
     }
 
     /// Appends a message to the context and the store.
@@ -368,11 +367,12 @@ impl Turn<'_> {
                 text: q.text.clone(),
             })
             .await?;
-            match self.context.last_mut() {
+            match self.context.last() {
                 // After tool results (or another queued message) the text joins that
                 // user message, so roles keep alternating.
                 Some(last) if last.role == Role::User => {
-                    last.content.push(ContentBlock::text(q.text));
+                    self.context
+                        .edit_last(|last| last.content.push(ContentBlock::text(q.text)));
                     let idx = self.context.len() - 1;
                     store
                         .update_message(self.id(), idx, &self.context[idx])

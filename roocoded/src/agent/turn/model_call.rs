@@ -14,7 +14,7 @@ impl Turn<'_> {
     pub(super) async fn call(
         &self,
         model: &llm::ResolvedModel,
-        request: &ModelRequest,
+        request: &ModelRequest<'_>,
         policy: &llm::RetryPolicy,
         message_id: &str,
     ) -> Result<CallOutcome, LlmError> {

@@ -25,7 +25,11 @@ impl Turn<'_> {
             turns: 3,
             iterations: 8,
         };
-        let report = stale::clear_stale_results(&mut self.context, recent, 2_000);
+        let mut report = stale::ClearReport::default();
+        self.context.rewrite(|messages| {
+            report = stale::clear_stale_results(messages, recent, 2_000);
+            report.cleared > 0
+        });
         if report.cleared > 0 {
             budget.invalidate();
             tracing::info!(

@@ -89,7 +89,7 @@ impl Provider for AnthropicProvider {
         "anthropic"
     }
 
-    fn encode(&self, req: &ModelRequest) -> Result<bytes::Bytes, LlmError> {
+    fn encode(&self, req: &ModelRequest<'_>) -> Result<bytes::Bytes, LlmError> {
         serde_json::to_vec(&request::build_body(req))
             .map(bytes::Bytes::from)
             .map_err(|e| LlmError::Config(format!("cannot encode the request: {e}")))

@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use crate::llm::ModelRequest;
 
 /// The JSON body for `req`.
-pub(crate) fn build_body(req: &ModelRequest) -> Value {
+pub(crate) fn build_body(req: &ModelRequest<'_>) -> Value {
     let mut body = Map::new();
     body.insert("model".into(), json!(req.model));
     body.insert("max_tokens".into(), json!(req.max_tokens));
@@ -19,7 +19,7 @@ pub(crate) fn build_body(req: &ModelRequest) -> Value {
             json!([{"type": "text", "text": req.system, "cache_control": ephemeral()}]),
         );
     }
-    let mut messages: Vec<Value> = req.messages.iter().map(message).collect();
+    let mut messages: Vec<Value> = req.messages.iter().map(|m| message(m)).collect();
     let n = messages.len();
     // Older history (everything before the newest message), then the newest message.
     for i in [n.checked_sub(2), n.checked_sub(1)].into_iter().flatten() {

@@ -272,7 +272,7 @@ fn request_body_shape_and_cache_breakpoints() {
     let req = ModelRequest {
         model: "claude-sonnet-4-5".into(),
         system: "You are RooCode.".into(),
-        messages: vec![
+        messages: crate::llm::owned_messages(vec![
             Message::user_text("read a"),
             Message {
                 role: Role::Assistant,
@@ -313,7 +313,7 @@ fn request_body_shape_and_cache_breakpoints() {
                     },
                 ],
             },
-        ],
+        ]),
         tools: vec![tool("Read"), tool("Write")],
         max_tokens: 8192,
     };
@@ -369,7 +369,7 @@ fn request_body_shape_and_cache_breakpoints() {
 fn request_without_system_or_tools_omits_them() {
     let req = ModelRequest {
         model: "m".into(),
-        messages: vec![Message {
+        messages: crate::llm::owned_messages(vec![Message {
             role: Role::User,
             content: vec![
                 ContentBlock::text(""),
@@ -378,7 +378,7 @@ fn request_without_system_or_tools_omits_them() {
                     data: "iVBOR".into(),
                 },
             ],
-        }],
+        }]),
         max_tokens: 10,
         ..ModelRequest::default()
     };

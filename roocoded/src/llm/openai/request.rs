@@ -20,7 +20,7 @@ pub(crate) enum MaxTokensField {
 }
 
 /// The JSON body for `req`.
-pub(crate) fn build_body(req: &ModelRequest, max_field: MaxTokensField) -> Value {
+pub(crate) fn build_body(req: &ModelRequest<'_>, max_field: MaxTokensField) -> Value {
     let mut messages = Vec::new();
     if !req.system.is_empty() {
         messages.push(json!({"role": "system", "content": req.system}));

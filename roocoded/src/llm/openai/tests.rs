@@ -270,11 +270,11 @@ async fn error_chunk_mid_stream() {
     assert!(err.is_retryable());
 }
 
-fn req() -> ModelRequest {
+fn req() -> ModelRequest<'static> {
     ModelRequest {
         model: "gpt-4.1".into(),
         system: "You are RooCode.".into(),
-        messages: vec![
+        messages: crate::llm::owned_messages(vec![
             Message::user_text("look"),
             Message {
                 role: Role::Assistant,
@@ -312,7 +312,7 @@ fn req() -> ModelRequest {
                     ContentBlock::text("also check c"),
                 ],
             },
-        ],
+        ]),
         tools: vec![ToolSpec {
             name: "Read".into(),
             description: "Read a file".into(),

@@ -16,6 +16,8 @@ mod resolve;
 mod retry;
 mod sse;
 #[cfg(test)]
+pub(crate) mod test_history;
+#[cfg(test)]
 pub(crate) mod test_server;
 
 use std::borrow::Cow;

@@ -5,7 +5,7 @@ use roocode_protocol::content::{ContentBlock, Message, Role};
 use serde_json::{Value, json};
 
 use super::parser::AnthropicParser;
-use super::request::build_body;
+use super::request::encode;
 use crate::llm::assemble::Assembler;
 use crate::llm::error::{ErrorContext, LlmError};
 use crate::llm::sse::testing::run_split;
@@ -257,6 +257,11 @@ async fn max_tokens_drops_the_cut_tool_call() {
     let r = assemble(parse(&sse(&events)).await);
     assert_eq!(r.content, vec![ContentBlock::text("Writing")]);
     assert_eq!(r.stop_reason, ModelStopReason::MaxTokens);
+}
+
+/// The encoded body, parsed back for inspection.
+fn build_body(req: &ModelRequest<'_>) -> Value {
+    serde_json::from_slice(&encode(req).unwrap()).unwrap()
 }
 
 fn tool(name: &str) -> ToolSpec {

@@ -6,7 +6,7 @@ use roocode_protocol::content::{ContentBlock, Message, Role};
 use serde_json::{Value, json};
 
 use super::parser::OpenAiParser;
-use super::request::{MaxTokensField, build_body};
+use super::request::{MaxTokensField, encode};
 use crate::llm::assemble::Assembler;
 use crate::llm::error::{ErrorContext, LlmError};
 use crate::llm::sse::testing::run_split;
@@ -268,6 +268,11 @@ async fn error_chunk_mid_stream() {
     let err = parse(&text).await.last().unwrap().clone().unwrap_err();
     assert_eq!(err.kind(), "server_error");
     assert!(err.is_retryable());
+}
+
+/// The encoded body, parsed back for inspection.
+fn build_body(req: &ModelRequest<'_>, field: MaxTokensField) -> Value {
+    serde_json::from_slice(&encode(req, field).unwrap()).unwrap()
 }
 
 fn req() -> ModelRequest<'static> {

@@ -288,3 +288,25 @@ async fn a_rewritten_context_with_an_unanswered_call_is_repaired_before_the_mode
     crate::context::chain::validate(&stored).unwrap();
     assert_eq!(h.cached_len().await, Some(stored.len()));
 }
+
+#[tokio::test]
+#[ignore = "needs session.import to call forget_cached_context after its write (agent/import.rs)"]
+async fn an_import_into_a_session_reaches_its_next_model_call() {
+    use roocode_protocol::session::ImportParams;
+
+    let h = Harness::new(vec![text_reply("A"), text_reply("B")]).await;
+    h.send("one").await;
+    let line = serde_json::to_string(&Message::user_text("imported")).unwrap();
+    h.agents
+        .import(ImportParams {
+            session_id: Some(h.id.clone()),
+            cwd: String::new(),
+            title: None,
+            lines: vec![line],
+            env: h.env.clone(),
+        })
+        .await
+        .unwrap();
+    h.send("two").await;
+    assert_eq!(without_reminder(h.sent(1)), ["one", "A", "imported|two"]);
+}

@@ -8,37 +8,51 @@ use roocode_protocol::event::EventPayload;
 use tokio_util::sync::CancellationToken;
 
 use super::{AgentError, Agents};
+use crate::context::budget::EstimatedContext;
 use crate::context::compact;
 use crate::llm::{self, ModelRequest, ResolvedModel, RetryPolicy};
 use crate::store::ModelCallRow;
 
+/// The model that writes the summary, and how its call is retried and cancelled.
+pub(super) struct SummaryCall<'a> {
+    pub model: &'a ResolvedModel,
+    pub policy: &'a RetryPolicy,
+    pub cancel: &'a CancellationToken,
+}
+
 impl Agents {
-    /// Compacts the session's context; `Ok(None)` when there is nothing old enough.
+    /// Compacts `context`, the session's stored context, in the store and in place;
+    /// `Ok(None)` when there is nothing old enough. The caller holds the session's
+    /// context lock. Whatever it returns, `context` is still what the store holds: it
+    /// changes only once the store took the compacted history.
     pub(super) async fn compact_context(
         &self,
         session_id: &str,
-        model: &ResolvedModel,
-        policy: &RetryPolicy,
-        cancel: &CancellationToken,
+        context: &mut EstimatedContext,
+        call: SummaryCall<'_>,
         focus: Option<&str>,
         keep: usize,
     ) -> Result<Option<(u64, u64)>, AgentError> {
-        let context = self.store.context(session_id).await?;
+        let SummaryCall {
+            model,
+            policy,
+            cancel,
+        } = call;
         // What is kept verbatim may take at most 30% of the window, so compaction
         // always leaves room to work in.
-        let Some(cut) = compact::plan_cut_within(&context, keep, model.context_window * 3 / 10)
+        let Some(cut) = compact::plan_cut_within(context, keep, model.context_window * 3 / 10)
         else {
             return Ok(None);
         };
-        let before = compact::estimate(&context);
+        let before = context.estimate_from(0);
         let request = ModelRequest {
             model: model.model.clone(),
             system: compact::SUMMARY_SYSTEM.to_string(),
-            messages: vec![compact::summary_request(
+            messages: llm::owned_messages(vec![compact::summary_request(
                 &context[..cut],
                 focus,
                 model.context_window * 8 / 10,
-            )],
+            )]),
             tools: Vec::new(),
             max_tokens: 8_192,
         };
@@ -66,6 +80,7 @@ impl Agents {
         let new = compact::compacted(&summary, &context[cut..]);
         let after = compact::estimate(&new);
         self.store.replace_context(session_id, &new).await?;
+        context.replace(new);
         let u = &outcome.response.usage;
         self.store.add_session_usage(session_id, u).await?;
         self.store
@@ -122,18 +137,31 @@ impl Agents {
         let model = llm::resolve_model(&row.model, &env, &config, &self.http)
             .map_err(|e| AgentError::Config(e.to_string()))?;
         let policy = RetryPolicy::from_env_and_config(&env, &config);
-        match self
+        // A turn that starts meanwhile waits for the compacted context.
+        let mut cached = rt.context.lock().await;
+        let mut context = match cached.take() {
+            Some(context) => context,
+            None => EstimatedContext::new(self.store.context(&row.id).await?),
+        };
+        let compacted = self
             // By hand, only the last iteration is kept verbatim.
             .compact_context(
                 &row.id,
-                &model,
-                &policy,
-                &CancellationToken::new(),
+                &mut context,
+                SummaryCall {
+                    model: &model,
+                    policy: &policy,
+                    cancel: &CancellationToken::new(),
+                },
                 focus,
                 1,
             )
-            .await?
-        {
+            .await;
+        if compacted.is_ok() {
+            *cached = Some(context);
+        }
+        drop(cached);
+        match compacted? {
             Some((before, after)) => Ok(format!(
                 "Compacted: about {before} → {after} tokens. The agent continues from the summary."
             )),

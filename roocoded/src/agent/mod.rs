@@ -8,6 +8,8 @@
 
 mod approvals;
 mod compaction;
+#[cfg(test)]
+mod context_cache_tests;
 mod executor;
 mod human;
 mod import;
@@ -25,6 +27,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use roocode_protocol::content::Message;
 use roocode_protocol::event::EventPayload;
 use roocode_protocol::paths::Paths;
 use roocode_protocol::session::{
@@ -33,6 +36,7 @@ use roocode_protocol::session::{
 use tokio_util::task::TaskTracker;
 
 use crate::config::Config;
+use crate::context::budget::EstimatedContext;
 use crate::events::EventLog;
 use crate::store::{NewSession, SessionRow, Store, StoreError};
 use crate::tools::Registry;
@@ -417,11 +421,36 @@ impl Agents {
                 "a turn is running: cancel it first (Esc, or `roocode-cli cancel`)".into(),
             ));
         }
-        self.store.replace_context(id, &[]).await?;
+        self.rewrite_context(id, Vec::new()).await?;
         self.events
             .append(id, id, EventPayload::ContextCleared)
             .await?;
         Ok(())
+    }
+
+    /// Replaces the session's stored context outside a turn, and its cached copy with
+    /// it (waiting for a turn that holds the copy to end).
+    async fn rewrite_context(&self, id: &str, messages: Vec<Message>) -> Result<(), AgentError> {
+        let Some(rt) = self.existing_runtime(id) else {
+            self.store.replace_context(id, &messages).await?;
+            return Ok(());
+        };
+        let mut cached = rt.context.lock().await;
+        // Emptied first: if the write fails, the next turn reloads what the store has.
+        *cached = None;
+        self.store.replace_context(id, &messages).await?;
+        *cached = Some(EstimatedContext::new(messages));
+        Ok(())
+    }
+
+    /// Drops the session's cached context, so that its next turn reloads it from the
+    /// store. Call it after rewriting a session's stored context from outside the
+    /// agent loop (`session.import`). It waits for a running turn to end: that turn
+    /// holds the cache and would otherwise put its stale copy back.
+    pub async fn forget_cached_context(&self, id: &str) {
+        if let Some(rt) = self.existing_runtime(id) {
+            *rt.context.lock().await = None;
+        }
     }
 
     fn existing_runtime(&self, id: &str) -> Option<Arc<SessionRuntime>> {

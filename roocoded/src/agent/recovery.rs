@@ -20,7 +20,7 @@ impl Agents {
             let mut context = self.store.context(&row.id).await?;
             let report = chain::repair(&mut context, INTERRUPTED_BY_DAEMON);
             if report.changed() {
-                self.store.replace_context(&row.id, &context).await?;
+                self.rewrite_context(&row.id, context).await?;
             }
             if let Some(turn_id) = &row.running_turn_id {
                 let error = ErrorInfo {

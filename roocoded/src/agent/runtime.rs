@@ -1,6 +1,7 @@
 //! What the daemon holds in memory for a session between calls: the client's latest
-//! environment (keys stay here, never in the store), the running turn and the queue
-//! of messages sent while it runs.
+//! environment (keys stay here, never in the store), the running turn, the queue of
+//! messages sent while it runs, and the model context as stored, so that a turn does
+//! not reload the whole history from SQLite.
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -10,6 +11,7 @@ use roocode_protocol::session::ClientEnv;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
+use crate::context::budget::EstimatedContext;
 use crate::tools::{FileState, ShellState, TodoList};
 
 /// A turn in progress.
@@ -61,6 +63,21 @@ pub struct SessionRuntime {
     /// The session's shell (working directory, background shells); dropping the
     /// runtime kills its background shells.
     pub shell: Arc<ShellState>,
+    /// The session's model context exactly as the store holds it (with each message's
+    /// token estimate), kept between turns so that only the first turn after a
+    /// (re)start or a rewrite loads, decodes and estimates it.
+    /// `None` until loaded, and after anything that may have made it differ.
+    ///
+    /// What keeps it right: whoever writes the stored context holds this lock while
+    /// writing, and leaves in it what was written or `None`. A turn holds it from its
+    /// start to its end (taking the context out, putting it back only if the turn ended
+    /// without an error); rewrites outside the turn (`/clear`, `/compact`, recovery)
+    /// take it around their write; code outside the agent that rewrites the stored
+    /// context calls `Agents::forget_cached_context` after its write.
+    ///
+    /// Lock order: `context`, then `state`. Never wait for this lock while holding
+    /// `state`: the turn takes `state` while it holds this one.
+    pub context: tokio::sync::Mutex<Option<EstimatedContext>>,
 }
 
 impl SessionRuntime {
@@ -76,6 +93,7 @@ impl SessionRuntime {
             files: Arc::new(FileState::default()),
             todos: Arc::new(TodoList::new()),
             shell: Arc::new(ShellState::new()),
+            context: tokio::sync::Mutex::new(None),
         }
     }
 }

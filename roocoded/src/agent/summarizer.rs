@@ -90,9 +90,9 @@ impl Summarizer for ModelSummarizer {
             let request = ModelRequest {
                 model: self.model.model.clone(),
                 system: SYSTEM.to_string(),
-                messages: vec![Message::user_text(format!(
+                messages: llm::owned_messages(vec![Message::user_text(format!(
                     "<page>\n{content}\n</page>\n\nPrompt: {prompt}"
-                ))],
+                ))]),
                 tools: Vec::new(),
                 max_tokens: 4096,
             };

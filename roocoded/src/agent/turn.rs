@@ -8,23 +8,23 @@ use std::sync::atomic::Ordering;
 
 use roocode_protocol::content::{ContentBlock, Message, Role};
 use roocode_protocol::event::{ErrorInfo, EventPayload, StopReason};
-use tokio::sync::mpsc;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::runtime::SessionRuntime;
 use super::{AgentError, Agents, executor, prompt};
-use crate::context::budget::{Budget, estimate_tokens};
-use crate::context::{chain, compact, stale};
-use crate::llm::{self, CallOutcome, LlmError, ModelRequest, ModelStopReason, Progress, ToolSpec};
-use crate::store::{ModelCallRow, SessionRow};
+use crate::context::budget::{Budget, EstimatedContext, estimate_tokens};
+use crate::context::chain;
+use crate::llm::{self, ModelRequest, ModelStopReason, ToolSpec};
+
+mod model_call;
+mod request;
+mod window;
 
 /// Result text given to tool calls a user interrupt left without one.
 pub const INTERRUPTED_BY_USER: &str = "Interrupted by user: this tool call did not complete.";
 /// Three unknown or disabled tools in a row end the turn.
 const MAX_UNKNOWN_STREAK: u32 = 3;
-/// Share of the context window above which old tool results are cleared (layer 2).
-const STALE_CLEAR_FRACTION: f64 = 0.6;
 /// Output limit asked of the model per call.
 const MAX_OUTPUT_TOKENS: u32 = 16_384;
 
@@ -50,16 +50,26 @@ pub(super) async fn run(agents: &Arc<Agents>, rt: &Arc<SessionRuntime>) {
         }
     };
     let span = tracing::info_span!("turn", session = %rt.id, turn = %turn_id);
+    // Held to the end of the turn: nothing else reads the cached context or rewrites
+    // the stored one meanwhile (see `SessionRuntime::context`).
+    let mut cached = rt.context.lock().await;
     let mut turn = Turn {
         agents,
         rt,
         turn_id: &turn_id,
         cancel,
-        context: Vec::new(),
+        context: EstimatedContext::default(),
         budget: None,
         reminder: None,
     };
-    let (mut stop, error) = match turn.run().instrument(span.clone()).await {
+    let result = turn.run(cached.take()).instrument(span.clone()).await;
+    if result.is_ok() {
+        // Every store write of the turn succeeded, so its context is the stored one.
+        // After an error the next turn reloads it.
+        *cached = Some(std::mem::take(&mut turn.context));
+    }
+    drop(cached);
+    let (mut stop, error) = match result {
         Ok(end) => end,
         Err(e) => {
             tracing::error!(parent: &span, "turn failed: {e}");
@@ -95,8 +105,9 @@ struct Turn<'a> {
     rt: &'a Arc<SessionRuntime>,
     turn_id: &'a str,
     cancel: CancellationToken,
-    /// The model context, mirrored in the store message by message.
-    context: Vec<Message>,
+    /// The model context, mirrored in the store message by message; every change to
+    /// it is written to the store before the turn goes on.
+    context: EstimatedContext,
     /// Exact usage of the last call plus an estimate of what was added since.
     budget: Option<Budget>,
     /// Instruction files and the memory index, read once at the start of the turn.
@@ -116,12 +127,15 @@ impl Turn<'_> {
         Ok(())
     }
 
-    async fn run(&mut self) -> Result<TurnEnd, AgentError> {
+    /// Runs the turn from `cached`, the context the previous turn left, if any
+    /// (loaded from the store otherwise).
+    async fn run(&mut self, cached: Option<EstimatedContext>) -> Result<TurnEnd, AgentError> {
         let store = self.agents.store();
-        self.context = store.context(self.id()).await?;
-        if chain::repair(&mut self.context, INTERRUPTED_BY_USER).changed() {
-            store.replace_context(self.id(), &self.context).await?;
-        }
+        self.context = match cached {
+            Some(context) => context,
+            None => EstimatedContext::new(store.context(self.id()).await?),
+        };
+        self.ensure_valid_chain().await?;
         self.deliver_queued().await?;
         if let Some(row) = store.session(self.id()).await? {
             self.reminder = self.agents.session_reminder(&row);
@@ -169,30 +183,17 @@ impl Turn<'_> {
             }
             self.clear_stale_if_tight(model.context_window).await?;
             self.compact_if_full(&model, &env, &config).await?;
-            let mut messages = self.context.clone();
-            if chain::repair(&mut messages, INTERRUPTED_BY_USER).changed() {
+            // The provider rejects a history whose tool calls are not paired.
+            if self.ensure_valid_chain().await? {
                 tracing::warn!("the context needed repair before the model call");
             }
-            if let Some(first) = messages.iter_mut().find(|m| m.role == Role::User) {
-                // Instructions and the memory index ride in the conversation, so the
-                // system prompt stays byte-stable for prompt caching.
-                if let Some(reminder) = &self.reminder {
-                    first
-                        .content
-                        .insert(0, ContentBlock::text(reminder.clone()));
-                }
-            }
-            if row.mode == "plan"
-                && let Some(last) = messages.last_mut()
-            {
-                let reminder = prompt::plan_mode_reminder(&self.agents.plan_file(&row.id));
-                last.content.push(ContentBlock::text(reminder));
-            }
-            let request_len = messages.len();
+            let plan_reminder = (row.mode == "plan")
+                .then(|| prompt::plan_mode_reminder(&self.agents.plan_file(&row.id)));
+            let request_len = self.context.len();
             let request = ModelRequest {
                 model: model.model.clone(),
                 system: prompt::system_prompt(&row),
-                messages,
+                messages: request::messages(&self.context, self.reminder.as_deref(), plan_reminder),
                 tools: self
                     .agents
                     .tools
@@ -319,85 +320,28 @@ impl Turn<'_> {
         }
     }
 
-    /// Layer 2 of context management: when the context passes 60% of the window, old
-    /// tool results (outside the last three turns, and the last eight iterations)
-    /// become short stubs.
-    async fn clear_stale_if_tight(&mut self, window: u64) -> Result<(), AgentError> {
-        let budget = self.budget.get_or_insert_with(|| Budget::new(window));
-        if budget.fraction(&self.context) < STALE_CLEAR_FRACTION {
-            return Ok(());
-        }
-        let recent = stale::Recent {
-            turns: 3,
-            iterations: 8,
-        };
-        let report = stale::clear_stale_results(&mut self.context, recent, 2_000);
-        if report.cleared > 0 {
-            budget.invalidate();
-            tracing::info!(
-                cleared = report.cleared,
-                chars = report.chars_saved,
-                "cleared stale tool results"
-            );
-            self.agents
-                .store()
-                .replace_context(self.id(), &self.context)
-                .await?;
-        }
-        Ok(())
-    }
-
-    /// Layer 3: past `context.compact_threshold` of the window (default 85%), older
-    /// history is replaced by a summary and the turn goes on from it.
-    async fn compact_if_full(
-        &mut self,
-        model: &llm::ResolvedModel,
-        env: &roocode_protocol::session::ClientEnv,
-        config: &crate::config::Config,
-    ) -> Result<(), AgentError> {
-        let fraction = self
-            .budget
-            .get_or_insert_with(|| Budget::new(model.context_window))
-            .fraction(&self.context);
-        if fraction < config.compact_threshold() {
-            return Ok(());
-        }
-        let policy = llm::RetryPolicy::from_env_and_config(env, config);
-        match self
-            .agents
-            .compact_context(
-                self.id(),
-                model,
-                &policy,
-                &self.cancel,
-                None,
-                compact::KEEP_RECENT,
-            )
-            .await
-        {
-            Ok(Some(_)) => {
-                self.context = self.agents.store().context(self.id()).await?;
-                if let Some(budget) = &mut self.budget {
-                    budget.invalidate();
-                }
-            }
-            Ok(None) => {}
-            // A failed compaction is not the end of the turn: the provider may still
-            // take the request, and layer 1/2 already did what they could.
-            Err(e) => tracing::warn!("automatic compaction failed: {e}"),
-        }
-        Ok(())
-    }
-
     /// Ends the turn after a cancel: every tool call gets its result (repair).
     async fn cancelled(&mut self) -> Result<TurnEnd, AgentError> {
-        if chain::repair(&mut self.context, INTERRUPTED_BY_USER).changed() {
-            self.agents
-                .store()
-                .replace_context(self.id(), &self.context)
-                .await?;
-        }
+        self.ensure_valid_chain().await?;
         Ok((StopReason::Cancelled, None))
+    }
+
+    /// Repairs the context, in memory and in the store, if its tool calls and results
+    /// are not paired (calls a cancel left without results, a damaged store); returns
+    /// whether it had to. Validating reads the context without copying it.
+    async fn ensure_valid_chain(&mut self) -> Result<bool, AgentError> {
+        if chain::validate(&self.context).is_ok() {
+            return Ok(false);
+        }
+        self.context.rewrite(|messages| {
+            chain::repair(messages, INTERRUPTED_BY_USER);
+            true
+        });
+        self.agents
+            .store()
+            .replace_context(self.id(), &self.context)
+            .await?;
+        Ok(true)
     }
 
     /// Appends a message to the context and the store.
@@ -424,11 +368,12 @@ impl Turn<'_> {
                 text: q.text.clone(),
             })
             .await?;
-            match self.context.last_mut() {
+            match self.context.last() {
                 // After tool results (or another queued message) the text joins that
                 // user message, so roles keep alternating.
                 Some(last) if last.role == Role::User => {
-                    last.content.push(ContentBlock::text(q.text));
+                    self.context
+                        .edit_last(|last| last.content.push(ContentBlock::text(q.text)));
                     let idx = self.context.len() - 1;
                     store
                         .update_message(self.id(), idx, &self.context[idx])
@@ -438,164 +383,5 @@ impl Turn<'_> {
             }
         }
         Ok(())
-    }
-
-    /// One model call; its progress becomes events, batched as they arrive.
-    async fn call(
-        &self,
-        model: &llm::ResolvedModel,
-        request: &ModelRequest,
-        policy: &llm::RetryPolicy,
-        message_id: &str,
-    ) -> Result<CallOutcome, LlmError> {
-        let (tx, mut rx) = mpsc::unbounded_channel::<Progress>();
-        let cancel = self.cancel.clone();
-        let call = async move {
-            let mut on_progress = move |p: Progress| {
-                let _ = tx.send(p);
-            };
-            llm::call_model(model, request, policy, &cancel, &mut on_progress).await
-        };
-        let forward = async {
-            while let Some(first) = rx.recv().await {
-                let mut batch = vec![first];
-                while let Ok(p) = rx.try_recv() {
-                    batch.push(p);
-                }
-                let payloads = progress_events(batch, message_id);
-                if let Err(e) = self
-                    .agents
-                    .events()
-                    .append_many(self.id(), self.id(), payloads)
-                    .await
-                {
-                    tracing::error!("cannot record streamed events: {e}");
-                }
-            }
-        };
-        let (outcome, ()) = tokio::join!(call, forward);
-        outcome
-    }
-
-    /// Records one call of the loop; `model` is the resolved model (`row.model` may be
-    /// an alias such as `anthropic/sonnet`), as compaction and WebFetch record it.
-    async fn record_call(
-        &self,
-        row: &SessionRow,
-        model: &llm::ResolvedModel,
-        message_id: &str,
-        outcome: Option<&CallOutcome>,
-        error: Option<&LlmError>,
-    ) -> Result<(), AgentError> {
-        let store = self.agents.store();
-        let mut call = ModelCallRow {
-            id: message_id.to_string(),
-            session_id: self.id().to_string(),
-            turn_id: self.turn_id.to_string(),
-            agent_id: self.id().to_string(),
-            model: model.spec.clone(),
-            error: error.map(ToString::to_string),
-            ..ModelCallRow::default()
-        };
-        if let Some(o) = outcome {
-            let u = &o.response.usage;
-            call.request_bytes = o.request_bytes as i64;
-            call.input_tokens = u.input_tokens as i64;
-            call.output_tokens = u.output_tokens as i64;
-            call.cache_read_tokens = u.cache_read_tokens as i64;
-            call.cache_write_tokens = u.cache_write_tokens as i64;
-            call.cost_usd = u.cost_usd;
-            call.latency_ms = o.latency_ms as i64;
-            call.stop_reason = Some(format!("{:?}", o.response.stop_reason));
-            call.attempts = i64::from(o.attempts);
-            store.add_session_usage(self.id(), u).await?;
-            self.emit(EventPayload::Usage {
-                message_id: message_id.to_string(),
-                model: row.model.clone(),
-                usage: *u,
-            })
-            .await?;
-        }
-        store.record_model_call(&call).await?;
-        Ok(())
-    }
-}
-
-/// Progress of a model call as events; adjacent deltas of one kind are merged.
-fn progress_events(batch: Vec<Progress>, message_id: &str) -> Vec<EventPayload> {
-    let mut out: Vec<EventPayload> = Vec::with_capacity(batch.len());
-    for p in batch {
-        let next = match p {
-            Progress::TextDelta(text) => {
-                if let Some(EventPayload::TextDelta { text: prev, .. }) = out.last_mut() {
-                    prev.push_str(&text);
-                    continue;
-                }
-                EventPayload::TextDelta {
-                    message_id: message_id.to_string(),
-                    text,
-                }
-            }
-            Progress::ThinkingDelta(text) => {
-                if let Some(EventPayload::ThinkingDelta { text: prev, .. }) = out.last_mut() {
-                    prev.push_str(&text);
-                    continue;
-                }
-                EventPayload::ThinkingDelta {
-                    message_id: message_id.to_string(),
-                    text,
-                }
-            }
-            Progress::Retrying {
-                attempt,
-                max_attempts,
-                delay_ms,
-                reason,
-            } => EventPayload::Retrying {
-                attempt,
-                max_attempts,
-                delay_ms,
-                reason,
-            },
-            Progress::StreamReset => EventPayload::StreamReset {
-                message_id: message_id.to_string(),
-            },
-        };
-        out.push(next);
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn adjacent_deltas_merge_but_resets_split_them() {
-        let ev = progress_events(
-            vec![
-                Progress::TextDelta("a".into()),
-                Progress::TextDelta("b".into()),
-                Progress::StreamReset,
-                Progress::TextDelta("c".into()),
-            ],
-            "m",
-        );
-        assert_eq!(
-            ev,
-            vec![
-                EventPayload::TextDelta {
-                    message_id: "m".into(),
-                    text: "ab".into()
-                },
-                EventPayload::StreamReset {
-                    message_id: "m".into()
-                },
-                EventPayload::TextDelta {
-                    message_id: "m".into(),
-                    text: "c".into()
-                },
-            ]
-        );
     }
 }

@@ -3,7 +3,12 @@
 //! Exact counts come only from the provider (`usage` of each call), and only after the
 //! call. [`Budget`] anchors on the last exact count and adds a cheap estimate of the
 //! messages appended since, so the number is exact up to the last call and
-//! conservative after it. [`breakdown`] estimates where the tokens go for `/context`.
+//! conservative after it. [`EstimatedContext`] keeps each message's estimate beside
+//! it, so that the budget of a long history is a sum rather than a fresh estimate of
+//! every message at every call. [`breakdown`] estimates where the tokens go for
+//! `/context`.
+
+use std::ops::Deref;
 
 use roocode_protocol::content::{ContentBlock, Message, Usage};
 
@@ -50,6 +55,80 @@ pub fn estimate_message(message: &Message) -> u64 {
 /// Estimated tokens of a list of messages.
 pub fn estimate_messages(messages: &[Message]) -> u64 {
     messages.iter().map(estimate_message).sum()
+}
+
+/// A model context with the estimated tokens of each message kept beside it.
+///
+/// The messages change only through the methods below, each of which estimates again
+/// what it changed, so the estimates cannot drift from the messages (debug builds
+/// check it at every [`EstimatedContext::estimate_from`]). Reading goes through
+/// `Deref<Target = [Message]>`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EstimatedContext {
+    messages: Vec<Message>,
+    /// `estimates[i]` is `estimate_message(&messages[i])`.
+    estimates: Vec<u64>,
+}
+
+impl EstimatedContext {
+    pub fn new(messages: Vec<Message>) -> Self {
+        let estimates = messages.iter().map(estimate_message).collect();
+        EstimatedContext {
+            messages,
+            estimates,
+        }
+    }
+
+    pub fn push(&mut self, message: Message) {
+        self.estimates.push(estimate_message(&message));
+        self.messages.push(message);
+    }
+
+    /// Changes the last message, if there is one.
+    pub fn edit_last(&mut self, edit: impl FnOnce(&mut Message)) {
+        if let (Some(last), Some(estimate)) = (self.messages.last_mut(), self.estimates.last_mut())
+        {
+            edit(last);
+            *estimate = estimate_message(last);
+        }
+    }
+
+    /// Lets `edit` change anything (chain repair, stale results); `edit` returns
+    /// whether it changed something, and only then is everything estimated again.
+    pub fn rewrite(&mut self, edit: impl FnOnce(&mut Vec<Message>) -> bool) -> bool {
+        let changed = edit(&mut self.messages);
+        if changed {
+            self.estimates = self.messages.iter().map(estimate_message).collect();
+        }
+        changed
+    }
+
+    /// Replaces every message (compaction).
+    pub fn replace(&mut self, messages: Vec<Message>) {
+        *self = EstimatedContext::new(messages);
+    }
+
+    /// Estimated tokens of the messages from index `start` on (none past the end).
+    pub fn estimate_from(&self, start: usize) -> u64 {
+        debug_assert!(
+            self.estimates.len() == self.messages.len()
+                && self
+                    .messages
+                    .iter()
+                    .zip(&self.estimates)
+                    .all(|(m, e)| estimate_message(m) == *e),
+            "the cached estimates no longer match the messages"
+        );
+        self.estimates.get(start..).map_or(0, |e| e.iter().sum())
+    }
+}
+
+impl Deref for EstimatedContext {
+    type Target = [Message];
+
+    fn deref(&self) -> &[Message] {
+        &self.messages
+    }
 }
 
 /// The last exact count: the prompt of one provider call and how many messages it held.
@@ -113,26 +192,24 @@ impl Budget {
     /// Tokens the next prompt will use: the last exact count plus an estimate of the
     /// messages after it, or an estimate of everything when there is no valid count
     /// (none yet, invalidated, or the history became shorter than the count covered).
-    pub fn used(&self, messages: &[Message]) -> u64 {
+    pub fn used(&self, context: &EstimatedContext) -> u64 {
         match self.anchor {
-            Some(a) if a.covered <= messages.len() => {
-                a.tokens + estimate_messages(&messages[a.covered..])
-            }
-            _ => self.overhead + estimate_messages(messages),
+            Some(a) if a.covered <= context.len() => a.tokens + context.estimate_from(a.covered),
+            _ => self.overhead + context.estimate_from(0),
         }
     }
 
     /// `used / window`; 1.0 or more means the window is full. A zero window is full.
-    pub fn fraction(&self, messages: &[Message]) -> f64 {
+    pub fn fraction(&self, context: &EstimatedContext) -> f64 {
         if self.window == 0 {
             return 1.0;
         }
-        self.used(messages) as f64 / self.window as f64
+        self.used(context) as f64 / self.window as f64
     }
 
     /// Tokens left in the window (zero when over).
-    pub fn remaining(&self, messages: &[Message]) -> u64 {
-        self.window.saturating_sub(self.used(messages))
+    pub fn remaining(&self, context: &EstimatedContext) -> u64 {
+        self.window.saturating_sub(self.used(context))
     }
 }
 
@@ -290,8 +367,9 @@ mod tests {
             assistant(vec![ContentBlock::text("b".repeat(40))]),
             Message::user_text("c".repeat(80)),
         ];
+        let ctx = |m: &[Message]| EstimatedContext::new(m.to_vec());
         let mut b = Budget::new(1_000).with_overhead(50);
-        assert_eq!(b.used(&msgs), 50 + estimate_messages(&msgs));
+        assert_eq!(b.used(&ctx(&msgs)), 50 + estimate_messages(&msgs));
         let usage = Usage {
             input_tokens: 10,
             cache_read_tokens: 90,
@@ -301,16 +379,57 @@ mod tests {
         };
         b.record(&usage, 1);
         assert_eq!(b.last_exact(), Some(107));
-        assert_eq!(b.used(&msgs), 107 + estimate_messages(&msgs[1..]));
-        assert_eq!(b.used(&msgs[..1]), 107);
+        assert_eq!(b.used(&ctx(&msgs)), 107 + estimate_messages(&msgs[1..]));
+        assert_eq!(b.used(&ctx(&msgs[..1])), 107);
         // a history shorter than the count covered falls back to the estimate
-        assert_eq!(b.used(&[]), 50);
-        let f = b.fraction(&msgs);
-        assert!((f - b.used(&msgs) as f64 / 1_000.0).abs() < 1e-9);
-        assert_eq!(b.remaining(&msgs), 1_000 - b.used(&msgs));
+        assert_eq!(b.used(&ctx(&[])), 50);
+        let f = b.fraction(&ctx(&msgs));
+        assert!((f - b.used(&ctx(&msgs)) as f64 / 1_000.0).abs() < 1e-9);
+        assert_eq!(b.remaining(&ctx(&msgs)), 1_000 - b.used(&ctx(&msgs)));
         b.invalidate();
-        assert_eq!(b.used(&msgs), 50 + estimate_messages(&msgs));
-        assert_eq!(Budget::new(0).fraction(&msgs), 1.0);
+        assert_eq!(b.used(&ctx(&msgs)), 50 + estimate_messages(&msgs));
+        assert_eq!(Budget::new(0).fraction(&ctx(&msgs)), 1.0);
+    }
+
+    #[test]
+    fn estimated_context_follows_every_change() {
+        let fresh = |c: &EstimatedContext| estimate_messages(c);
+        let mut c = EstimatedContext::new(vec![Message::user_text("a".repeat(400))]);
+        assert_eq!(c.estimate_from(0), fresh(&c));
+        c.push(assistant(vec![ContentBlock::text("b".repeat(40))]));
+        c.push(Message::user_text("c".repeat(80)));
+        assert_eq!(c.len(), 3);
+        assert_eq!(c.estimate_from(0), fresh(&c));
+        assert_eq!(c.estimate_from(2), estimate_message(&c[2]));
+        assert_eq!(c.estimate_from(3), 0);
+        assert_eq!(c.estimate_from(9), 0);
+        c.edit_last(|m| m.content.push(ContentBlock::text("d".repeat(4_000))));
+        assert_eq!(c.estimate_from(0), fresh(&c));
+        let changed = c.rewrite(|m| {
+            m[0].content = vec![ContentBlock::text("short")];
+            true
+        });
+        assert!(changed);
+        assert_eq!(c.estimate_from(0), fresh(&c));
+        assert!(!c.rewrite(|_| false));
+        c.replace(vec![Message::user_text("summary")]);
+        assert_eq!(c.len(), 1);
+        assert_eq!(c.estimate_from(0), fresh(&c));
+        let mut empty = EstimatedContext::default();
+        empty.edit_last(|m| m.content.clear());
+        assert_eq!(empty.estimate_from(0), 0);
+    }
+
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "no longer match")]
+    fn a_rewrite_that_hides_its_change_is_caught_in_debug_builds() {
+        let mut c = EstimatedContext::new(vec![Message::user_text("a")]);
+        c.rewrite(|m| {
+            m[0].content = vec![ContentBlock::text("b".repeat(400))];
+            false
+        });
+        c.estimate_from(0);
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //! `tool_result` in the next message, or the provider rejects the whole request.
 //!
 //! [`repair`] is the one function used after a user interrupt, after compaction and
-//! when a session is loaded after a crash; the request builder calls it too, so no code
-//! path can send an unpaired history.
+//! when a session is loaded after a crash; the turn also [`validate`]s the context
+//! before every model call (and repairs it if needed), so no code path can send an
+//! unpaired history.
 
 use std::collections::HashSet;
 

@@ -25,7 +25,7 @@ use super::{
 /// promptly, whether connecting, streaming or waiting.
 pub async fn call_model(
     model: &ResolvedModel,
-    req: &ModelRequest,
+    req: &ModelRequest<'_>,
     policy: &RetryPolicy,
     cancel: &CancellationToken,
     on_progress: &mut (dyn FnMut(Progress) + Send),

@@ -52,11 +52,11 @@ fn policy(max_attempts: u32) -> RetryPolicy {
     }
 }
 
-fn request() -> ModelRequest {
+fn request() -> ModelRequest<'static> {
     ModelRequest {
         model: "claude-sonnet-4-5".into(),
         system: "sys".into(),
-        messages: vec![Message::user_text("hi")],
+        messages: crate::llm::owned_messages(vec![Message::user_text("hi")]),
         tools: vec![ToolSpec {
             name: "Read".into(),
             description: "Read a file".into(),

@@ -16,7 +16,11 @@ mod resolve;
 mod retry;
 mod sse;
 #[cfg(test)]
-mod test_server;
+pub(crate) mod test_history;
+#[cfg(test)]
+pub(crate) mod test_server;
+
+use std::borrow::Cow;
 
 use futures_util::future::BoxFuture;
 use futures_util::stream::BoxStream;
@@ -39,17 +43,24 @@ pub struct ToolSpec {
     pub input_schema: serde_json::Value,
 }
 
-/// One request to a model.
+/// One request to a model. Its messages are borrowed from the caller's context where
+/// they go out as they are, and owned where the caller changed a copy (a reminder
+/// added), so that building a request does not copy a long history.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct ModelRequest {
+pub struct ModelRequest<'a> {
     /// Provider-side model name (`claude-sonnet-4-5`, `gpt-4.1`); empty means the
     /// `ResolvedModel`'s name in `call_model`.
     pub model: String,
     /// System prompt; empty means none.
     pub system: String,
-    pub messages: Vec<Message>,
+    pub messages: Vec<Cow<'a, Message>>,
     pub tools: Vec<ToolSpec>,
     pub max_tokens: u32,
+}
+
+/// Messages a request owns, for requests built from scratch (summaries, tests).
+pub fn owned_messages(messages: Vec<Message>) -> Vec<Cow<'static, Message>> {
+    messages.into_iter().map(Cow::Owned).collect()
 }
 
 /// Token counts as a stream reports them; `None` means "not reported by this event".
@@ -153,7 +164,7 @@ pub trait Provider: Send + Sync {
 
     /// The request body this provider sends for `req` (encoded once per call, then
     /// reused by every attempt).
-    fn encode(&self, req: &ModelRequest) -> Result<bytes::Bytes, LlmError>;
+    fn encode(&self, req: &ModelRequest<'_>) -> Result<bytes::Bytes, LlmError>;
 
     /// Sends an encoded body and streams the answer.
     fn stream(&self, body: bytes::Bytes) -> BoxFuture<'_, Result<EventStream, LlmError>>;

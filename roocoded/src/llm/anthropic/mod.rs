@@ -4,6 +4,8 @@
 mod parser;
 mod request;
 #[cfg(test)]
+mod request_tests;
+#[cfg(test)]
 mod tests;
 
 use futures_util::future::BoxFuture;
@@ -14,7 +16,7 @@ use super::error::{ErrorContext, LlmError};
 use super::http::{Endpoint, error_chain};
 use super::{EventStream, ModelRequest, Provider, sse};
 
-pub(crate) use request::object_input;
+pub(crate) use request::ObjectInput;
 
 /// The `anthropic-version` header value.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
@@ -89,8 +91,8 @@ impl Provider for AnthropicProvider {
         "anthropic"
     }
 
-    fn encode(&self, req: &ModelRequest) -> Result<bytes::Bytes, LlmError> {
-        serde_json::to_vec(&request::build_body(req))
+    fn encode(&self, req: &ModelRequest<'_>) -> Result<bytes::Bytes, LlmError> {
+        request::encode(req)
             .map(bytes::Bytes::from)
             .map_err(|e| LlmError::Config(format!("cannot encode the request: {e}")))
     }

@@ -2,135 +2,268 @@
 //! block format, tools, `stream: true`, and `cache_control` breakpoints on the stable
 //! prefix (the system block, the last tool, the last block of the older history and of
 //! the newest message: four, Anthropic's maximum).
+//!
+//! The body is serialised straight from the request's borrowed fields, with no JSON
+//! tree in between (a long history would be copied string by string). Every object
+//! writes its keys in alphabetical order, as the `serde_json::Map` of the encoder
+//! before did, so the bytes stayed the same (`request_tests.rs` holds that encoder
+//! and compares): the provider's prompt cache keys on them.
+
+use serde::Serialize;
+use serde::ser::{SerializeMap, SerializeSeq, Serializer};
+use serde_json::Value;
 
 use roocode_protocol::content::{ContentBlock, Message, Role};
-use serde_json::{Map, Value, json};
 
-use crate::llm::ModelRequest;
+use crate::llm::{ModelRequest, ToolSpec};
 
 /// The JSON body for `req`.
-pub(crate) fn build_body(req: &ModelRequest) -> Value {
-    let mut body = Map::new();
-    body.insert("model".into(), json!(req.model));
-    body.insert("max_tokens".into(), json!(req.max_tokens));
-    if !req.system.is_empty() {
-        body.insert(
-            "system".into(),
-            json!([{"type": "text", "text": req.system, "cache_control": ephemeral()}]),
-        );
+pub(crate) fn encode(req: &ModelRequest<'_>) -> Result<Vec<u8>, serde_json::Error> {
+    let body = Body {
+        max_tokens: req.max_tokens,
+        messages: Messages(&req.messages),
+        model: &req.model,
+        stream: true,
+        system: (!req.system.is_empty()).then(|| {
+            [SystemBlock {
+                cache_control: EPHEMERAL,
+                text: &req.system,
+                kind: "text",
+            }]
+        }),
+        tools: Tools(&req.tools),
+    };
+    serde_json::to_vec(&body)
+}
+
+/// The request body; fields in alphabetical order (see the module doc).
+#[derive(Serialize)]
+struct Body<'a> {
+    max_tokens: u32,
+    messages: Messages<'a>,
+    model: &'a str,
+    stream: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    system: Option<[SystemBlock<'a>; 1]>,
+    #[serde(skip_serializing_if = "Tools::is_empty")]
+    tools: Tools<'a>,
+}
+
+/// `{"type": "ephemeral"}`: a prompt-cache breakpoint.
+#[derive(Serialize, Clone, Copy)]
+struct CacheControl {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+const EPHEMERAL: CacheControl = CacheControl { kind: "ephemeral" };
+
+#[derive(Serialize)]
+struct SystemBlock<'a> {
+    cache_control: CacheControl,
+    text: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+/// The tools, a cache breakpoint on the last one.
+struct Tools<'a>(&'a [ToolSpec]);
+
+impl Tools<'_> {
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
     }
-    let mut messages: Vec<Value> = req.messages.iter().map(message).collect();
-    let n = messages.len();
-    // Older history (everything before the newest message), then the newest message.
-    for i in [n.checked_sub(2), n.checked_sub(1)].into_iter().flatten() {
-        mark_last_cacheable(&mut messages[i]);
+}
+
+#[derive(Serialize)]
+struct Tool<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    cache_control: Option<CacheControl>,
+    description: &'a str,
+    input_schema: &'a Value,
+    name: &'a str,
+}
+
+impl Serialize for Tools<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let last = self.0.len().saturating_sub(1);
+        serializer.collect_seq(self.0.iter().enumerate().map(|(i, t)| Tool {
+            cache_control: (i == last).then_some(EPHEMERAL),
+            description: &t.description,
+            input_schema: &t.input_schema,
+            name: &t.name,
+        }))
     }
-    body.insert("messages".into(), Value::Array(messages));
-    if !req.tools.is_empty() {
-        let mut tools: Vec<Value> = req
-            .tools
-            .iter()
-            .map(|t| {
-                json!({
-                    "name": t.name,
-                    "description": t.description,
-                    "input_schema": t.input_schema,
-                })
+}
+
+/// The messages; the last two (the end of the older history, and the newest
+/// message) carry a cache breakpoint.
+struct Messages<'a>(&'a [std::borrow::Cow<'a, Message>]);
+
+#[derive(Serialize)]
+struct WireMessage<'a> {
+    content: Blocks<'a>,
+    role: &'static str,
+}
+
+impl Serialize for Messages<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let first_breakpoint = self.0.len().saturating_sub(2);
+        serializer.collect_seq(self.0.iter().enumerate().map(|(i, m)| WireMessage {
+            content: Blocks {
+                blocks: &m.content,
+                breakpoint: i >= first_breakpoint,
+            },
+            role: match m.role {
+                Role::User => "user",
+                Role::Assistant => "assistant",
+            },
+        }))
+    }
+}
+
+/// One message's blocks, without those the API would reject (empty text, thinking
+/// without the signature that proves it came from Anthropic); `(empty)` text when
+/// none is left, since the API rejects empty messages. With `breakpoint`, the last
+/// block that may carry one (not thinking) gets `cache_control`.
+struct Blocks<'a> {
+    blocks: &'a [ContentBlock],
+    breakpoint: bool,
+}
+
+impl Blocks<'_> {
+    fn sent(&self) -> impl Iterator<Item = &ContentBlock> {
+        self.blocks.iter().filter(|b| match b {
+            ContentBlock::Text { text } => !text.is_empty(),
+            ContentBlock::Thinking { signature, .. } => signature.is_some(),
+            _ => true,
+        })
+    }
+}
+
+impl Serialize for Blocks<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let marked = self
+            .sent()
+            .enumerate()
+            .filter(|(_, b)| {
+                !matches!(
+                    b,
+                    ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. }
+                )
             })
-            .collect();
-        if let Some(Value::Object(last)) = tools.last_mut() {
-            last.insert("cache_control".into(), ephemeral());
+            .last()
+            .map(|(i, _)| i)
+            .filter(|_| self.breakpoint);
+        let mut seq = serializer.serialize_seq(None)?;
+        let mut any = false;
+        for (i, block) in self.sent().enumerate() {
+            any = true;
+            seq.serialize_element(&WireBlock {
+                block,
+                cache: marked == Some(i),
+            })?;
         }
-        body.insert("tools".into(), Value::Array(tools));
-    }
-    body.insert("stream".into(), Value::Bool(true));
-    Value::Object(body)
-}
-
-fn ephemeral() -> Value {
-    json!({"type": "ephemeral"})
-}
-
-fn message(m: &Message) -> Value {
-    let role = match m.role {
-        Role::User => "user",
-        Role::Assistant => "assistant",
-    };
-    let mut content: Vec<Value> = m.content.iter().filter_map(block).collect();
-    if content.is_empty() {
-        // The API rejects empty messages; keep the turn structure valid.
-        content.push(json!({"type": "text", "text": "(empty)"}));
-    }
-    json!({"role": role, "content": content})
-}
-
-/// One block in Anthropic's format; `None` for blocks the API would reject (empty
-/// text, thinking without the signature that proves it came from Anthropic).
-fn block(b: &ContentBlock) -> Option<Value> {
-    Some(match b {
-        ContentBlock::Text { text } if text.is_empty() => return None,
-        ContentBlock::Text { text } => json!({"type": "text", "text": text}),
-        ContentBlock::Thinking {
-            thinking,
-            signature: Some(signature),
-        } => json!({"type": "thinking", "thinking": thinking, "signature": signature}),
-        ContentBlock::Thinking {
-            signature: None, ..
-        } => return None,
-        ContentBlock::RedactedThinking { data } => {
-            json!({"type": "redacted_thinking", "data": data})
+        if !any {
+            let empty = ContentBlock::text("(empty)");
+            seq.serialize_element(&WireBlock {
+                block: &empty,
+                cache: self.breakpoint,
+            })?;
         }
-        ContentBlock::ToolUse { id, name, input } => json!({
-            "type": "tool_use",
-            "id": id,
-            "name": name,
-            "input": object_input(input),
-        }),
-        ContentBlock::ToolResult {
-            tool_use_id,
-            content,
-            is_error,
-        } => {
-            let mut r = Map::new();
-            r.insert("type".into(), json!("tool_result"));
-            r.insert("tool_use_id".into(), json!(tool_use_id));
-            if !content.is_empty() {
-                r.insert("content".into(), json!(content));
+        seq.end()
+    }
+}
+
+/// One block in Anthropic's format, keys in alphabetical order.
+struct WireBlock<'a> {
+    block: &'a ContentBlock,
+    cache: bool,
+}
+
+impl Serialize for WireBlock<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        if self.cache {
+            map.serialize_entry("cache_control", &EPHEMERAL)?;
+        }
+        match self.block {
+            ContentBlock::Text { text } => {
+                map.serialize_entry("text", text)?;
+                map.serialize_entry("type", "text")?;
             }
-            if *is_error {
-                r.insert("is_error".into(), Value::Bool(true));
+            ContentBlock::Thinking {
+                thinking,
+                signature,
+            } => {
+                map.serialize_entry("signature", signature)?;
+                map.serialize_entry("thinking", thinking)?;
+                map.serialize_entry("type", "thinking")?;
             }
-            Value::Object(r)
+            ContentBlock::RedactedThinking { data } => {
+                map.serialize_entry("data", data)?;
+                map.serialize_entry("type", "redacted_thinking")?;
+            }
+            ContentBlock::ToolUse { id, name, input } => {
+                map.serialize_entry("id", id)?;
+                map.serialize_entry("input", &ObjectInput(input))?;
+                map.serialize_entry("name", name)?;
+                map.serialize_entry("type", "tool_use")?;
+            }
+            ContentBlock::ToolResult {
+                tool_use_id,
+                content,
+                is_error,
+            } => {
+                if !content.is_empty() {
+                    map.serialize_entry("content", content)?;
+                }
+                if *is_error {
+                    map.serialize_entry("is_error", &true)?;
+                }
+                map.serialize_entry("tool_use_id", tool_use_id)?;
+                map.serialize_entry("type", "tool_result")?;
+            }
+            ContentBlock::Image { media_type, data } => {
+                map.serialize_entry("source", &ImageSource { data, media_type })?;
+                map.serialize_entry("type", "image")?;
+            }
         }
-        ContentBlock::Image { media_type, data } => json!({
-            "type": "image",
-            "source": {"type": "base64", "media_type": media_type, "data": data},
-        }),
-    })
-}
-
-/// Tool inputs must be objects on the wire. An input kept raw because it was not valid
-/// JSON (or any other non-object) is wrapped so the model still sees what it sent.
-pub(crate) fn object_input(input: &Value) -> Value {
-    match input {
-        Value::Object(_) => input.clone(),
-        Value::Null => json!({}),
-        other => json!({ "_invalid_input": other }),
+        map.end()
     }
 }
 
-/// Puts a cache breakpoint on the last block that may carry one (not thinking).
-fn mark_last_cacheable(message: &mut Value) {
-    let Some(blocks) = message.get_mut("content").and_then(Value::as_array_mut) else {
-        return;
-    };
-    let last = blocks.iter_mut().rev().find(|b| {
-        !matches!(
-            b.get("type").and_then(Value::as_str),
-            Some("thinking" | "redacted_thinking")
-        )
-    });
-    if let Some(Value::Object(block)) = last {
-        block.insert("cache_control".into(), ephemeral());
+/// `{"data", "media_type", "type": "base64"}`.
+struct ImageSource<'a> {
+    data: &'a str,
+    media_type: &'a str,
+}
+
+impl Serialize for ImageSource<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("data", self.data)?;
+        map.serialize_entry("media_type", self.media_type)?;
+        map.serialize_entry("type", "base64")?;
+        map.end()
+    }
+}
+
+/// A tool input as the wire wants it: an object. An input kept raw because it was not
+/// valid JSON (or any other non-object) is wrapped, so the model still sees what it
+/// sent; none is `{}`.
+pub(crate) struct ObjectInput<'a>(pub &'a Value);
+
+impl Serialize for ObjectInput<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.0 {
+            Value::Object(_) => self.0.serialize(serializer),
+            Value::Null => serializer.serialize_map(Some(0))?.end(),
+            other => {
+                let mut map = serializer.serialize_map(Some(1))?;
+                map.serialize_entry("_invalid_input", other)?;
+                map.end()
+            }
+        }
     }
 }

@@ -5,7 +5,7 @@ use roocode_protocol::content::{ContentBlock, Message, Role};
 use serde_json::{Value, json};
 
 use super::parser::AnthropicParser;
-use super::request::build_body;
+use super::request::encode;
 use crate::llm::assemble::Assembler;
 use crate::llm::error::{ErrorContext, LlmError};
 use crate::llm::sse::testing::run_split;
@@ -259,6 +259,11 @@ async fn max_tokens_drops_the_cut_tool_call() {
     assert_eq!(r.stop_reason, ModelStopReason::MaxTokens);
 }
 
+/// The encoded body, parsed back for inspection.
+fn build_body(req: &ModelRequest<'_>) -> Value {
+    serde_json::from_slice(&encode(req).unwrap()).unwrap()
+}
+
 fn tool(name: &str) -> ToolSpec {
     ToolSpec {
         name: name.into(),
@@ -272,7 +277,7 @@ fn request_body_shape_and_cache_breakpoints() {
     let req = ModelRequest {
         model: "claude-sonnet-4-5".into(),
         system: "You are RooCode.".into(),
-        messages: vec![
+        messages: crate::llm::owned_messages(vec![
             Message::user_text("read a"),
             Message {
                 role: Role::Assistant,
@@ -313,7 +318,7 @@ fn request_body_shape_and_cache_breakpoints() {
                     },
                 ],
             },
-        ],
+        ]),
         tools: vec![tool("Read"), tool("Write")],
         max_tokens: 8192,
     };
@@ -369,7 +374,7 @@ fn request_body_shape_and_cache_breakpoints() {
 fn request_without_system_or_tools_omits_them() {
     let req = ModelRequest {
         model: "m".into(),
-        messages: vec![Message {
+        messages: crate::llm::owned_messages(vec![Message {
             role: Role::User,
             content: vec![
                 ContentBlock::text(""),
@@ -378,7 +383,7 @@ fn request_without_system_or_tools_omits_them() {
                     data: "iVBOR".into(),
                 },
             ],
-        }],
+        }]),
         max_tokens: 10,
         ..ModelRequest::default()
     };

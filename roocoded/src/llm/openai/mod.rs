@@ -5,6 +5,8 @@
 mod parser;
 mod request;
 #[cfg(test)]
+mod request_tests;
+#[cfg(test)]
 mod tests;
 
 use futures_util::future::BoxFuture;
@@ -74,8 +76,8 @@ impl Provider for OpenAiProvider {
         "openai"
     }
 
-    fn encode(&self, req: &ModelRequest) -> Result<bytes::Bytes, LlmError> {
-        serde_json::to_vec(&request::build_body(req, self.max_field))
+    fn encode(&self, req: &ModelRequest<'_>) -> Result<bytes::Bytes, LlmError> {
+        request::encode(req, self.max_field)
             .map(bytes::Bytes::from)
             .map_err(|e| LlmError::Config(format!("cannot encode the request: {e}")))
     }

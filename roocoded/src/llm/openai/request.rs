@@ -3,12 +3,22 @@
 //! the order of the calls they answer, tools as `type: function`, `stream: true` with
 //! `stream_options.include_usage`. Thinking is not sent back (compatible servers reject
 //! it).
+//!
+//! The body is serialised from structs that borrow the request's strings, with no JSON
+//! tree in between. Their fields are in alphabetical order, as the `serde_json::Map`
+//! of the encoder before had its keys, so the bytes stayed the same
+//! (`request_tests.rs` holds that encoder and compares).
+
+use std::borrow::Cow;
+use std::fmt;
 
 use roocode_protocol::content::{ContentBlock, Message, Role};
-use serde_json::{Map, Value, json};
+use serde::Serialize;
+use serde::ser::{Error as _, Serializer};
+use serde_json::Value;
 
 use crate::llm::ModelRequest;
-use crate::llm::anthropic::object_input;
+use crate::llm::anthropic::ObjectInput;
 
 /// Which field carries the output limit: OpenAI's own API wants
 /// `max_completion_tokens` (reasoning models reject `max_tokens`); compatible servers
@@ -20,83 +30,211 @@ pub(crate) enum MaxTokensField {
 }
 
 /// The JSON body for `req`.
-pub(crate) fn build_body(req: &ModelRequest, max_field: MaxTokensField) -> Value {
-    let mut messages = Vec::new();
+pub(crate) fn encode(
+    req: &ModelRequest<'_>,
+    max_field: MaxTokensField,
+) -> Result<Vec<u8>, serde_json::Error> {
+    let mut messages = Vec::with_capacity(req.messages.len() + 1);
     if !req.system.is_empty() {
-        messages.push(json!({"role": "system", "content": req.system}));
+        messages.push(WireMessage::new(
+            "system",
+            Content::Text(Cow::Borrowed(&req.system)),
+        ));
     }
-    let mut call_order: Vec<String> = Vec::new();
+    let mut call_order: Vec<&str> = Vec::new();
     for m in &req.messages {
         match m.role {
             Role::Assistant => {
-                call_order = m.tool_uses().map(|(id, _, _)| id.to_string()).collect();
+                call_order = m.tool_uses().map(|(id, _, _)| id).collect();
                 messages.push(assistant(m));
             }
             Role::User => user(m, &call_order, &mut messages),
         }
     }
-    let mut body = Map::new();
-    body.insert("model".into(), json!(req.model));
-    body.insert("messages".into(), Value::Array(messages));
-    if !req.tools.is_empty() {
-        let tools = req
+    let limit = Some(req.max_tokens);
+    let body = Body {
+        max_completion_tokens: limit.filter(|_| max_field == MaxTokensField::MaxCompletionTokens),
+        max_tokens: limit.filter(|_| max_field == MaxTokensField::MaxTokens),
+        messages,
+        model: &req.model,
+        stream: true,
+        stream_options: StreamOptions {
+            include_usage: true,
+        },
+        tools: req
             .tools
             .iter()
-            .map(|t| {
-                json!({
-                    "type": "function",
-                    "function": {
-                        "name": t.name,
-                        "description": t.description,
-                        "parameters": t.input_schema,
-                    },
-                })
+            .map(|t| Tool {
+                function: Function {
+                    description: &t.description,
+                    name: &t.name,
+                    parameters: &t.input_schema,
+                },
+                kind: "function",
             })
-            .collect();
-        body.insert("tools".into(), Value::Array(tools));
-    }
-    let field = match max_field {
-        MaxTokensField::MaxTokens => "max_tokens",
-        MaxTokensField::MaxCompletionTokens => "max_completion_tokens",
+            .collect(),
     };
-    body.insert(field.into(), json!(req.max_tokens));
-    body.insert("stream".into(), Value::Bool(true));
-    body.insert("stream_options".into(), json!({"include_usage": true}));
-    Value::Object(body)
+    serde_json::to_vec(&body)
 }
 
-fn assistant(m: &Message) -> Value {
-    let text = m.text();
-    let calls: Vec<Value> = m
+/// The request body; every struct below has its fields in alphabetical order.
+#[derive(Serialize)]
+struct Body<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_completion_tokens: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    max_tokens: Option<u32>,
+    messages: Vec<WireMessage<'a>>,
+    model: &'a str,
+    stream: bool,
+    stream_options: StreamOptions,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tools: Vec<Tool<'a>>,
+}
+
+#[derive(Serialize)]
+struct StreamOptions {
+    include_usage: bool,
+}
+
+#[derive(Serialize)]
+struct Tool<'a> {
+    function: Function<'a>,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct Function<'a> {
+    description: &'a str,
+    name: &'a str,
+    parameters: &'a Value,
+}
+
+#[derive(Serialize)]
+struct WireMessage<'a> {
+    content: Content<'a>,
+    role: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    tool_call_id: Option<&'a str>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    tool_calls: Vec<ToolCall<'a>>,
+}
+
+impl<'a> WireMessage<'a> {
+    fn new(role: &'static str, content: Content<'a>) -> Self {
+        WireMessage {
+            content,
+            role,
+            tool_call_id: None,
+            tool_calls: Vec::new(),
+        }
+    }
+}
+
+/// A message's `content`: `null`, a string, or an array of parts.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Content<'a> {
+    Null,
+    Text(Cow<'a, str>),
+    Parts(Vec<Part<'a>>),
+}
+
+/// A part of a user message with an image in it.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Part<'a> {
+    Text {
+        text: &'a str,
+        #[serde(rename = "type")]
+        kind: &'static str,
+    },
+    Image {
+        image_url: ImageUrl<'a>,
+        #[serde(rename = "type")]
+        kind: &'static str,
+    },
+}
+
+#[derive(Serialize)]
+struct ImageUrl<'a> {
+    url: DataUrl<'a>,
+}
+
+/// `data:<media type>;base64,<data>`, written as a JSON string without building it.
+struct DataUrl<'a> {
+    media_type: &'a str,
+    data: &'a str,
+}
+
+impl fmt::Display for DataUrl<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "data:{};base64,{}", self.media_type, self.data)
+    }
+}
+
+impl Serialize for DataUrl<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(self)
+    }
+}
+
+#[derive(Serialize)]
+struct ToolCall<'a> {
+    function: CallFunction<'a>,
+    id: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct CallFunction<'a> {
+    /// The input as JSON text, in a JSON string.
+    #[serde(serialize_with = "json_text")]
+    arguments: &'a Value,
+    name: &'a str,
+}
+
+/// Serialises a tool input (made an object, see [`ObjectInput`]) as its JSON text.
+fn json_text<S: Serializer>(input: &&Value, serializer: S) -> Result<S::Ok, S::Error> {
+    let text = serde_json::to_string(&ObjectInput(input)).map_err(S::Error::custom)?;
+    serializer.serialize_str(&text)
+}
+
+fn assistant(m: &Message) -> WireMessage<'_> {
+    let text = joined(m.content.iter().filter_map(|b| match b {
+        ContentBlock::Text { text } => Some(text.as_str()),
+        _ => None,
+    }));
+    let tool_calls: Vec<ToolCall<'_>> = m
         .tool_uses()
-        .map(|(id, name, input)| {
-            json!({
-                "id": id,
-                "type": "function",
-                "function": {"name": name, "arguments": object_input(input).to_string()},
-            })
+        .map(|(id, name, input)| ToolCall {
+            function: CallFunction {
+                arguments: input,
+                name,
+            },
+            id,
+            kind: "function",
         })
         .collect();
-    let mut out = Map::new();
-    out.insert("role".into(), json!("assistant"));
-    out.insert(
-        "content".into(),
-        match (text.is_empty(), calls.is_empty()) {
-            (true, false) => Value::Null,
-            _ => json!(text),
-        },
-    );
-    if !calls.is_empty() {
-        out.insert("tool_calls".into(), Value::Array(calls));
+    let content = match (text.is_empty(), tool_calls.is_empty()) {
+        (true, false) => Content::Null,
+        _ => Content::Text(text),
+    };
+    WireMessage {
+        tool_calls,
+        ..WireMessage::new("assistant", content)
     }
-    Value::Object(out)
 }
 
 /// Tool results first (as `tool` messages, in the order of the preceding assistant
 /// message's calls), then the user's own text and images as one `user` message.
-fn user(m: &Message, call_order: &[String], out: &mut Vec<Value>) {
-    let mut results: Vec<(usize, Value)> = Vec::new();
-    let mut parts: Vec<Value> = Vec::new();
+fn user<'a>(m: &'a Message, call_order: &[&str], out: &mut Vec<WireMessage<'a>>) {
+    let mut results: Vec<(usize, WireMessage<'a>)> = Vec::new();
+    let mut texts: Vec<&'a str> = Vec::new();
+    let mut parts: Vec<Part<'a>> = Vec::new();
+    let mut has_image = false;
     for b in &m.content {
         match b {
             ContentBlock::ToolResult {
@@ -109,33 +247,55 @@ fn user(m: &Message, call_order: &[String], out: &mut Vec<Value>) {
                     .position(|id| id == tool_use_id)
                     .unwrap_or(usize::MAX);
                 let content = match (*is_error, content.starts_with("Error")) {
-                    (true, false) => format!("Error: {content}"),
-                    _ => content.clone(),
+                    (true, false) => Cow::Owned(format!("Error: {content}")),
+                    _ => Cow::Borrowed(content.as_str()),
                 };
                 results.push((
                     position,
-                    json!({"role": "tool", "tool_call_id": tool_use_id, "content": content}),
+                    WireMessage {
+                        tool_call_id: Some(tool_use_id),
+                        ..WireMessage::new("tool", Content::Text(content))
+                    },
                 ));
             }
             ContentBlock::Text { text } if !text.is_empty() => {
-                parts.push(json!({"type": "text", "text": text}));
+                texts.push(text);
+                parts.push(Part::Text { text, kind: "text" });
             }
-            ContentBlock::Image { media_type, data } => parts.push(json!({
-                "type": "image_url",
-                "image_url": {"url": format!("data:{media_type};base64,{data}")},
-            })),
+            ContentBlock::Image { media_type, data } => {
+                has_image = true;
+                parts.push(Part::Image {
+                    image_url: ImageUrl {
+                        url: DataUrl { media_type, data },
+                    },
+                    kind: "image_url",
+                });
+            }
             _ => {}
         }
     }
     results.sort_by_key(|(position, _)| *position); // stable: unknown ids keep their order
-    out.extend(results.into_iter().map(|(_, v)| v));
-    let only_text = parts.iter().all(|p| p["type"] == "text");
-    match (parts.is_empty(), only_text) {
+    out.extend(results.into_iter().map(|(_, r)| r));
+    match (parts.is_empty(), has_image) {
         (true, _) => {}
-        (false, true) => {
-            let text: Vec<&str> = parts.iter().filter_map(|p| p["text"].as_str()).collect();
-            out.push(json!({"role": "user", "content": text.join("\n\n")}));
-        }
-        (false, false) => out.push(json!({"role": "user", "content": parts})),
+        (false, false) => out.push(WireMessage::new(
+            "user",
+            Content::Text(join(&texts, "\n\n")),
+        )),
+        (false, true) => out.push(WireMessage::new("user", Content::Parts(parts))),
+    }
+}
+
+/// The concatenation of `texts`, borrowed when there is at most one.
+fn joined<'a>(texts: impl Iterator<Item = &'a str>) -> Cow<'a, str> {
+    let texts: Vec<&str> = texts.collect();
+    join(&texts, "")
+}
+
+fn join<'a>(texts: &[&'a str], separator: &str) -> Cow<'a, str> {
+    match texts {
+        [] => Cow::Borrowed(""),
+        [one] => Cow::Borrowed(one),
+        many => Cow::Owned(many.join(separator)),
     }
 }

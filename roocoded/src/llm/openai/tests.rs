@@ -6,7 +6,7 @@ use roocode_protocol::content::{ContentBlock, Message, Role};
 use serde_json::{Value, json};
 
 use super::parser::OpenAiParser;
-use super::request::{MaxTokensField, build_body};
+use super::request::{MaxTokensField, encode};
 use crate::llm::assemble::Assembler;
 use crate::llm::error::{ErrorContext, LlmError};
 use crate::llm::sse::testing::run_split;
@@ -270,11 +270,16 @@ async fn error_chunk_mid_stream() {
     assert!(err.is_retryable());
 }
 
-fn req() -> ModelRequest {
+/// The encoded body, parsed back for inspection.
+fn build_body(req: &ModelRequest<'_>, field: MaxTokensField) -> Value {
+    serde_json::from_slice(&encode(req, field).unwrap()).unwrap()
+}
+
+fn req() -> ModelRequest<'static> {
     ModelRequest {
         model: "gpt-4.1".into(),
         system: "You are RooCode.".into(),
-        messages: vec![
+        messages: crate::llm::owned_messages(vec![
             Message::user_text("look"),
             Message {
                 role: Role::Assistant,
@@ -312,7 +317,7 @@ fn req() -> ModelRequest {
                     ContentBlock::text("also check c"),
                 ],
             },
-        ],
+        ]),
         tools: vec![ToolSpec {
             name: "Read".into(),
             description: "Read a file".into(),

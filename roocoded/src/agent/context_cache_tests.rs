@@ -1,0 +1,312 @@
+//! The context a session keeps in memory between turns (`SessionRuntime::context`):
+//! turns reuse it instead of reloading the store, and every rewrite of the stored
+//! context (`/clear`, `/compact`, a rewrite from outside followed by
+//! `forget_cached_context`) reaches the next model call. Runs the engine in-process
+//! against a scripted Anthropic endpoint.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::path::PathBuf;
+use std::pin::pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use roocode_protocol::content::Message;
+use roocode_protocol::paths::Paths;
+use roocode_protocol::session::{ClientEnv, CreateParams, SendParams};
+use serde_json::json;
+
+use super::Agents;
+use crate::llm::test_server::{Reply, TestServer};
+use crate::store::Store;
+
+/// An Anthropic stream answering `text`.
+fn text_reply(text: &str) -> Reply {
+    let events = [
+        json!({"type": "message_start", "message": {"usage": {"input_tokens": 10, "output_tokens": 1}}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 5}}),
+        json!({"type": "message_stop"}),
+    ];
+    let body: String = events
+        .iter()
+        .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap()))
+        .collect();
+    Reply::sse(body)
+}
+
+/// One session of an in-process engine whose model is the scripted server.
+struct Harness {
+    _dir: tempfile::TempDir,
+    agents: Arc<Agents>,
+    server: TestServer,
+    env: ClientEnv,
+    id: String,
+}
+
+impl Harness {
+    async fn new(replies: Vec<Reply>) -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let project: PathBuf = dir.path().join("project");
+        std::fs::create_dir_all(project.join(".git")).unwrap();
+        // An instruction file: its reminder rides in the first user message.
+        std::fs::write(project.join("ROOCODE.md"), "Answer tersely.\n").unwrap();
+        let paths =
+            Paths::resolve(|name| (name == "ROOCODE_HOME").then(|| home.display().to_string()))
+                .unwrap();
+        let store = Store::open(&paths.database).await.unwrap();
+        let agents = Arc::new(Agents::new(store, paths));
+        let server = TestServer::start(replies).await;
+        let env = ClientEnv {
+            vars: [
+                ("ANTHROPIC_API_KEY", "sk-test"),
+                ("ANTHROPIC_BASE_URL", server.url.as_str()),
+                ("ROOCODE_MODEL", "anthropic/claude-sonnet-4-5"),
+            ]
+            .into_iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+        };
+        let info = agents
+            .create(CreateParams {
+                cwd: project.display().to_string(),
+                env: env.clone(),
+                ..CreateParams::default()
+            })
+            .await
+            .unwrap();
+        Harness {
+            _dir: dir,
+            agents,
+            server,
+            env,
+            id: info.id,
+        }
+    }
+
+    /// Sends `text` and waits for the turns it starts to end.
+    async fn send(&self, text: &str) {
+        let rt = self.agents.existing_runtime(&self.id).unwrap();
+        let mut ended = pin!(rt.turn_ended.notified());
+        ended.as_mut().enable();
+        self.agents
+            .send(SendParams {
+                session_id: self.id.clone(),
+                text: text.to_string(),
+                env: self.env.clone(),
+                model: None,
+                mode: None,
+            })
+            .await
+            .unwrap();
+        tokio::time::timeout(Duration::from_secs(10), ended)
+            .await
+            .expect("the turn ends");
+    }
+
+    /// The texts of the messages of the `n`th model request, one string per message.
+    fn sent(&self, n: usize) -> Vec<String> {
+        let body = self.server.requests()[n].json();
+        body["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| {
+                m["content"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .filter_map(|b| b["text"].as_str())
+                    .collect::<Vec<_>>()
+                    .join("|")
+            })
+            .collect()
+    }
+
+    async fn cached_len(&self) -> Option<usize> {
+        let rt = self.agents.existing_runtime(&self.id).unwrap();
+        let cached = rt.context.lock().await;
+        cached.as_ref().map(|c| c.len())
+    }
+}
+
+fn without_reminder(texts: Vec<String>) -> Vec<String> {
+    texts
+        .into_iter()
+        .map(|t| match t.split_once("</system-reminder>|") {
+            Some((reminder, rest)) => {
+                assert!(reminder.contains("Answer tersely."), "{reminder}");
+                rest.to_string()
+            }
+            None => t,
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn turns_reuse_the_cached_context_until_it_is_forgotten() {
+    let h = Harness::new(vec![text_reply("A"), text_reply("B"), text_reply("C")]).await;
+    h.send("one").await;
+    assert_eq!(h.cached_len().await, Some(2));
+    // A rewrite behind the agent's back is not seen: the turn did not reload the
+    // store. (This is why a rewrite must forget the cached copy.)
+    let rewritten = [Message::user_text("rewritten")];
+    h.agents
+        .store()
+        .replace_context(&h.id, &rewritten)
+        .await
+        .unwrap();
+    h.send("two").await;
+    assert_eq!(without_reminder(h.sent(1)), ["one", "A", "two"]);
+
+    h.agents
+        .store()
+        .replace_context(&h.id, &rewritten)
+        .await
+        .unwrap();
+    h.agents.forget_cached_context(&h.id).await;
+    assert_eq!(h.cached_len().await, None);
+    h.send("three").await;
+    assert_eq!(without_reminder(h.sent(2)), ["rewritten|three"]);
+    assert_eq!(h.cached_len().await, Some(2));
+    assert_eq!(
+        h.agents.store().context(&h.id).await.unwrap().len(),
+        2,
+        "the cache and the store agree"
+    );
+}
+
+#[tokio::test]
+async fn clear_and_compact_reach_the_next_model_call() {
+    let h = Harness::new(vec![
+        text_reply("A"),
+        text_reply("B"),
+        text_reply("C"),
+        text_reply("D"),
+        text_reply("## Goal\nTHE SUMMARY"),
+        text_reply("E"),
+    ])
+    .await;
+    h.send("one").await;
+    h.send("two").await;
+    assert_eq!(without_reminder(h.sent(1)), ["one", "A", "two"]);
+
+    let cleared = h.agents.command(&h.id, "/clear").await.unwrap();
+    assert!(cleared.starts_with("Context cleared"), "{cleared}");
+    assert_eq!(h.cached_len().await, Some(0));
+    h.send("three").await;
+    assert_eq!(without_reminder(h.sent(2)), ["three"]);
+
+    h.send("four").await;
+    let compacted = h.agents.command(&h.id, "/compact").await.unwrap();
+    assert!(compacted.starts_with("Compacted:"), "{compacted}");
+    h.send("five").await;
+    let sent = h.sent(5).join("\n");
+    assert!(
+        sent.contains("THE SUMMARY") && sent.contains("five") && !sent.contains("three"),
+        "{sent}"
+    );
+    let stored = h.agents.store().context(&h.id).await.unwrap();
+    assert_eq!(h.cached_len().await, Some(stored.len()));
+}
+
+#[tokio::test]
+async fn forgetting_waits_for_the_running_turn_so_no_stale_copy_survives() {
+    let h = Harness::new(vec![
+        Reply::Hang {
+            body: String::new(),
+        },
+        text_reply("B"),
+    ])
+    .await;
+    let agents = h.agents.clone();
+    let rt = agents.existing_runtime(&h.id).unwrap();
+    let mut ended = pin!(rt.turn_ended.notified());
+    ended.as_mut().enable();
+    agents
+        .send(SendParams {
+            session_id: h.id.clone(),
+            text: "one".into(),
+            env: h.env.clone(),
+            model: None,
+            mode: None,
+        })
+        .await
+        .unwrap();
+    while h.server.requests().is_empty() {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let id = h.id.clone();
+    let forget = tokio::spawn(async move { agents.forget_cached_context(&id).await });
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(!forget.is_finished(), "the running turn holds the context");
+    assert!(h.agents.cancel(&h.id).await.unwrap());
+    tokio::time::timeout(Duration::from_secs(10), ended)
+        .await
+        .expect("the turn ends");
+    tokio::time::timeout(Duration::from_secs(10), forget)
+        .await
+        .expect("forgetting ends with the turn")
+        .unwrap();
+    assert_eq!(h.cached_len().await, None);
+    h.send("two").await;
+    assert_eq!(without_reminder(h.sent(1)), ["one|two"]);
+}
+
+#[tokio::test]
+async fn a_rewritten_context_with_an_unanswered_call_is_repaired_before_the_model_sees_it() {
+    use roocode_protocol::content::{ContentBlock, Role};
+
+    let h = Harness::new(vec![text_reply("A"), text_reply("B")]).await;
+    h.send("one").await;
+    let damaged = [
+        Message::user_text("read it"),
+        Message {
+            role: Role::Assistant,
+            content: vec![ContentBlock::ToolUse {
+                id: "t1".into(),
+                name: "Read".into(),
+                input: json!({"file_path": "a"}),
+            }],
+        },
+    ];
+    h.agents
+        .store()
+        .replace_context(&h.id, &damaged)
+        .await
+        .unwrap();
+    h.agents.forget_cached_context(&h.id).await;
+    h.send("two").await;
+    let body = h.server.requests()[1].json();
+    let last = &body["messages"][2]["content"];
+    assert_eq!(last[0]["type"], "tool_result", "{body}");
+    assert_eq!(last[0]["tool_use_id"], "t1");
+    assert_eq!(last[1]["text"], "two");
+    let stored = h.agents.store().context(&h.id).await.unwrap();
+    crate::context::chain::validate(&stored).unwrap();
+    assert_eq!(h.cached_len().await, Some(stored.len()));
+}
+
+#[tokio::test]
+#[ignore = "needs session.import to call forget_cached_context after its write (agent/import.rs)"]
+async fn an_import_into_a_session_reaches_its_next_model_call() {
+    use roocode_protocol::session::ImportParams;
+
+    let h = Harness::new(vec![text_reply("A"), text_reply("B")]).await;
+    h.send("one").await;
+    let line = serde_json::to_string(&Message::user_text("imported")).unwrap();
+    h.agents
+        .import(ImportParams {
+            session_id: Some(h.id.clone()),
+            cwd: String::new(),
+            title: None,
+            lines: vec![line],
+            env: h.env.clone(),
+        })
+        .await
+        .unwrap();
+    h.send("two").await;
+    assert_eq!(without_reminder(h.sent(1)), ["one", "A", "imported|two"]);
+}

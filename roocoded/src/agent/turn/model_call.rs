@@ -1,0 +1,171 @@
+//! One model call of a turn: the call itself, its progress forwarded as events in
+//! batches, and its record (usage, cost, latency) in the store.
+
+use roocode_protocol::event::EventPayload;
+use tokio::sync::mpsc;
+
+use super::Turn;
+use crate::agent::AgentError;
+use crate::llm::{self, CallOutcome, LlmError, ModelRequest, Progress};
+use crate::store::{ModelCallRow, SessionRow};
+
+impl Turn<'_> {
+    /// One model call; its progress becomes events, batched as they arrive.
+    pub(super) async fn call(
+        &self,
+        model: &llm::ResolvedModel,
+        request: &ModelRequest<'_>,
+        policy: &llm::RetryPolicy,
+        message_id: &str,
+    ) -> Result<CallOutcome, LlmError> {
+        let (tx, mut rx) = mpsc::unbounded_channel::<Progress>();
+        let cancel = self.cancel.clone();
+        let call = async move {
+            let mut on_progress = move |p: Progress| {
+                let _ = tx.send(p);
+            };
+            llm::call_model(model, request, policy, &cancel, &mut on_progress).await
+        };
+        let forward = async {
+            while let Some(first) = rx.recv().await {
+                let mut batch = vec![first];
+                while let Ok(p) = rx.try_recv() {
+                    batch.push(p);
+                }
+                let payloads = progress_events(batch, message_id);
+                if let Err(e) = self
+                    .agents
+                    .events()
+                    .append_many(self.id(), self.id(), payloads)
+                    .await
+                {
+                    tracing::error!("cannot record streamed events: {e}");
+                }
+            }
+        };
+        let (outcome, ()) = tokio::join!(call, forward);
+        outcome
+    }
+
+    /// Records one call of the loop; `model` is the resolved model (`row.model` may be
+    /// an alias such as `anthropic/sonnet`), as compaction and WebFetch record it.
+    pub(super) async fn record_call(
+        &self,
+        row: &SessionRow,
+        model: &llm::ResolvedModel,
+        message_id: &str,
+        outcome: Option<&CallOutcome>,
+        error: Option<&LlmError>,
+    ) -> Result<(), AgentError> {
+        let store = self.agents.store();
+        let mut call = ModelCallRow {
+            id: message_id.to_string(),
+            session_id: self.id().to_string(),
+            turn_id: self.turn_id.to_string(),
+            agent_id: self.id().to_string(),
+            model: model.spec.clone(),
+            error: error.map(ToString::to_string),
+            ..ModelCallRow::default()
+        };
+        if let Some(o) = outcome {
+            let u = &o.response.usage;
+            call.request_bytes = o.request_bytes as i64;
+            call.input_tokens = u.input_tokens as i64;
+            call.output_tokens = u.output_tokens as i64;
+            call.cache_read_tokens = u.cache_read_tokens as i64;
+            call.cache_write_tokens = u.cache_write_tokens as i64;
+            call.cost_usd = u.cost_usd;
+            call.latency_ms = o.latency_ms as i64;
+            call.stop_reason = Some(format!("{:?}", o.response.stop_reason));
+            call.attempts = i64::from(o.attempts);
+            store.add_session_usage(self.id(), u).await?;
+            self.emit(EventPayload::Usage {
+                message_id: message_id.to_string(),
+                model: row.model.clone(),
+                usage: *u,
+            })
+            .await?;
+        }
+        store.record_model_call(&call).await?;
+        Ok(())
+    }
+}
+
+/// Progress of a model call as events; adjacent deltas of one kind are merged.
+fn progress_events(batch: Vec<Progress>, message_id: &str) -> Vec<EventPayload> {
+    let mut out: Vec<EventPayload> = Vec::with_capacity(batch.len());
+    for p in batch {
+        let next = match p {
+            Progress::TextDelta(text) => {
+                if let Some(EventPayload::TextDelta { text: prev, .. }) = out.last_mut() {
+                    prev.push_str(&text);
+                    continue;
+                }
+                EventPayload::TextDelta {
+                    message_id: message_id.to_string(),
+                    text,
+                }
+            }
+            Progress::ThinkingDelta(text) => {
+                if let Some(EventPayload::ThinkingDelta { text: prev, .. }) = out.last_mut() {
+                    prev.push_str(&text);
+                    continue;
+                }
+                EventPayload::ThinkingDelta {
+                    message_id: message_id.to_string(),
+                    text,
+                }
+            }
+            Progress::Retrying {
+                attempt,
+                max_attempts,
+                delay_ms,
+                reason,
+            } => EventPayload::Retrying {
+                attempt,
+                max_attempts,
+                delay_ms,
+                reason,
+            },
+            Progress::StreamReset => EventPayload::StreamReset {
+                message_id: message_id.to_string(),
+            },
+        };
+        out.push(next);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn adjacent_deltas_merge_but_resets_split_them() {
+        let ev = progress_events(
+            vec![
+                Progress::TextDelta("a".into()),
+                Progress::TextDelta("b".into()),
+                Progress::StreamReset,
+                Progress::TextDelta("c".into()),
+            ],
+            "m",
+        );
+        assert_eq!(
+            ev,
+            vec![
+                EventPayload::TextDelta {
+                    message_id: "m".into(),
+                    text: "ab".into()
+                },
+                EventPayload::StreamReset {
+                    message_id: "m".into()
+                },
+                EventPayload::TextDelta {
+                    message_id: "m".into(),
+                    text: "c".into()
+                },
+            ]
+        );
+    }
+}

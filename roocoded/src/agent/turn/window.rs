@@ -1,0 +1,92 @@
+//! Context management before each model call of a turn: layer 2 (old tool results
+//! become stubs past 60% of the window) and layer 3 (summary compaction past
+//! `context.compact_threshold`), both judged by the turn's [`Budget`].
+
+use super::Turn;
+use crate::agent::AgentError;
+use crate::agent::compaction::SummaryCall;
+use crate::context::budget::Budget;
+use crate::context::{compact, stale};
+use crate::llm;
+
+/// Share of the context window above which old tool results are cleared (layer 2).
+const STALE_CLEAR_FRACTION: f64 = 0.6;
+
+impl Turn<'_> {
+    /// Layer 2 of context management: when the context passes 60% of the window, old
+    /// tool results (outside the last three turns, and the last eight iterations)
+    /// become short stubs.
+    pub(super) async fn clear_stale_if_tight(&mut self, window: u64) -> Result<(), AgentError> {
+        let budget = self.budget.get_or_insert_with(|| Budget::new(window));
+        if budget.fraction(&self.context) < STALE_CLEAR_FRACTION {
+            return Ok(());
+        }
+        let recent = stale::Recent {
+            turns: 3,
+            iterations: 8,
+        };
+        let mut report = stale::ClearReport::default();
+        self.context.rewrite(|messages| {
+            report = stale::clear_stale_results(messages, recent, 2_000);
+            report.cleared > 0
+        });
+        if report.cleared > 0 {
+            budget.invalidate();
+            tracing::info!(
+                cleared = report.cleared,
+                chars = report.chars_saved,
+                "cleared stale tool results"
+            );
+            self.agents
+                .store()
+                .replace_context(self.id(), &self.context)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Layer 3: past `context.compact_threshold` of the window (default 85%), older
+    /// history is replaced by a summary and the turn goes on from it.
+    pub(super) async fn compact_if_full(
+        &mut self,
+        model: &llm::ResolvedModel,
+        env: &roocode_protocol::session::ClientEnv,
+        config: &crate::config::Config,
+    ) -> Result<(), AgentError> {
+        let fraction = self
+            .budget
+            .get_or_insert_with(|| Budget::new(model.context_window))
+            .fraction(&self.context);
+        if fraction < config.compact_threshold() {
+            return Ok(());
+        }
+        let policy = llm::RetryPolicy::from_env_and_config(env, config);
+        match self
+            .agents
+            .compact_context(
+                &self.rt.id,
+                &mut self.context,
+                SummaryCall {
+                    model,
+                    policy: &policy,
+                    cancel: &self.cancel,
+                },
+                None,
+                compact::KEEP_RECENT,
+            )
+            .await
+        {
+            Ok(Some(_)) => {
+                if let Some(budget) = &mut self.budget {
+                    budget.invalidate();
+                }
+            }
+            Ok(None) => {}
+            // A failed compaction is not the end of the turn: the provider may still
+            // take the request, and layer 1/2 already did what they could. The context
+            // is still the stored one (`compact_context` updates it with the store).
+            Err(e) => tracing::warn!("automatic compaction failed: {e}"),
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,149 @@
+//! A rich request for encoder tests: every kind of block, in every place an encoder
+//! treats specially (empty and unsigned blocks, non-object tool inputs, results out
+//! of call order, errors, images, text that needs escaping, a message that ends up
+//! empty, a last message ending in thinking).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use roocode_protocol::content::{ContentBlock, Message, Role};
+use serde_json::json;
+
+use super::{ModelRequest, ToolSpec, owned_messages};
+
+fn user(content: Vec<ContentBlock>) -> Message {
+    Message {
+        role: Role::User,
+        content,
+    }
+}
+
+fn assistant(content: Vec<ContentBlock>) -> Message {
+    Message {
+        role: Role::Assistant,
+        content,
+    }
+}
+
+fn call(id: &str, input: serde_json::Value) -> ContentBlock {
+    ContentBlock::ToolUse {
+        id: id.into(),
+        name: "Read".into(),
+        input,
+    }
+}
+
+fn result(id: &str, content: &str, is_error: bool) -> ContentBlock {
+    ContentBlock::ToolResult {
+        tool_use_id: id.into(),
+        content: content.into(),
+        is_error,
+    }
+}
+
+fn image(data: &str) -> ContentBlock {
+    ContentBlock::Image {
+        media_type: "image/png".into(),
+        data: data.into(),
+    }
+}
+
+/// The history of [`rich_request`].
+pub(crate) fn rich_history() -> Vec<Message> {
+    vec![
+        user(vec![
+            ContentBlock::text("<system-reminder>\nAnswer \"tersely\".\n</system-reminder>"),
+            ContentBlock::text("read a — «ünïcode» \u{1F980}\ttabs\\ and \u{0007}"),
+            image("iVBORw0KGgo="),
+        ]),
+        assistant(vec![
+            ContentBlock::Thinking {
+                thinking: "let me think".into(),
+                signature: Some("sig/+=".into()),
+            },
+            ContentBlock::Thinking {
+                thinking: "from another provider".into(),
+                signature: None,
+            },
+            ContentBlock::RedactedThinking {
+                data: "opaque".into(),
+            },
+            ContentBlock::text("Reading."),
+            ContentBlock::text(""),
+            call(
+                "t1",
+                json!({"file_path": "a", "z": [1, 2.5, -3, null, true], "a": {"nested": "x"}}),
+            ),
+            call("t2", json!("{bad json")),
+            call("t3", serde_json::Value::Null),
+            call("t4", json!([1, 2])),
+        ]),
+        user(vec![
+            result("t3", "", false),
+            result("t1", "line 1\nline 2", false),
+            result("t4", "Error: already said", true),
+            result("t2", "invalid input", true),
+            ContentBlock::text("also this"),
+            ContentBlock::text(""),
+            ContentBlock::text("and that"),
+        ]),
+        assistant(vec![ContentBlock::Thinking {
+            thinking: "unsigned only".into(),
+            signature: None,
+        }]),
+        user(vec![ContentBlock::text("look at this"), image("AAAA")]),
+        // Only a call: `content` is null for OpenAI.
+        assistant(vec![call("t5", json!({"path": "b"}))]),
+        user(vec![result("t5", "B", false)]),
+        assistant(vec![
+            ContentBlock::text("Done. "),
+            ContentBlock::text("Really."),
+            ContentBlock::Thinking {
+                thinking: "trailing".into(),
+                signature: Some("s2".into()),
+            },
+        ]),
+    ]
+}
+
+/// A request with a system prompt, tools, and [`rich_history`].
+pub(crate) fn rich_request(history: &[Message]) -> ModelRequest<'_> {
+    ModelRequest {
+        model: "claude-sonnet-4-5".into(),
+        system: "You are RooCode.\n\"Quotes\" and \\ backslashes.".into(),
+        messages: history.iter().map(std::borrow::Cow::Borrowed).collect(),
+        tools: vec![
+            ToolSpec {
+                name: "Read".into(),
+                description: "Read a file".into(),
+                input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+            },
+            ToolSpec {
+                name: "Write".into(),
+                description: "Write a file".into(),
+                input_schema: json!({"type": "object", "additionalProperties": false}),
+            },
+        ],
+        max_tokens: 16_384,
+    }
+}
+
+/// Shorter variants: every prefix of the history, with and without system and tools.
+pub(crate) fn variants(history: &[Message]) -> Vec<ModelRequest<'_>> {
+    let mut out = Vec::new();
+    for n in 0..=history.len() {
+        let mut full = rich_request(history);
+        full.messages.truncate(n);
+        let bare = ModelRequest {
+            model: "m".into(),
+            messages: full.messages.clone(),
+            max_tokens: 10,
+            ..ModelRequest::default()
+        };
+        out.push(full);
+        out.push(bare);
+    }
+    out.push(ModelRequest {
+        messages: owned_messages(vec![user(vec![])]),
+        ..ModelRequest::default()
+    });
+    out
+}

@@ -128,14 +128,17 @@ async fn forward(
         if n == 0 {
             return to.shutdown().await;
         }
-        if direction == Direction::Request {
+        // Noted before the bytes are passed on, so the timing is complete by the time
+        // the daemon can act on the last of them (and the bench can read it).
+        {
             let mut t = timing.lock().unwrap_or_else(PoisonError::into_inner);
-            t.first_request_byte.get_or_insert_with(Instant::now);
+            match direction {
+                Direction::Request => {
+                    t.first_request_byte.get_or_insert_with(Instant::now);
+                }
+                Direction::Response => t.last_response_byte = Some(Instant::now()),
+            }
         }
         to.write_all(&buf[..n]).await?;
-        if direction == Direction::Response {
-            let mut t = timing.lock().unwrap_or_else(PoisonError::into_inner);
-            t.last_response_byte = Some(Instant::now());
-        }
     }
 }

@@ -1,5 +1,12 @@
 //! The `messages` table: each session's model context, the history sent to the
 //! provider. Kept apart from the event log because compaction and `/clear` rewrite it.
+//!
+//! Invariant: the `idx` of a session's messages run from 0 to n − 1 with no gap, so a
+//! message's `idx` is its position in the context. Every writer keeps it:
+//! [`Store::push_message`] refuses any `idx` but the next one, [`Store::replace_context`]
+//! writes positions 0..n and nothing else, [`Store::update_message`] never moves a row.
+//! Readers rely on it: the session row counts messages as `MAX(idx) + 1` (an index
+//! lookup instead of a scan of the whole context) and export pages by `idx` range.
 
 use roocode_protocol::content::{ContentBlock, Message, Role};
 
@@ -49,12 +56,14 @@ impl Store {
         offset: u64,
         limit: u32,
     ) -> Result<Vec<String>, StoreError> {
+        // Positions are `idx` (module invariant): a range seek, not an OFFSET scan.
+        let start = i64::try_from(offset).unwrap_or(i64::MAX);
         let rows = sqlx::query_as::<_, MessageRow>(
-            "SELECT role, content FROM messages WHERE session_id = ? ORDER BY idx LIMIT ? OFFSET ?",
+            "SELECT role, content FROM messages WHERE session_id = ? AND idx >= ? AND idx < ? ORDER BY idx",
         )
         .bind(session_id)
-        .bind(i64::from(limit))
-        .bind(offset as i64)
+        .bind(start)
+        .bind(start.saturating_add(i64::from(limit)))
         .fetch_all(&self.pool)
         .await?;
         // `content` is stored as JSON already; keep `role` first for readers of the file.
@@ -64,7 +73,18 @@ impl Store {
             .collect())
     }
 
-    /// Appends one message at position `idx` (the current context length).
+    /// Number of messages in a session's context (an index lookup: see the invariant).
+    pub async fn context_len(&self, session_id: &str) -> Result<usize, StoreError> {
+        let (len,): (i64,) =
+            sqlx::query_as("SELECT COALESCE(MAX(idx) + 1, 0) FROM messages WHERE session_id = ?")
+                .bind(session_id)
+                .fetch_one(&self.pool)
+                .await?;
+        Ok(usize::try_from(len).unwrap_or(0))
+    }
+
+    /// Appends one message at position `idx`, which must be the current context length
+    /// (anything else would leave a gap or collide, breaking the module invariant).
     pub async fn push_message(
         &self,
         session_id: &str,
@@ -72,8 +92,12 @@ impl Store {
         msg: &Message,
         turn_id: Option<&str>,
     ) -> Result<(), StoreError> {
-        sqlx::query(
-            "INSERT INTO messages (session_id, idx, role, content, turn_id, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        // The check and the insert are one statement, so no other writer can slip in
+        // between them.
+        let inserted = sqlx::query(
+            "INSERT INTO messages (session_id, idx, role, content, turn_id, created_at)
+             SELECT ?1, ?2, ?3, ?4, ?5, ?6
+             WHERE ?2 = (SELECT COALESCE(MAX(idx) + 1, 0) FROM messages WHERE session_id = ?1)",
         )
         .bind(session_id)
         .bind(idx as i64)
@@ -82,7 +106,15 @@ impl Store {
         .bind(turn_id)
         .bind(clock::now_ms())
         .execute(&self.pool)
-        .await?;
+        .await?
+        .rows_affected();
+        if inserted == 0 {
+            return Err(StoreError::OutOfPlace {
+                session_id: session_id.to_string(),
+                idx,
+                len: self.context_len(session_id).await?,
+            });
+        }
         Ok(())
     }
 
@@ -103,7 +135,8 @@ impl Store {
         Ok(())
     }
 
-    /// Rewrites the whole context in one transaction (repair, compaction, `/clear`).
+    /// Rewrites the whole context in one transaction (repair, compaction, `/clear`):
+    /// positions 0..n, as the module invariant wants.
     pub async fn replace_context(
         &self,
         session_id: &str,
@@ -173,5 +206,124 @@ mod tests {
             .await
             .unwrap();
         assert_eq!(store.context("s1").await.unwrap(), vec![reply]);
+    }
+
+    /// Checks the module invariant the hard way (a full count) against the cheap
+    /// count that the session row and `context_len` use.
+    async fn assert_contiguous(store: &Store, session_id: &str, expected: usize) {
+        let (count, min, max): (i64, Option<i64>, Option<i64>) = sqlx::query_as(
+            "SELECT COUNT(*), MIN(idx), MAX(idx) FROM messages WHERE session_id = ?",
+        )
+        .bind(session_id)
+        .fetch_one(&store.pool)
+        .await
+        .unwrap();
+        assert_eq!(count as usize, expected);
+        if expected > 0 {
+            assert_eq!((min, max), (Some(0), Some(expected as i64 - 1)));
+        }
+        assert_eq!(store.context_len(session_id).await.unwrap(), expected);
+        let row = store.session(session_id).await.unwrap().unwrap();
+        assert_eq!(row.message_count as usize, expected);
+        assert_eq!(store.context(session_id).await.unwrap().len(), expected);
+    }
+
+    fn numbered(n: usize) -> Vec<Message> {
+        (0..n)
+            .map(|i| Message::user_text(format!("message {i}")))
+            .collect()
+    }
+
+    #[tokio::test]
+    async fn every_writer_keeps_positions_contiguous() {
+        let store = Store::memory().await.unwrap();
+        store
+            .insert_session(&new_session("s1", "/p"))
+            .await
+            .unwrap();
+        assert_contiguous(&store, "s1", 0).await;
+        for (i, msg) in numbered(3).iter().enumerate() {
+            store.push_message("s1", i, msg, None).await.unwrap();
+        }
+        assert_contiguous(&store, "s1", 3).await;
+        store
+            .update_message("s1", 1, &Message::user_text("changed"))
+            .await
+            .unwrap();
+        assert_contiguous(&store, "s1", 3).await;
+        store.replace_context("s1", &numbered(7)).await.unwrap();
+        assert_contiguous(&store, "s1", 7).await;
+        store.replace_context("s1", &numbered(2)).await.unwrap();
+        assert_contiguous(&store, "s1", 2).await;
+        store
+            .push_message("s1", 2, &Message::user_text("next"), None)
+            .await
+            .unwrap();
+        assert_contiguous(&store, "s1", 3).await;
+        // `/clear`.
+        store.replace_context("s1", &[]).await.unwrap();
+        assert_contiguous(&store, "s1", 0).await;
+    }
+
+    #[tokio::test]
+    async fn a_push_out_of_place_is_refused_and_writes_nothing() {
+        let store = Store::memory().await.unwrap();
+        store
+            .insert_session(&new_session("s1", "/p"))
+            .await
+            .unwrap();
+        let msg = Message::user_text("x");
+        let gap = store.push_message("s1", 1, &msg, None).await;
+        assert!(
+            matches!(gap, Err(StoreError::OutOfPlace { idx: 1, len: 0, .. })),
+            "{gap:?}"
+        );
+        store.push_message("s1", 0, &msg, None).await.unwrap();
+        let again = store.push_message("s1", 0, &msg, None).await;
+        assert!(
+            matches!(again, Err(StoreError::OutOfPlace { idx: 0, len: 1, .. })),
+            "{again:?}"
+        );
+        assert_contiguous(&store, "s1", 1).await;
+        // Another session's messages do not count.
+        store
+            .insert_session(&new_session("s2", "/p"))
+            .await
+            .unwrap();
+        store.push_message("s2", 0, &msg, None).await.unwrap();
+        assert_contiguous(&store, "s1", 1).await;
+        assert_contiguous(&store, "s2", 1).await;
+    }
+
+    #[tokio::test]
+    async fn export_pages_by_position() {
+        let store = Store::memory().await.unwrap();
+        store
+            .insert_session(&new_session("s1", "/p"))
+            .await
+            .unwrap();
+        store.replace_context("s1", &numbered(5)).await.unwrap();
+        let text = |lines: Vec<String>| {
+            lines
+                .iter()
+                .map(|l| serde_json::from_str::<Message>(l).unwrap().text())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            text(store.context_lines("s1", 0, 2).await.unwrap()),
+            ["message 0", "message 1"]
+        );
+        assert_eq!(
+            text(store.context_lines("s1", 3, 10).await.unwrap()),
+            ["message 3", "message 4"]
+        );
+        assert!(store.context_lines("s1", 5, 2).await.unwrap().is_empty());
+        assert!(
+            store
+                .context_lines("s1", u64::MAX, u32::MAX)
+                .await
+                .unwrap()
+                .is_empty()
+        );
     }
 }

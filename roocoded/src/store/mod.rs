@@ -38,6 +38,15 @@ pub enum StoreError {
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("stored JSON is corrupt: {0}")]
     Json(#[from] serde_json::Error),
+    /// A write at a position that would leave a gap in the context or overwrite it.
+    #[error(
+        "message {idx} of session {session_id} is out of place: the stored context has {len} messages"
+    )]
+    OutOfPlace {
+        session_id: String,
+        idx: usize,
+        len: usize,
+    },
     #[error("cannot create the database directory {path}: {source}")]
     Dir {
         path: String,

@@ -3,8 +3,10 @@
 //!
 //! Invariant: the `idx` of a session's messages run from 0 to n − 1 with no gap, so a
 //! message's `idx` is its position in the context. Every writer keeps it:
-//! [`Store::push_message`] refuses any `idx` but the next one, [`Store::replace_context`]
-//! writes positions 0..n and nothing else, [`Store::update_message`] never moves a row.
+//! [`Store::push_message`] refuses any `idx` but the next one,
+//! [`Store::replace_context_from`] (and so [`Store::replace_context`]) refuses to start
+//! past the end and writes `start..start + n` after deleting `start..`, and
+//! [`Store::update_message`] never moves a row.
 //! Readers rely on it: the session row counts messages as `MAX(idx) + 1` (an index
 //! lookup instead of a scan of the whole context) and export pages by `idx` range.
 
@@ -17,6 +19,19 @@ use crate::clock;
 struct MessageRow {
     role: String,
     content: String,
+}
+
+impl MessageRow {
+    fn into_message(self) -> Result<Message, StoreError> {
+        Ok(Message {
+            role: if self.role == "assistant" {
+                Role::Assistant
+            } else {
+                Role::User
+            },
+            content: serde_json::from_str::<Vec<ContentBlock>>(&self.content)?,
+        })
+    }
 }
 
 fn role_str(role: Role) -> &'static str {
@@ -35,18 +50,35 @@ impl Store {
         .bind(session_id)
         .fetch_all(&self.pool)
         .await?;
-        rows.into_iter()
-            .map(|r| {
-                Ok(Message {
-                    role: if r.role == "assistant" {
-                        Role::Assistant
-                    } else {
-                        Role::User
-                    },
-                    content: serde_json::from_str::<Vec<ContentBlock>>(&r.content)?,
-                })
-            })
-            .collect()
+        rows.into_iter().map(MessageRow::into_message).collect()
+    }
+
+    /// The messages from position `start` to the end, in order.
+    pub async fn context_from(
+        &self,
+        session_id: &str,
+        start: usize,
+    ) -> Result<Vec<Message>, StoreError> {
+        let rows = sqlx::query_as::<_, MessageRow>(
+            "SELECT role, content FROM messages WHERE session_id = ? AND idx >= ? ORDER BY idx",
+        )
+        .bind(session_id)
+        .bind(start as i64)
+        .fetch_all(&self.pool)
+        .await?;
+        rows.into_iter().map(MessageRow::into_message).collect()
+    }
+
+    /// Position of the last assistant message, if any. Walks back from the end, reading
+    /// only the start of each row: in a valid history it is one of the last two.
+    pub async fn last_assistant_idx(&self, session_id: &str) -> Result<Option<usize>, StoreError> {
+        let row: Option<(i64,)> = sqlx::query_as(
+            "SELECT idx FROM messages WHERE session_id = ? AND role = 'assistant' ORDER BY idx DESC LIMIT 1",
+        )
+        .bind(session_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(|(idx,)| idx as usize))
     }
 
     /// A page of the context: messages `offset..offset+limit` as JSON lines.
@@ -142,27 +174,91 @@ impl Store {
         session_id: &str,
         messages: &[Message],
     ) -> Result<(), StoreError> {
+        self.replace_context_from(session_id, 0, messages).await
+    }
+
+    /// Replaces the messages from position `start` on with `messages`, in one
+    /// transaction; the positions before `start` are left alone. `start` must not be
+    /// past the end of the stored context (that would leave a gap).
+    pub async fn replace_context_from(
+        &self,
+        session_id: &str,
+        start: usize,
+        messages: &[Message],
+    ) -> Result<(), StoreError> {
+        let rows = encode(messages)?;
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        sqlx::query("DELETE FROM messages WHERE session_id = ?")
-            .bind(session_id)
-            .execute(&mut *tx)
-            .await?;
-        let now = clock::now_ms();
-        for (idx, msg) in messages.iter().enumerate() {
-            sqlx::query(
-                "INSERT INTO messages (session_id, idx, role, content, created_at) VALUES (?, ?, ?, ?, ?)",
-            )
-            .bind(session_id)
-            .bind(idx as i64)
-            .bind(role_str(msg.role))
-            .bind(serde_json::to_string(&msg.content)?)
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
+        let (len,): (i64,) =
+            sqlx::query_as("SELECT COALESCE(MAX(idx) + 1, 0) FROM messages WHERE session_id = ?")
+                .bind(session_id)
+                .fetch_one(&mut *tx)
+                .await?;
+        let len = len as usize;
+        if start > len {
+            return Err(StoreError::OutOfPlace {
+                session_id: session_id.to_string(),
+                idx: start,
+                len,
+            });
         }
+        sqlx::query("DELETE FROM messages WHERE session_id = ? AND idx >= ?")
+            .bind(session_id)
+            .bind(start as i64)
+            .execute(&mut *tx)
+            .await?;
+        insert_rows(&mut tx, session_id, start, &rows).await?;
         tx.commit().await?;
         Ok(())
     }
+}
+
+/// A message as stored: its role and its content as JSON.
+struct EncodedRow {
+    role: &'static str,
+    content: String,
+}
+
+/// Encodes before any transaction starts, so a failure leaves nothing half-written and
+/// the write lock is held only for writing.
+fn encode(messages: &[Message]) -> Result<Vec<EncodedRow>, StoreError> {
+    messages
+        .iter()
+        .map(|m| {
+            Ok(EncodedRow {
+                role: role_str(m.role),
+                content: serde_json::to_string(&m.content)?,
+            })
+        })
+        .collect()
+}
+
+/// Rows per multi-row INSERT (5 parameters each: far under SQLite's limit of 32,766).
+const INSERT_CHUNK: usize = 100;
+
+/// Inserts `rows` at positions `start..`, many rows per statement.
+async fn insert_rows(
+    tx: &mut sqlx::SqliteConnection,
+    session_id: &str,
+    start: usize,
+    rows: &[EncodedRow],
+) -> Result<(), StoreError> {
+    let now = clock::now_ms();
+    for (c, chunk) in rows.chunks(INSERT_CHUNK).enumerate() {
+        let first = start + c * INSERT_CHUNK;
+        let mut insert = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+            "INSERT INTO messages (session_id, idx, role, content, created_at) ",
+        );
+        insert.push_values(chunk.iter().enumerate(), |mut values, (i, row)| {
+            values
+                .push_bind(session_id)
+                .push_bind((first + i) as i64)
+                .push_bind(row.role)
+                .push_bind(row.content.as_str())
+                .push_bind(now);
+        });
+        insert.build().execute(&mut *tx).await?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -293,6 +389,49 @@ mod tests {
         store.push_message("s2", 0, &msg, None).await.unwrap();
         assert_contiguous(&store, "s1", 1).await;
         assert_contiguous(&store, "s2", 1).await;
+    }
+
+    #[tokio::test]
+    async fn replacing_from_a_position_keeps_what_is_before_it() {
+        let store = Store::memory().await.unwrap();
+        store
+            .insert_session(&new_session("s1", "/p"))
+            .await
+            .unwrap();
+        assert_eq!(store.last_assistant_idx("s1").await.unwrap(), None);
+        let reply = Message {
+            role: Role::Assistant,
+            content: vec![ContentBlock::text("ok")],
+        };
+        let mut ctx = numbered(3);
+        ctx.insert(1, reply.clone());
+        store.replace_context("s1", &ctx).await.unwrap();
+        assert_eq!(store.last_assistant_idx("s1").await.unwrap(), Some(1));
+        assert_eq!(store.context_from("s1", 1).await.unwrap(), ctx[1..]);
+        assert!(store.context_from("s1", 9).await.unwrap().is_empty());
+
+        // Shorter, longer, at the end (an append), and many rows (several INSERTs).
+        let tail = numbered(2);
+        store.replace_context_from("s1", 2, &tail).await.unwrap();
+        let expected: Vec<Message> = ctx[..2].iter().chain(&tail).cloned().collect();
+        assert_eq!(store.context("s1").await.unwrap(), expected);
+        assert_contiguous(&store, "s1", 4).await;
+        store
+            .replace_context_from("s1", 4, std::slice::from_ref(&reply))
+            .await
+            .unwrap();
+        assert_contiguous(&store, "s1", 5).await;
+        assert_eq!(store.last_assistant_idx("s1").await.unwrap(), Some(4));
+        let many = numbered(INSERT_CHUNK * 2 + 3);
+        store.replace_context_from("s1", 1, &many).await.unwrap();
+        let ctx = store.context("s1").await.unwrap();
+        assert_eq!(ctx[1..], many[..]);
+        assert_contiguous(&store, "s1", many.len() + 1).await;
+
+        // Past the end would leave a gap: refused, nothing written.
+        let gap = store.replace_context_from("s1", ctx.len() + 1, &tail).await;
+        assert!(matches!(gap, Err(StoreError::OutOfPlace { .. })), "{gap:?}");
+        assert_eq!(store.context("s1").await.unwrap(), ctx);
     }
 
     #[tokio::test]

@@ -21,6 +21,7 @@ mod sessions;
 mod turns;
 
 pub use calls::{COMPACTION_TURN_ID, CONVERSATION_PURPOSE, CallTotals, ModelCallRow, tool_turn_id};
+pub use events::WireEvent;
 pub use pending::NewPending;
 pub use processes::ProcessGroupRow;
 pub use sessions::{NewSession, SessionRow};
@@ -47,6 +48,10 @@ pub enum StoreError {
         idx: usize,
         len: usize,
     },
+    #[error(
+        "stored event {seq} of session {session_id} is corrupt: its payload is not a JSON object"
+    )]
+    CorruptEvent { session_id: String, seq: i64 },
     #[error("cannot create the database directory {path}: {source}")]
     Dir {
         path: String,

@@ -5,8 +5,9 @@
 //! message's `idx` is its position in the context. Every writer keeps it:
 //! [`Store::push_message`] refuses any `idx` but the next one,
 //! [`Store::replace_context_from`] (and so [`Store::replace_context`]) refuses to start
-//! past the end and writes `start..start + n` after deleting `start..`, and
-//! [`Store::update_message`] never moves a row.
+//! past the end, then updates rows in place, deletes those from `start + n` on and
+//! inserts the missing ones up to `start + n`, and [`Store::update_message`] never moves
+//! a row.
 //! Readers rely on it: the session row counts messages as `MAX(idx) + 1` (an index
 //! lookup instead of a scan of the whole context) and export pages by `idx` range.
 
@@ -167,8 +168,9 @@ impl Store {
         Ok(())
     }
 
-    /// Rewrites the whole context in one transaction (repair, compaction, `/clear`):
-    /// positions 0..n, as the module invariant wants.
+    /// Replaces the whole context in one transaction (repair, compaction, `/clear`):
+    /// positions 0..n, as the module invariant wants. Only what changed is written
+    /// (see [`Store::replace_context_from`]).
     pub async fn replace_context(
         &self,
         session_id: &str,
@@ -180,6 +182,12 @@ impl Store {
     /// Replaces the messages from position `start` on with `messages`, in one
     /// transaction; the positions before `start` are left alone. `start` must not be
     /// past the end of the stored context (that would leave a gap).
+    ///
+    /// Rows that already hold the message meant for their position are not written
+    /// (they keep their `turn_id` and `created_at`; a rewritten row has none and the
+    /// time of the rewrite): a repair that touches the last messages, or clearing some
+    /// old tool results, writes those rows only, not the whole history. Changed rows
+    /// are updated many per statement, new ones inserted many per statement.
     pub async fn replace_context_from(
         &self,
         session_id: &str,
@@ -187,6 +195,7 @@ impl Store {
         messages: &[Message],
     ) -> Result<(), StoreError> {
         let rows = encode(messages)?;
+        let end = start + rows.len();
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
         let (len,): (i64,) =
             sqlx::query_as("SELECT COALESCE(MAX(idx) + 1, 0) FROM messages WHERE session_id = ?")
@@ -201,12 +210,49 @@ impl Store {
                 len,
             });
         }
-        sqlx::query("DELETE FROM messages WHERE session_id = ? AND idx >= ?")
-            .bind(session_id)
-            .bind(start as i64)
-            .execute(&mut *tx)
-            .await?;
-        insert_rows(&mut tx, session_id, start, &rows).await?;
+        // What is stored at the positions that both the old and the new context have.
+        let stored = sqlx::query_as::<_, MessageRow>(
+            "SELECT role, content FROM messages WHERE session_id = ? AND idx >= ? AND idx < ? ORDER BY idx",
+        )
+        .bind(session_id)
+        .bind(start as i64)
+        .bind(end as i64)
+        .fetch_all(&mut *tx)
+        .await?;
+        let changed: Vec<usize> = stored
+            .iter()
+            .zip(&rows)
+            .enumerate()
+            .filter(|(_, (old, new))| old.role != new.role || old.content != new.content)
+            .map(|(i, _)| i)
+            .collect();
+        let now = clock::now_ms();
+        for chunk in changed.chunks(WRITE_CHUNK) {
+            let mut update = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+                "UPDATE messages SET role = v.column2, content = v.column3, turn_id = NULL, created_at = ",
+            );
+            update.push_bind(now).push(" FROM (");
+            update.push_values(chunk, |mut values, &i| {
+                values
+                    .push_bind((start + i) as i64)
+                    .push_bind(rows[i].role)
+                    .push_bind(rows[i].content.as_str());
+            });
+            update
+                .push(") AS v WHERE messages.session_id = ")
+                .push_bind(session_id)
+                .push(" AND messages.idx = v.column1");
+            update.build().execute(&mut *tx).await?;
+        }
+        if len > end {
+            sqlx::query("DELETE FROM messages WHERE session_id = ? AND idx >= ?")
+                .bind(session_id)
+                .bind(end as i64)
+                .execute(&mut *tx)
+                .await?;
+        }
+        let kept = stored.len();
+        insert_rows(&mut tx, session_id, start + kept, &rows[kept..], now).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -232,8 +278,9 @@ fn encode(messages: &[Message]) -> Result<Vec<EncodedRow>, StoreError> {
         .collect()
 }
 
-/// Rows per multi-row INSERT (5 parameters each: far under SQLite's limit of 32,766).
-const INSERT_CHUNK: usize = 100;
+/// Rows per multi-row INSERT or UPDATE (at most 5 parameters each: far under SQLite's
+/// limit of 32,766).
+const WRITE_CHUNK: usize = 100;
 
 /// Inserts `rows` at positions `start..`, many rows per statement.
 async fn insert_rows(
@@ -241,10 +288,10 @@ async fn insert_rows(
     session_id: &str,
     start: usize,
     rows: &[EncodedRow],
+    now: i64,
 ) -> Result<(), StoreError> {
-    let now = clock::now_ms();
-    for (c, chunk) in rows.chunks(INSERT_CHUNK).enumerate() {
-        let first = start + c * INSERT_CHUNK;
+    for (c, chunk) in rows.chunks(WRITE_CHUNK).enumerate() {
+        let first = start + c * WRITE_CHUNK;
         let mut insert = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
             "INSERT INTO messages (session_id, idx, role, content, created_at) ",
         );
@@ -262,207 +309,4 @@ async fn insert_rows(
 }
 
 #[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::*;
-    use crate::store::sessions::tests::new_session;
-
-    #[tokio::test]
-    async fn push_update_replace_and_page() {
-        let store = Store::memory().await.unwrap();
-        store
-            .insert_session(&new_session("s1", "/p"))
-            .await
-            .unwrap();
-        store
-            .push_message("s1", 0, &Message::user_text("hi"), Some("T"))
-            .await
-            .unwrap();
-        let reply = Message {
-            role: Role::Assistant,
-            content: vec![ContentBlock::text("hello")],
-        };
-        store
-            .push_message("s1", 1, &reply, Some("T"))
-            .await
-            .unwrap();
-        store
-            .update_message("s1", 0, &Message::user_text("hi there"))
-            .await
-            .unwrap();
-        let ctx = store.context("s1").await.unwrap();
-        assert_eq!(ctx, vec![Message::user_text("hi there"), reply.clone()]);
-        let lines = store.context_lines("s1", 1, 10).await.unwrap();
-        assert_eq!(
-            lines,
-            vec![r#"{"role":"assistant","content":[{"type":"text","text":"hello"}]}"#]
-        );
-        store
-            .replace_context("s1", std::slice::from_ref(&reply))
-            .await
-            .unwrap();
-        assert_eq!(store.context("s1").await.unwrap(), vec![reply]);
-    }
-
-    /// Checks the module invariant the hard way (a full count) against the cheap
-    /// count that the session row and `context_len` use.
-    async fn assert_contiguous(store: &Store, session_id: &str, expected: usize) {
-        let (count, min, max): (i64, Option<i64>, Option<i64>) = sqlx::query_as(
-            "SELECT COUNT(*), MIN(idx), MAX(idx) FROM messages WHERE session_id = ?",
-        )
-        .bind(session_id)
-        .fetch_one(&store.pool)
-        .await
-        .unwrap();
-        assert_eq!(count as usize, expected);
-        if expected > 0 {
-            assert_eq!((min, max), (Some(0), Some(expected as i64 - 1)));
-        }
-        assert_eq!(store.context_len(session_id).await.unwrap(), expected);
-        let row = store.session(session_id).await.unwrap().unwrap();
-        assert_eq!(row.message_count as usize, expected);
-        assert_eq!(store.context(session_id).await.unwrap().len(), expected);
-    }
-
-    fn numbered(n: usize) -> Vec<Message> {
-        (0..n)
-            .map(|i| Message::user_text(format!("message {i}")))
-            .collect()
-    }
-
-    #[tokio::test]
-    async fn every_writer_keeps_positions_contiguous() {
-        let store = Store::memory().await.unwrap();
-        store
-            .insert_session(&new_session("s1", "/p"))
-            .await
-            .unwrap();
-        assert_contiguous(&store, "s1", 0).await;
-        for (i, msg) in numbered(3).iter().enumerate() {
-            store.push_message("s1", i, msg, None).await.unwrap();
-        }
-        assert_contiguous(&store, "s1", 3).await;
-        store
-            .update_message("s1", 1, &Message::user_text("changed"))
-            .await
-            .unwrap();
-        assert_contiguous(&store, "s1", 3).await;
-        store.replace_context("s1", &numbered(7)).await.unwrap();
-        assert_contiguous(&store, "s1", 7).await;
-        store.replace_context("s1", &numbered(2)).await.unwrap();
-        assert_contiguous(&store, "s1", 2).await;
-        store
-            .push_message("s1", 2, &Message::user_text("next"), None)
-            .await
-            .unwrap();
-        assert_contiguous(&store, "s1", 3).await;
-        // `/clear`.
-        store.replace_context("s1", &[]).await.unwrap();
-        assert_contiguous(&store, "s1", 0).await;
-    }
-
-    #[tokio::test]
-    async fn a_push_out_of_place_is_refused_and_writes_nothing() {
-        let store = Store::memory().await.unwrap();
-        store
-            .insert_session(&new_session("s1", "/p"))
-            .await
-            .unwrap();
-        let msg = Message::user_text("x");
-        let gap = store.push_message("s1", 1, &msg, None).await;
-        assert!(
-            matches!(gap, Err(StoreError::OutOfPlace { idx: 1, len: 0, .. })),
-            "{gap:?}"
-        );
-        store.push_message("s1", 0, &msg, None).await.unwrap();
-        let again = store.push_message("s1", 0, &msg, None).await;
-        assert!(
-            matches!(again, Err(StoreError::OutOfPlace { idx: 0, len: 1, .. })),
-            "{again:?}"
-        );
-        assert_contiguous(&store, "s1", 1).await;
-        // Another session's messages do not count.
-        store
-            .insert_session(&new_session("s2", "/p"))
-            .await
-            .unwrap();
-        store.push_message("s2", 0, &msg, None).await.unwrap();
-        assert_contiguous(&store, "s1", 1).await;
-        assert_contiguous(&store, "s2", 1).await;
-    }
-
-    #[tokio::test]
-    async fn replacing_from_a_position_keeps_what_is_before_it() {
-        let store = Store::memory().await.unwrap();
-        store
-            .insert_session(&new_session("s1", "/p"))
-            .await
-            .unwrap();
-        assert_eq!(store.last_assistant_idx("s1").await.unwrap(), None);
-        let reply = Message {
-            role: Role::Assistant,
-            content: vec![ContentBlock::text("ok")],
-        };
-        let mut ctx = numbered(3);
-        ctx.insert(1, reply.clone());
-        store.replace_context("s1", &ctx).await.unwrap();
-        assert_eq!(store.last_assistant_idx("s1").await.unwrap(), Some(1));
-        assert_eq!(store.context_from("s1", 1).await.unwrap(), ctx[1..]);
-        assert!(store.context_from("s1", 9).await.unwrap().is_empty());
-
-        // Shorter, longer, at the end (an append), and many rows (several INSERTs).
-        let tail = numbered(2);
-        store.replace_context_from("s1", 2, &tail).await.unwrap();
-        let expected: Vec<Message> = ctx[..2].iter().chain(&tail).cloned().collect();
-        assert_eq!(store.context("s1").await.unwrap(), expected);
-        assert_contiguous(&store, "s1", 4).await;
-        store
-            .replace_context_from("s1", 4, std::slice::from_ref(&reply))
-            .await
-            .unwrap();
-        assert_contiguous(&store, "s1", 5).await;
-        assert_eq!(store.last_assistant_idx("s1").await.unwrap(), Some(4));
-        let many = numbered(INSERT_CHUNK * 2 + 3);
-        store.replace_context_from("s1", 1, &many).await.unwrap();
-        let ctx = store.context("s1").await.unwrap();
-        assert_eq!(ctx[1..], many[..]);
-        assert_contiguous(&store, "s1", many.len() + 1).await;
-
-        // Past the end would leave a gap: refused, nothing written.
-        let gap = store.replace_context_from("s1", ctx.len() + 1, &tail).await;
-        assert!(matches!(gap, Err(StoreError::OutOfPlace { .. })), "{gap:?}");
-        assert_eq!(store.context("s1").await.unwrap(), ctx);
-    }
-
-    #[tokio::test]
-    async fn export_pages_by_position() {
-        let store = Store::memory().await.unwrap();
-        store
-            .insert_session(&new_session("s1", "/p"))
-            .await
-            .unwrap();
-        store.replace_context("s1", &numbered(5)).await.unwrap();
-        let text = |lines: Vec<String>| {
-            lines
-                .iter()
-                .map(|l| serde_json::from_str::<Message>(l).unwrap().text())
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(
-            text(store.context_lines("s1", 0, 2).await.unwrap()),
-            ["message 0", "message 1"]
-        );
-        assert_eq!(
-            text(store.context_lines("s1", 3, 10).await.unwrap()),
-            ["message 3", "message 4"]
-        );
-        assert!(store.context_lines("s1", 5, 2).await.unwrap().is_empty());
-        assert!(
-            store
-                .context_lines("s1", u64::MAX, u32::MAX)
-                .await
-                .unwrap()
-                .is_empty()
-        );
-    }
-}
+mod tests;

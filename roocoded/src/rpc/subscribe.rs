@@ -101,7 +101,8 @@ async fn follow(
     }
 }
 
-/// Sends stored events after `after` (up to `upto`), returns the last seq sent.
+/// Sends stored events after `after` (up to `upto`), returns the last seq sent. The
+/// stored JSON goes out as it is (see `WireEvent`): no decoding, no re-encoding.
 async fn replay(
     h: &Handler,
     sink: &SubscriptionSink,
@@ -112,7 +113,7 @@ async fn replay(
     let store = h.0.agents.store();
     loop {
         let page = store
-            .events_after(id, after, REPLAY_PAGE)
+            .wire_events_after(id, after, REPLAY_PAGE)
             .await
             .map_err(|e| e.to_string())?;
         let full = page.len() == REPLAY_PAGE as usize;
@@ -120,7 +121,7 @@ async fn replay(
             if upto.is_some_and(|u| ev.seq > u) {
                 return Ok(after);
             }
-            send(sink, &ev).await?;
+            sink.send(ev.json).await.map_err(|e| e.to_string())?;
             after = ev.seq;
         }
         if !full {

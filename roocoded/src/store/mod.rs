@@ -21,6 +21,7 @@ mod sessions;
 mod turns;
 
 pub use calls::{COMPACTION_TURN_ID, CONVERSATION_PURPOSE, CallTotals, ModelCallRow, tool_turn_id};
+pub use events::WireEvent;
 pub use pending::NewPending;
 pub use processes::ProcessGroupRow;
 pub use sessions::{NewSession, SessionRow};
@@ -38,6 +39,19 @@ pub enum StoreError {
     Migrate(#[from] sqlx::migrate::MigrateError),
     #[error("stored JSON is corrupt: {0}")]
     Json(#[from] serde_json::Error),
+    /// A write at a position that would leave a gap in the context or overwrite it.
+    #[error(
+        "message {idx} of session {session_id} is out of place: the stored context has {len} messages"
+    )]
+    OutOfPlace {
+        session_id: String,
+        idx: usize,
+        len: usize,
+    },
+    #[error(
+        "stored event {seq} of session {session_id} is corrupt: its payload is not a JSON object"
+    )]
+    CorruptEvent { session_id: String, seq: i64 },
     #[error("cannot create the database directory {path}: {source}")]
     Dir {
         path: String,

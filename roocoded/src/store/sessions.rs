@@ -92,7 +92,10 @@ pub struct NewSession {
     pub mode: String,
 }
 
-const SELECT: &str = "SELECT s.*, (SELECT COUNT(*) FROM messages m WHERE m.session_id = s.id) AS message_count FROM sessions s";
+/// A session row with its message count. The count is `MAX(idx) + 1`, one lookup in
+/// the primary key, valid because a context's `idx` run 0..n with no gap (the invariant
+/// of `messages.rs`); `COUNT(*)` would read every stored message (content is inline).
+const SELECT: &str = "SELECT s.*, (SELECT COALESCE(MAX(m.idx) + 1, 0) FROM messages m WHERE m.session_id = s.id) AS message_count FROM sessions s";
 
 impl Store {
     pub async fn insert_session(&self, s: &NewSession) -> Result<SessionRow, StoreError> {

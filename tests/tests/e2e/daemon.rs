@@ -449,3 +449,47 @@ async fn export_and_import_round_trip_a_session() {
     assert_eq!(refused.code, 1, "{refused:?}");
     assert!(refused.stderr.contains("line 1"), "{}", refused.stderr);
 }
+
+/// `roocode-cli import` sends 500 lines a call: a tool call on line 500 has its result
+/// on the next page, and must keep it (not get a "not in the file" result instead).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_import_in_several_pages_keeps_results_across_page_boundaries() {
+    use serde_json::json;
+
+    let w = World::new(Script::always(Reply::text("ok"))).await;
+    let mut lines = vec![json!({"role": "user", "content": [{"type": "text", "text": "go"}]})];
+    for k in 0..600 {
+        let id = format!("toolu_{k}");
+        lines.push(json!({"role": "assistant", "content": [
+            {"type": "text", "text": format!("step {k}")},
+            {"type": "tool_use", "id": id, "name": "Read", "input": {"file_path": "a.txt"}},
+        ]}));
+        lines.push(json!({"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": id, "content": format!("line {k}"), "is_error": false},
+        ]}));
+    }
+    lines.push(json!({"role": "assistant", "content": [{"type": "text", "text": "done"}]}));
+    assert_eq!(
+        lines[499]["role"], "assistant",
+        "a call ends the first page"
+    );
+    let file = w.project_path().join("long.jsonl");
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&file, &text).unwrap();
+
+    let import = w.run(&["import", file.to_str().unwrap()]).await;
+    assert_eq!(import.code, 0, "{import:?}");
+    let id = import.stdout.trim().to_string();
+    let export = w.run(&["export", &id]).await;
+    assert_eq!(export.code, 0, "{export:?}");
+    assert!(
+        !export.stdout.contains("not in the imported file"),
+        "a result was lost at a page boundary"
+    );
+    let exported: Vec<serde_json::Value> = export
+        .stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(exported, lines, "import → export gives the file back");
+}

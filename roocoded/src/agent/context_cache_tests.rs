@@ -10,7 +10,7 @@ use std::pin::pin;
 use std::sync::Arc;
 use std::time::Duration;
 
-use roocode_protocol::content::Message;
+use roocode_protocol::content::{ContentBlock, Message, Role};
 use roocode_protocol::paths::Paths;
 use roocode_protocol::session::{ClientEnv, CreateParams, SendParams};
 use serde_json::json;
@@ -150,17 +150,25 @@ async fn turns_reuse_the_cached_context_until_it_is_forgotten() {
     let h = Harness::new(vec![text_reply("A"), text_reply("B"), text_reply("C")]).await;
     h.send("one").await;
     assert_eq!(h.cached_len().await, Some(2));
-    // A rewrite behind the agent's back is not seen: the turn did not reload the
-    // store. (This is why a rewrite must forget the cached copy.)
-    let rewritten = [Message::user_text("rewritten")];
+    // A rewrite behind the agent's back (as long, so the turn can still append) is
+    // not seen: the turn did not reload the store. (This is why a rewrite must forget
+    // the cached copy.)
+    let behind_its_back = [
+        Message::user_text("rewritten"),
+        Message {
+            role: Role::Assistant,
+            content: vec![ContentBlock::text("X")],
+        },
+    ];
     h.agents
         .store()
-        .replace_context(&h.id, &rewritten)
+        .replace_context(&h.id, &behind_its_back)
         .await
         .unwrap();
     h.send("two").await;
     assert_eq!(without_reminder(h.sent(1)), ["one", "A", "two"]);
 
+    let rewritten = [Message::user_text("rewritten")];
     h.agents
         .store()
         .replace_context(&h.id, &rewritten)
@@ -290,7 +298,6 @@ async fn a_rewritten_context_with_an_unanswered_call_is_repaired_before_the_mode
 }
 
 #[tokio::test]
-#[ignore = "needs session.import to call forget_cached_context after its write (agent/import.rs)"]
 async fn an_import_into_a_session_reaches_its_next_model_call() {
     use roocode_protocol::session::ImportParams;
 

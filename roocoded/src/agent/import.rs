@@ -58,13 +58,15 @@ impl Agents {
                 info.id
             }
         };
-        if let Some(rt) = self.existing_runtime(&id)
-            && rt.state.lock().await.running.is_some()
-        {
+        let rt = self.runtime(&id).await?;
+        if rt.state.lock().await.running.is_some() {
             return Err(AgentError::Invalid(
                 "the session is running a turn: import into it once it is idle".into(),
             ));
         }
+        // Held across the write: a turn starting meanwhile waits, then loads the
+        // imported history, since the cached copy is dropped before this is released.
+        let mut cached = rt.context.lock().await;
         let events: Vec<EventPayload> = page.iter().flat_map(transcript_events).collect();
         let start = match self.store.last_assistant_idx(&id).await? {
             Some(idx) if idx > 0 => idx,
@@ -81,6 +83,8 @@ impl Agents {
         self.store
             .replace_context_from(&id, joined.start, &joined.messages)
             .await?;
+        *cached = None;
+        drop(cached);
         if !events.is_empty() {
             self.events.append_many(&id, &id, events).await?;
         }

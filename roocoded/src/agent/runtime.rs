@@ -71,9 +71,9 @@ pub struct SessionRuntime {
     /// What keeps it right: whoever writes the stored context holds this lock while
     /// writing, and leaves in it what was written or `None`. A turn holds it from its
     /// start to its end (taking the context out, putting it back only if the turn ended
-    /// without an error); rewrites outside the turn (`/clear`, `/compact`, recovery)
-    /// take it around their write; code outside the agent that rewrites the stored
-    /// context calls `Agents::forget_cached_context` after its write.
+    /// without an error); rewrites outside the turn (`/clear`, `/compact`, recovery,
+    /// `session.import`) take it around their write; code outside the agent that
+    /// rewrites the stored context calls `Agents::forget_cached_context` after its write.
     ///
     /// Lock order: `context`, then `state`. Never wait for this lock while holding
     /// `state`: the turn takes `state` while it holds this one.

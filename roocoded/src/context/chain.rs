@@ -42,6 +42,10 @@ pub enum ChainError {
     OrphanResult { index: usize, id: String },
     #[error("tool results in message {0} do not come first")]
     ResultsNotFirst(usize),
+    #[error("tool call id {id} appears twice in message {index}")]
+    DuplicateCall { index: usize, id: String },
+    #[error("message {0} is the user's but holds a tool call")]
+    CallFromUser(usize),
 }
 
 /// Checks the pairing rules without changing anything.
@@ -63,6 +67,16 @@ pub fn validate(messages: &[Message]) -> Result<(), ChainError> {
         } else {
             Vec::new()
         };
+        if msg.role == Role::User && msg.tool_uses().next().is_some() {
+            return Err(ChainError::CallFromUser(i));
+        }
+        let mut ids = HashSet::new();
+        if let Some((id, _, _)) = msg.tool_uses().find(|(id, _, _)| !ids.insert(*id)) {
+            return Err(ChainError::DuplicateCall {
+                index: i,
+                id: id.to_string(),
+            });
+        }
         let mut seen = HashSet::new();
         let mut past_results = false;
         for block in &msg.content {
@@ -108,13 +122,7 @@ pub fn validate(messages: &[Message]) -> Result<(), ChainError> {
 pub fn repair(messages: &mut Vec<Message>, note: &str) -> RepairReport {
     let mut report = RepairReport::default();
     normalize(messages, &mut report);
-    if messages.first().is_some_and(|m| m.role == Role::Assistant) {
-        messages.insert(
-            0,
-            Message::user_text("(the earlier conversation is not available)"),
-        );
-        report.normalized += 1;
-    }
+    start_with_user(messages, &mut report);
     let mut i = 0;
     while i < messages.len() {
         if messages[i].role == Role::User {
@@ -127,26 +135,62 @@ pub fn repair(messages: &mut Vec<Message>, note: &str) -> RepairReport {
                 Vec::new()
             };
             pair_results(&mut messages[i], &calls, note, &mut report);
-        } else if messages[i].tool_uses().next().is_some()
-            && messages.get(i + 1).is_none_or(|m| m.role != Role::User)
-        {
-            messages.insert(
-                i + 1,
-                Message {
-                    role: Role::User,
-                    content: Vec::new(),
-                },
-            );
+        } else {
+            // after merging, so that merged messages cannot bring two calls of one id
+            clean_assistant(&mut messages[i], &mut report);
+            if messages[i].tool_uses().next().is_some()
+                && messages.get(i + 1).is_none_or(|m| m.role != Role::User)
+            {
+                messages.insert(
+                    i + 1,
+                    Message {
+                        role: Role::User,
+                        content: Vec::new(),
+                    },
+                );
+            }
         }
         i += 1;
     }
     // Dropping orphan results can empty a message; normalise again (pairs stay intact:
     // an emptied message answered no calls, so merging its neighbours breaks nothing).
     normalize(messages, &mut report);
+    // ... and the emptied message may have been the first: the history must still
+    // start with the user (a message put first answers no call, so pairs stay intact).
+    start_with_user(messages, &mut report);
     report
 }
 
-/// Puts exactly one result per call first in `msg`, in call order.
+/// Removes from an assistant message what only a user message may hold (tool results)
+/// and every tool call after the first with the same id (one id, one result).
+fn clean_assistant(msg: &mut Message, report: &mut RepairReport) {
+    let mut ids = HashSet::new();
+    msg.content.retain(|block| match block {
+        ContentBlock::ToolResult { .. } => {
+            report.dropped_results += 1;
+            false
+        }
+        ContentBlock::ToolUse { id, .. } if !ids.insert(id.clone()) => {
+            report.normalized += 1;
+            false
+        }
+        _ => true,
+    });
+}
+
+/// Puts a short user message first when the history starts with the assistant.
+fn start_with_user(messages: &mut Vec<Message>, report: &mut RepairReport) {
+    if messages.first().is_some_and(|m| m.role == Role::Assistant) {
+        messages.insert(
+            0,
+            Message::user_text("(the earlier conversation is not available)"),
+        );
+        report.normalized += 1;
+    }
+}
+
+/// Puts exactly one result per call first in `msg`, in call order (and drops any tool
+/// call from this user message).
 fn pair_results(msg: &mut Message, calls: &[String], note: &str, report: &mut RepairReport) {
     let mut results: Vec<Option<ContentBlock>> = vec![None; calls.len()];
     let mut rest = Vec::new();
@@ -158,6 +202,8 @@ fn pair_results(msg: &mut Message, calls: &[String], note: &str, report: &mut Re
                 Some(pos) if results[pos].is_none() => results[pos] = Some(block),
                 _ => report.dropped_results += 1,
             },
+            // only the assistant calls tools
+            ContentBlock::ToolUse { .. } => report.normalized += 1,
             other => rest.push(other),
         }
     }
@@ -222,6 +268,50 @@ mod tests {
             role: Role::User,
             content: blocks,
         }
+    }
+
+    #[test]
+    fn histories_only_a_damaged_file_can_hold_are_repaired_too() {
+        // a tool result inside an assistant message
+        let mut h = vec![
+            Message::user_text("go"),
+            assistant(vec![ContentBlock::text("hm"), result("a")]),
+        ];
+        let r = repair(&mut h, "lost");
+        validate(&h).unwrap();
+        assert_eq!(r.dropped_results, 1);
+        assert_eq!(h[1].content, vec![ContentBlock::text("hm")]);
+
+        // two calls with one id: the first stays, and gets the one result
+        let mut h = vec![
+            Message::user_text("go"),
+            assistant(vec![call("a"), call("a")]),
+            user(vec![result("a")]),
+        ];
+        assert_eq!(
+            validate(&h),
+            Err(ChainError::DuplicateCall {
+                index: 1,
+                id: "a".into()
+            })
+        );
+        h[2].content.push(result("a"));
+        repair(&mut h, "lost");
+        validate(&h).unwrap();
+        assert_eq!(h[1].content, vec![call("a")]);
+        assert_eq!(h[2].content, vec![result("a")]);
+
+        // a first user message of orphan results only: dropped, and the history still
+        // starts with the user
+        let mut h = vec![
+            user(vec![result("zzz")]),
+            assistant(vec![call("b")]),
+            user(vec![result("b")]),
+        ];
+        repair(&mut h, "lost");
+        validate(&h).unwrap();
+        assert_eq!(h[0].role, Role::User);
+        assert_eq!(h[1].content, vec![call("b")]);
     }
 
     #[test]

@@ -83,7 +83,10 @@ async fn two_terminals_share_one_live_session_and_either_can_approve() {
         "from the tui\n"
     );
 
-    // Ctrl+C when idle leaves the client; the daemon and the session stay.
+    // Ctrl+C when idle leaves the client; the daemon and the session stay. (The last
+    // line can be on screen before the turn's end is: wait for the status bar to say
+    // idle, or Ctrl+C only clears the input, as it does during a turn.)
+    t.wait_for_on("one", " idle │").await;
     t.run(&["send-keys", "-t", "one", "C-c"]);
     t.wait_for_on("one", "EXIT=0").await;
     let info = w.daemon_info().await;

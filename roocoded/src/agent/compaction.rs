@@ -3,7 +3,6 @@
 //! of the window. The summary call has no tools and says what it is; it is recorded
 //! like every other model call, and a `compaction` event reports before/after tokens.
 
-use roocode_protocol::content::ContentBlock;
 use roocode_protocol::event::EventPayload;
 use tokio_util::sync::CancellationToken;
 
@@ -11,7 +10,9 @@ use super::{AgentError, Agents};
 use crate::context::budget::EstimatedContext;
 use crate::context::compact;
 use crate::llm::{self, ModelRequest, ResolvedModel, RetryPolicy};
-use crate::store::ModelCallRow;
+use crate::store::COMPACTION_TURN_ID;
+
+use super::call_row::{CallOf, call_row};
 
 /// The model that writes the summary, and how its call is retried and cancelled.
 pub(super) struct SummaryCall<'a> {
@@ -63,15 +64,7 @@ impl Agents {
         )
         .await
         .map_err(|e| AgentError::Invalid(format!("compaction failed: {e}")))?;
-        let summary: String = outcome
-            .response
-            .content
-            .iter()
-            .filter_map(|b| match b {
-                ContentBlock::Text { text } => Some(text.as_str()),
-                _ => None,
-            })
-            .collect();
+        let summary = outcome.response.text();
         if summary.trim().is_empty() {
             return Err(AgentError::Invalid(
                 "compaction failed: the model wrote no summary".into(),
@@ -84,23 +77,16 @@ impl Agents {
         let u = &outcome.response.usage;
         self.store.add_session_usage(session_id, u).await?;
         self.store
-            .record_model_call(&ModelCallRow {
-                id: uuid::Uuid::now_v7().to_string(),
-                session_id: session_id.to_string(),
-                turn_id: "compaction".into(),
-                agent_id: session_id.to_string(),
-                model: model.spec.clone(),
-                request_bytes: outcome.request_bytes as i64,
-                input_tokens: u.input_tokens as i64,
-                output_tokens: u.output_tokens as i64,
-                cache_read_tokens: u.cache_read_tokens as i64,
-                cache_write_tokens: u.cache_write_tokens as i64,
-                cost_usd: u.cost_usd,
-                latency_ms: outcome.latency_ms as i64,
-                stop_reason: Some(outcome.response.stop_reason.as_str().to_string()),
-                attempts: i64::from(outcome.attempts),
-                error: None,
-            })
+            .record_model_call(&call_row(
+                CallOf {
+                    session_id,
+                    turn_id: COMPACTION_TURN_ID,
+                    agent_id: session_id,
+                },
+                model,
+                Some(&outcome),
+                None,
+            ))
             .await?;
         self.events
             .append(

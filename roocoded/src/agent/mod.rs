@@ -7,6 +7,7 @@
 //! session's log; this module never knows who is watching.
 
 mod approvals;
+mod call_row;
 mod compaction;
 #[cfg(test)]
 mod context_cache_tests;

@@ -6,12 +6,14 @@
 
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
-use roocode_protocol::content::{ContentBlock, Message};
+use roocode_protocol::content::Message;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use crate::llm::{self, CallOutcome, LlmError, ModelRequest, ResolvedModel, RetryPolicy};
-use crate::store::{ModelCallRow, Store, tool_turn_id};
+use crate::store::{Store, tool_turn_id};
+
+use super::call_row::{CallOf, call_row};
 use crate::tools::Summarizer;
 
 /// The tool these calls are made for, as recorded in `model_calls`.
@@ -39,33 +41,23 @@ impl ModelSummarizer {
     /// is not recorded (nor is it by the loop). A storage failure is only logged: the
     /// answer is good all the same.
     async fn record(&self, result: &Result<CallOutcome, LlmError>) {
-        let mut row = ModelCallRow {
-            id: uuid::Uuid::now_v7().to_string(),
-            session_id: self.session_id.clone(),
-            turn_id: tool_turn_id(TOOL),
-            agent_id: self.agent_id.clone(),
-            model: self.model.spec.clone(),
-            ..ModelCallRow::default()
+        let turn_id = tool_turn_id(TOOL);
+        let of = CallOf {
+            session_id: &self.session_id,
+            turn_id: &turn_id,
+            agent_id: &self.agent_id,
         };
-        match result {
+        let row = match result {
             Ok(outcome) => {
                 let u = &outcome.response.usage;
-                row.request_bytes = outcome.request_bytes as i64;
-                row.input_tokens = u.input_tokens as i64;
-                row.output_tokens = u.output_tokens as i64;
-                row.cache_read_tokens = u.cache_read_tokens as i64;
-                row.cache_write_tokens = u.cache_write_tokens as i64;
-                row.cost_usd = u.cost_usd;
-                row.latency_ms = outcome.latency_ms as i64;
-                row.stop_reason = Some(outcome.response.stop_reason.as_str().to_string());
-                row.attempts = i64::from(outcome.attempts);
                 if let Err(e) = self.store.add_session_usage(&self.session_id, u).await {
                     tracing::error!("cannot add WebFetch's model call to the session usage: {e}");
                 }
+                call_row(of, &self.model, Some(outcome), None)
             }
             Err(_) if self.cancel.is_cancelled() => return,
-            Err(e) => row.error = Some(e.to_string()),
-        }
+            Err(e) => call_row(of, &self.model, None, Some(e.to_string())),
+        };
         if let Err(e) = self.store.record_model_call(&row).await {
             tracing::error!("cannot record WebFetch's model call: {e}");
         }
@@ -108,17 +100,7 @@ impl Summarizer for ModelSummarizer {
             .instrument(span)
             .await;
             self.record(&result).await;
-            let outcome = result.map_err(|e| e.to_string())?;
-            let text: String = outcome
-                .response
-                .content
-                .iter()
-                .filter_map(|b| match b {
-                    ContentBlock::Text { text } => Some(text.as_str()),
-                    _ => None,
-                })
-                .collect();
-            Ok(text)
+            Ok(result.map_err(|e| e.to_string())?.response.text())
         }
         .boxed()
     }

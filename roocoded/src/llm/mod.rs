@@ -188,6 +188,19 @@ pub struct ModelResponse {
     pub usage: Usage,
 }
 
+impl ModelResponse {
+    /// The text blocks of the answer, concatenated (what a tool-less call is for).
+    pub fn text(&self) -> String {
+        self.content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::Text { text } => Some(text.as_str()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
 /// What `call_model` reports while it runs.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Progress {

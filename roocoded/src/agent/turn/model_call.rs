@@ -9,6 +9,8 @@ use crate::agent::AgentError;
 use crate::llm::{self, CallOutcome, LlmError, ModelRequest, Progress};
 use crate::store::{ModelCallRow, SessionRow};
 
+use crate::agent::call_row::{CallOf, call_row};
+
 impl Turn<'_> {
     /// One model call; its progress becomes events, batched as they arrive.
     pub(super) async fn call(
@@ -58,26 +60,22 @@ impl Turn<'_> {
         error: Option<&LlmError>,
     ) -> Result<(), AgentError> {
         let store = self.agents.store();
-        let mut call = ModelCallRow {
+        let call = ModelCallRow {
+            // the row shares the id of the assistant message it produced
             id: message_id.to_string(),
-            session_id: self.id().to_string(),
-            turn_id: self.turn_id.to_string(),
-            agent_id: self.id().to_string(),
-            model: model.spec.clone(),
-            error: error.map(ToString::to_string),
-            ..ModelCallRow::default()
+            ..call_row(
+                CallOf {
+                    session_id: self.id(),
+                    turn_id: self.turn_id,
+                    agent_id: self.id(),
+                },
+                model,
+                outcome,
+                error.map(ToString::to_string),
+            )
         };
         if let Some(o) = outcome {
             let u = &o.response.usage;
-            call.request_bytes = o.request_bytes as i64;
-            call.input_tokens = u.input_tokens as i64;
-            call.output_tokens = u.output_tokens as i64;
-            call.cache_read_tokens = u.cache_read_tokens as i64;
-            call.cache_write_tokens = u.cache_write_tokens as i64;
-            call.cost_usd = u.cost_usd;
-            call.latency_ms = o.latency_ms as i64;
-            call.stop_reason = Some(format!("{:?}", o.response.stop_reason));
-            call.attempts = i64::from(o.attempts);
             store.add_session_usage(self.id(), u).await?;
             self.emit(EventPayload::Usage {
                 message_id: message_id.to_string(),

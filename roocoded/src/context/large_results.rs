@@ -34,8 +34,7 @@ pub fn spill(
     dir: &Path,
     call_id: &str,
 ) -> io::Result<Spilled> {
-    // bytes ≥ chars, so the cheap check settles most outputs
-    if output.len() <= threshold_chars || output.chars().count() <= threshold_chars {
+    if within(output, threshold_chars) {
         return Ok(Spilled {
             text: output.to_owned(),
             path: None,
@@ -58,6 +57,12 @@ pub fn threshold_for(configured_chars: usize, window_tokens: u64) -> usize {
     let tenth_of_window =
         usize::try_from(window_tokens.saturating_mul(4) / 10).unwrap_or(usize::MAX);
     configured_chars.min(tenth_of_window.max(HEAD_CHARS + TAIL_CHARS + 1_000))
+}
+
+/// Whether `output` has at most `threshold_chars` characters (bytes ≥ chars, so the
+/// cheap check settles most outputs).
+fn within(output: &str, threshold_chars: usize) -> bool {
+    output.len() <= threshold_chars || output.chars().count() <= threshold_chars
 }
 
 /// The file a spilled preview points to, if `text` is one.
@@ -144,7 +149,7 @@ fn preview(output: &str, path: &Path) -> String {
 /// saved to a file (`why`): the same start and end as a preview, saying the middle is
 /// lost. Outputs within the threshold come back unchanged.
 pub fn unsaved_preview(output: &str, threshold_chars: usize, why: &str) -> String {
-    if output.len() <= threshold_chars || output.chars().count() <= threshold_chars {
+    if within(output, threshold_chars) {
         return output.to_owned();
     }
     format!(

@@ -15,8 +15,8 @@ use serde::Deserialize;
 
 pub use error::ConfigError;
 pub use sections::{
-    ContextConfig, PermissionMode, PermissionsConfig, PriceConfig, ProviderConfig, ProviderKind,
-    RetryConfig,
+    ContextConfig, EnvConfig, PermissionMode, PermissionsConfig, PriceConfig, ProviderConfig,
+    ProviderKind, RetryConfig, SandboxConfig, SandboxMode, SandboxNetwork, SecurityConfig,
 };
 
 /// Raw YAML value of a key owned by a later feature (`mcp_servers`, `hooks`, ...).
@@ -50,6 +50,12 @@ pub struct Config {
     /// Price overrides by model name (provider-side name or full spec).
     #[serde(default)]
     pub prices: BTreeMap<String, PriceConfig>,
+    #[serde(default)]
+    pub sandbox: SandboxConfig,
+    #[serde(default)]
+    pub env: EnvConfig,
+    #[serde(default)]
+    pub security: SecurityConfig,
     /// Kept raw for the MCP feature; maps of all files are merged by server name.
     #[serde(default)]
     pub mcp_servers: Option<RawValue>,
@@ -133,6 +139,9 @@ impl Config {
             context,
             retry,
             prices,
+            sandbox,
+            env,
+            security,
             mcp_servers,
             hooks,
             enable_verification_agent,
@@ -172,6 +181,13 @@ impl Config {
         override_with(&mut self.retry.max_total_secs, retry.max_total_secs);
 
         self.prices.extend(prices);
+        override_with(&mut self.sandbox.mode, sandbox.mode);
+        override_with(&mut self.sandbox.network, sandbox.network);
+        append_unique(&mut self.sandbox.allow_write, sandbox.allow_write);
+        append_unique(&mut self.sandbox.deny_read, sandbox.deny_read);
+        append_unique(&mut self.sandbox.scrub_env, sandbox.scrub_env);
+        append_unique(&mut self.env.forward, env.forward);
+        override_with(&mut self.security.redact, security.redact);
         merge_raw(&mut self.mcp_servers, mcp_servers);
         merge_raw(&mut self.hooks, hooks);
         merge_raw(
@@ -219,6 +235,21 @@ impl Config {
         self.context
             .large_result_chars
             .unwrap_or(DEFAULT_LARGE_RESULT_CHARS)
+    }
+
+    /// `sandbox.mode` (default `auto`).
+    pub fn sandbox_mode(&self) -> SandboxMode {
+        self.sandbox.mode.unwrap_or(SandboxMode::Auto)
+    }
+
+    /// `sandbox.network` (default `allow`).
+    pub fn sandbox_network(&self) -> SandboxNetwork {
+        self.sandbox.network.unwrap_or(SandboxNetwork::Allow)
+    }
+
+    /// `security.redact` (default true).
+    pub fn redact(&self) -> bool {
+        self.security.redact.unwrap_or(true)
     }
 
     /// Context window override from `context.window_tokens`.

@@ -1,5 +1,5 @@
-//! The typed sections of a config file: providers, permissions, context, retry and
-//! price overrides. Every section rejects unknown keys so a typo is reported with its
+//! The typed sections of a config file: providers, permissions, context, retry, price
+//! overrides, the command sandbox, the commands' environment and output redaction. Every section rejects unknown keys so a typo is reported with its
 //! line instead of being ignored.
 
 use serde::{Deserialize, Deserializer};
@@ -121,6 +121,64 @@ pub struct PriceConfig {
     /// Defaults to the input price.
     #[serde(default)]
     pub cache_write: Option<f64>,
+}
+
+/// `sandbox.mode`: how commands run for the model are confined by the kernel.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SandboxMode {
+    /// The best mechanism available (bubblewrap, else Landlock); a warning when degraded.
+    Auto,
+    /// Refuse to run commands without the full guarantee (bubblewrap).
+    Required,
+    /// No OS sandbox (the permission layers still apply).
+    Off,
+}
+
+/// `sandbox.network`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SandboxNetwork {
+    Allow,
+    /// A network namespace of its own: no network at all, the host's loopback included.
+    Deny,
+}
+
+/// `sandbox:` — the kernel confinement of every command run for the model.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxConfig {
+    #[serde(default)]
+    pub mode: Option<SandboxMode>,
+    #[serde(default)]
+    pub network: Option<SandboxNetwork>,
+    /// Extra writable paths, besides the workspace and the defaults.
+    #[serde(default)]
+    pub allow_write: Vec<String>,
+    /// Extra paths hidden from commands, besides the defaults.
+    #[serde(default)]
+    pub deny_read: Vec<String>,
+    /// Extra environment variables (names, `*` globs allowed) removed from commands.
+    #[serde(default)]
+    pub scrub_env: Vec<String>,
+}
+
+/// `env:` — the environment of commands run for the model.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EnvConfig {
+    /// Variables of the client's environment passed on to commands, besides the defaults.
+    #[serde(default)]
+    pub forward: Vec<String>,
+}
+
+/// `security:`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SecurityConfig {
+    /// Replace credentials found in tool output by `[redacted: <kind>]` (default true).
+    #[serde(default)]
+    pub redact: Option<bool>,
 }
 
 fn fraction<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {

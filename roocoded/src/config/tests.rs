@@ -180,3 +180,36 @@ fn yaml_1_2_scalars_stay_strings() {
     let c = Config::parse(Path::new("c.yaml"), "model: no\n").unwrap();
     assert_eq!(c.model(), Some("no"));
 }
+
+#[test]
+fn sandbox_env_and_security_sections_merge_and_default() {
+    let user = tempfile::tempdir().unwrap();
+    let project = tempfile::tempdir().unwrap();
+    let c = Config::load(user.path(), project.path()).unwrap();
+    assert_eq!(c.sandbox_mode(), SandboxMode::Auto);
+    assert_eq!(c.sandbox_network(), SandboxNetwork::Allow);
+    assert!(c.redact());
+    write(
+        &user.path().join("config.yaml"),
+        "sandbox: {mode: required, allow_write: [/opt/cache], scrub_env: [MY_TOKEN]}\n\
+         env: {forward: [EDITOR]}\n",
+    );
+    write(
+        &project.path().join(".roocode/config.local.yaml"),
+        "sandbox: {network: deny, allow_write: [/opt/other], deny_read: [~/.secret]}\n\
+         security: {redact: false}\n",
+    );
+    let c = Config::load(user.path(), project.path()).unwrap();
+    assert_eq!(c.sandbox_mode(), SandboxMode::Required);
+    assert_eq!(c.sandbox_network(), SandboxNetwork::Deny);
+    assert_eq!(c.sandbox.allow_write, ["/opt/cache", "/opt/other"]);
+    assert_eq!(c.sandbox.deny_read, ["~/.secret"]);
+    assert_eq!(c.sandbox.scrub_env, ["MY_TOKEN"]);
+    assert_eq!(c.env.forward, ["EDITOR"]);
+    assert!(!c.redact());
+    write(
+        &user.path().join("config.yaml"),
+        "sandbox: {mode: sometimes}\n",
+    );
+    assert!(Config::load(user.path(), project.path()).is_err());
+}

@@ -18,6 +18,7 @@ use super::human::CallHuman;
 use super::runtime::SessionRuntime;
 use super::summarizer::ModelSummarizer;
 use super::turn::INTERRUPTED_BY_USER;
+use super::turn_config::TurnConfig;
 use super::{AgentError, Agents};
 use crate::config::Config;
 use crate::memory::MemoryDirs;
@@ -52,7 +53,10 @@ struct Outcome {
 }
 
 /// Runs `calls` and returns one result per call, in call order. `window_tokens` is the
-/// model's context window (layer 1 keeps results small relative to it).
+/// model's context window (layer 1 keeps results small relative to it); `turn_config`
+/// is the turn's configuration, whose rules are read again for every batch (an "allow
+/// always" applies at once).
+#[allow(clippy::too_many_arguments)]
 pub async fn run_calls(
     agents: &Arc<Agents>,
     rt: &Arc<SessionRuntime>,
@@ -61,9 +65,10 @@ pub async fn run_calls(
     calls: &[Call],
     cancel: &CancellationToken,
     window_tokens: u64,
+    turn_config: &TurnConfig,
 ) -> Result<Vec<CallResult>, AgentError> {
     let env = agents.env_of(rt).await;
-    let config = agents.config(std::path::Path::new(&row.root))?;
+    let config = turn_config.get();
     let memory_dirs = MemoryDirs::new(&agents.paths.user_dir, std::path::Path::new(&row.root));
     let large_result_chars = crate::context::large_results::threshold_for(
         usize::try_from(config.large_result_chars()).unwrap_or(usize::MAX),
@@ -93,12 +98,15 @@ pub async fn run_calls(
         memory_dirs: Some(memory_dirs),
     };
     let mode = Mode::parse(&row.mode).unwrap_or(Mode::Default);
-    let (mut settings, rule_errors) = GateSettings::from_config(&config, mode, &base.root);
-    for e in rule_errors {
-        tracing::warn!(session = %row.id, "ignoring an invalid permission rule: {e}");
-    }
-    settings.plan_file = Some(agents.plan_file(&row.id));
-    let gate = PermissionGate::new(settings);
+    let gate_now = || {
+        let (mut settings, rule_errors) =
+            GateSettings::from_config(&turn_config.get(), mode, &base.root);
+        for e in rule_errors {
+            tracing::warn!(session = %row.id, "ignoring an invalid permission rule: {e}");
+        }
+        settings.plan_file = Some(agents.plan_file(&row.id));
+        PermissionGate::new(settings).with_user_dir(agents.paths.user_dir.clone())
+    };
     let registry = &agents.tools;
     let is_safe = |c: &Call| {
         registry
@@ -116,11 +124,11 @@ pub async fn run_calls(
             }
         }
     };
-    let gate = &gate;
     let base = &base;
     let run = async move {
         let mut results = Vec::with_capacity(calls.len());
         for batch in tools::partition(calls, is_safe) {
+            let gate = &gate_now();
             for call in batch {
                 let ev = EventPayload::ToolCall {
                     call_id: call.id.clone(),
@@ -150,7 +158,7 @@ pub async fn run_calls(
                             human: Some(Arc::new(human)),
                             ..base.clone()
                         };
-                        async move { run_one(agents, gate, &ctx, call).await }
+                        async move { run_one(agents, gate, turn_config, &ctx, call).await }
                     })
                     .collect();
                 outcomes.extend(futures_util::future::join_all(runs).await);
@@ -191,12 +199,15 @@ pub async fn run_calls(
 async fn run_one(
     agents: &Arc<Agents>,
     gate: &PermissionGate,
+    turn_config: &TurnConfig,
     ctx: &ToolContext,
     call: &Call,
 ) -> Outcome {
     let started = Instant::now();
     let span = tracing::info_span!("tool_call", tool = %call.name, call_id = %call.id);
-    let (output, unknown_tool) = execute(agents, gate, ctx, call).instrument(span).await;
+    let (output, unknown_tool) = execute(agents, gate, turn_config, ctx, call)
+        .instrument(span)
+        .await;
     Outcome {
         output,
         unknown_tool,
@@ -208,6 +219,7 @@ async fn run_one(
 async fn execute(
     agents: &Arc<Agents>,
     gate: &PermissionGate,
+    turn_config: &TurnConfig,
     ctx: &ToolContext,
     call: &Call,
 ) -> (ToolOutput, bool) {
@@ -249,7 +261,9 @@ async fn execute(
             };
             match agents.ask_permission(ask, &ctx.cancel).await {
                 Ok(PermissionAnswer::Allow) => {}
-                Ok(PermissionAnswer::AllowAlways) => remember(tool.name(), &target, ctx),
+                Ok(PermissionAnswer::AllowAlways) => {
+                    remember(tool.name(), &target, gate, turn_config, ctx);
+                }
                 Ok(PermissionAnswer::Deny { feedback }) => {
                     let text = match feedback {
                         Some(f) if !f.trim().is_empty() => {
@@ -296,11 +310,26 @@ fn summarize(target: &PermissionTarget, ctx: &ToolContext, tool: &str) -> String
     }
 }
 
-/// "Allow always": appends the call's allow rule to the project's local config.
-fn remember(tool: &str, target: &PermissionTarget, ctx: &ToolContext) {
+/// "Allow always": appends the call's allow rule to the project's local config, and to
+/// the turn's, so it applies at once. A protected file is asked every time, so its
+/// approval is for this call only.
+fn remember(
+    tool: &str,
+    target: &PermissionTarget,
+    gate: &PermissionGate,
+    turn_config: &TurnConfig,
+    ctx: &ToolContext,
+) {
+    if let Some(why) = gate.protected_write(target, ctx) {
+        tracing::info!("allowed once, not remembered: a protected file ({why})");
+        return;
+    }
     let rule = crate::permission::persist::rule_for(tool, target, &ctx.root);
     match crate::permission::persist::append_allow_rule(&ctx.root, &rule) {
-        Ok(()) => tracing::info!(%rule, "allow rule added to .roocode/config.local.yaml"),
+        Ok(()) => {
+            tracing::info!(%rule, "allow rule added to .roocode/config.local.yaml");
+            turn_config.allow_rule(&rule);
+        }
         Err(e) => tracing::error!(%rule, "cannot add the allow rule: {e}"),
     }
 }

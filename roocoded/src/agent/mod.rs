@@ -22,6 +22,7 @@ mod reports;
 mod runtime;
 mod summarizer;
 mod turn;
+mod turn_config;
 
 use std::collections::{HashMap, VecDeque};
 use std::path::{Path, PathBuf};

@@ -12,11 +12,13 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::runtime::SessionRuntime;
+use super::turn_config::TurnConfig;
 use super::{AgentError, Agents, executor, prompt};
 use crate::context::budget::{Budget, EstimatedContext, estimate_tokens};
 use crate::context::chain;
 use crate::llm::{self, ModelRequest, ModelStopReason, ToolSpec};
 
+mod config_change;
 mod model_call;
 mod request;
 mod window;
@@ -137,8 +139,14 @@ impl Turn<'_> {
         };
         self.ensure_valid_chain().await?;
         self.deliver_queued().await?;
+        // The configuration is read once per turn (see `TurnConfig`).
+        let mut turn_config = None;
         if let Some(row) = store.session(self.id()).await? {
             self.reminder = self.agents.session_reminder(&row);
+            match TurnConfig::load(&self.agents.paths.user_dir, Path::new(&row.root)) {
+                Ok(config) => turn_config = Some(config),
+                Err(e) => return Ok(ended(StopReason::Error, "config", e.to_string())),
+            }
         }
         self.emit(EventPayload::TurnStarted {
             turn_id: self.turn_id.to_string(),
@@ -161,11 +169,18 @@ impl Turn<'_> {
                     "the session was deleted",
                 ));
             };
-            let env = self.agents.env_of(self.rt).await;
-            let config = match self.agents.config(Path::new(&row.root)) {
-                Ok(c) => c,
-                Err(e) => return Ok(ended(StopReason::Error, "config", e.to_string())),
+            let Some(turn_config) = &turn_config else {
+                return Ok(ended(
+                    StopReason::Error,
+                    "internal",
+                    "the session was deleted",
+                ));
             };
+            if iterations > 0 && !self.recheck_config(&row, turn_config).await? {
+                return self.cancelled().await;
+            }
+            let env = self.agents.env_of(self.rt).await;
+            let config = turn_config.get();
             let model = match llm::resolve_model(&row.model, &env, &config, &self.agents.http) {
                 Ok(m) => m,
                 Err(e) => return Ok(ended(StopReason::Error, e.kind(), e.to_string())),
@@ -280,6 +295,7 @@ impl Turn<'_> {
                 &calls,
                 &self.cancel,
                 model.context_window,
+                turn_config,
             )
             .await?;
             for r in &results {

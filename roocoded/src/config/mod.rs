@@ -4,6 +4,7 @@
 //! by their users (e.g. `llm::resolve_model` reads the client's environment), not here.
 
 mod error;
+mod guarded;
 mod sections;
 #[cfg(test)]
 mod tests;
@@ -14,6 +15,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 pub use error::ConfigError;
+pub use guarded::Guarded;
 pub use sections::{
     ContextConfig, EnvConfig, PermissionMode, PermissionsConfig, PriceConfig, ProviderConfig,
     ProviderKind, RetryConfig, SandboxConfig, SandboxMode, SandboxNetwork, SecurityConfig,

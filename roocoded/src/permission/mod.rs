@@ -20,6 +20,7 @@ pub mod command;
 pub mod dangerous;
 pub mod modes;
 pub mod persist;
+pub mod protected;
 pub mod rules;
 pub mod sandbox;
 
@@ -124,6 +125,8 @@ pub struct PermissionGate {
     settings: GateSettings,
     /// `main`, `master`, the default branch and the configured ones.
     protected: Vec<String>,
+    /// RooCode's user directory, protected from file tools ([`protected`]).
+    user_dir: Option<PathBuf>,
 }
 
 impl PermissionGate {
@@ -144,6 +147,7 @@ impl PermissionGate {
         Self {
             settings,
             protected,
+            user_dir: None,
         }
     }
 
@@ -232,6 +236,12 @@ impl PermissionGate {
         };
         let verdict = self.settings.rules.evaluate(tool.name(), &subject, &bases);
         let described = || modes::describe(tool.name(), &target);
+        // Protected files ask in every mode; only a deny rule answers first.
+        if let Some(why) = self.protected_write(&target, ctx).filter(|_| !plan_file)
+            && !verdict.as_ref().is_some_and(|v| v.kind == RuleKind::Deny)
+        {
+            return modes::ask(mode, protected::ask_reason(&described(), why));
+        }
         match (&verdict, cannot_see) {
             (
                 Some(Verdict {

@@ -16,6 +16,8 @@ use std::sync::Mutex;
 
 use yaml_serde::{Mapping, Value};
 
+mod ignore;
+
 use super::rules::{escape_glob, host_of, normalize};
 use crate::tools::PermissionTarget;
 
@@ -88,8 +90,17 @@ fn path_spec(path: &Path, root: &Path) -> String {
 
 /// Appends `rule` to `permissions.allow` of `<root>/.roocode/config.local.yaml`,
 /// creating the file and directory if needed; a rule already there is not added again.
+/// `.roocode/.gitignore` is made to list the file ([`ignore`]).
 pub fn append_allow_rule(root: &Path, rule: &str) -> io::Result<()> {
     let _guard = WRITE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    add_rule(root, rule)?;
+    if let Err(e) = ignore::ignore_local_config(root) {
+        tracing::warn!("cannot add {LOCAL_CONFIG} to .roocode/.gitignore: {e}");
+    }
+    Ok(())
+}
+
+fn add_rule(root: &Path, rule: &str) -> io::Result<()> {
     let path = root.join(LOCAL_CONFIG);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,

@@ -80,6 +80,8 @@ fn new_file_gets_a_permissions_block() {
     append_allow_rule(dir.path(), "Bash(cargo test)").unwrap();
     let text = std::fs::read_to_string(dir.path().join(LOCAL_CONFIG)).unwrap();
     assert_eq!(text, "permissions:\n  allow:\n    - \"Bash(cargo test)\"\n");
+    let ignore = std::fs::read_to_string(dir.path().join(".roocode/.gitignore")).unwrap();
+    assert_eq!(ignore, "config.local.yaml\n");
     // Twice is once.
     append_allow_rule(dir.path(), "Bash(cargo test)").unwrap();
     append_allow_rule(dir.path(), "Edit(src/a.rs)").unwrap();

@@ -1,0 +1,105 @@
+//! Between model calls, the turn looks at its config files again ([`TurnConfig::recheck`]):
+//! a permission-relevant change that appeared while it ran is shown to the user as a
+//! permission request (tool `Config`, the changes in its input) and applied only if
+//! approved, whoever wrote it; in `dontAsk` it is refused without asking. A file that
+//! turned invalid is reported once and the turn goes on with its last good config.
+
+use roocode_protocol::event::{ErrorInfo, EventPayload};
+use serde_json::json;
+
+use super::Turn;
+use crate::agent::AgentError;
+use crate::agent::approvals::{PermissionAnswer, PermissionAsk};
+use crate::agent::turn_config::{FileCheck, TurnConfig};
+use crate::permission::Mode;
+use crate::store::SessionRow;
+
+/// The pseudo tool name of a config change request.
+pub const CONFIG_TOOL: &str = "Config";
+
+impl Turn<'_> {
+    /// Acts on what changed in the config files since the last look; false if the turn
+    /// was cancelled while the user was asked.
+    pub(super) async fn recheck_config(
+        &self,
+        row: &SessionRow,
+        config: &TurnConfig,
+    ) -> Result<bool, AgentError> {
+        let (changes, files, newer) = match config.recheck() {
+            FileCheck::Same => return Ok(true),
+            FileCheck::Invalid(message) => {
+                tracing::warn!("a config file turned invalid during the turn: {message}");
+                self.notice(
+                    "config_invalid",
+                    format!(
+                        "{message}. This turn goes on with the configuration it started with; \
+                         fix the file and the next turn reads it again"
+                    ),
+                )
+                .await?;
+                return Ok(true);
+            }
+            FileCheck::Changed {
+                changes,
+                files,
+                newer,
+            } => (changes, files, newer),
+        };
+        let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
+        let listed = changes.join("\n");
+        if Mode::parse(&row.mode) == Some(Mode::DontAsk) {
+            tracing::warn!(%listed, "permission settings changed during a dontAsk turn: not applied");
+            self.notice(
+                "config_change_refused",
+                format!(
+                    "the permission settings changed during the turn and were not applied \
+                     (the session is in dontAsk mode, which never asks); the next turn reads them:\n{listed}"
+                ),
+            )
+            .await?;
+            return Ok(true);
+        }
+        let summary = format!(
+            "permission settings changed during the turn: {}",
+            changes.join("; ")
+        );
+        let reason = format!(
+            "The permission settings in {} changed while this turn runs (by you, or by \
+             something the agent ran):\n{listed}\nAllow applies them to this turn now; \
+             deny keeps the settings the turn started with (the next turn reads the files again).",
+            files.join(", ")
+        );
+        let input = json!({"change": summary, "changes": changes, "files": files});
+        let call_id = format!("config-{}", uuid::Uuid::now_v7());
+        let ask = PermissionAsk {
+            session_id: self.id(),
+            call_id: &call_id,
+            tool: CONFIG_TOOL,
+            input: &input,
+            summary: &summary,
+            reason: &reason,
+        };
+        match self.agents.ask_permission(ask, &self.cancel).await? {
+            PermissionAnswer::Allow | PermissionAnswer::AllowAlways => {
+                tracing::info!(%listed, "permission settings changed during the turn: approved");
+                config.apply(&newer);
+            }
+            PermissionAnswer::Deny { .. } => {
+                tracing::info!(%listed, "permission settings changed during the turn: refused");
+            }
+            PermissionAnswer::Cancelled => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// An `error` event that does not end the turn.
+    async fn notice(&self, kind: &str, message: String) -> Result<(), AgentError> {
+        self.emit(EventPayload::Error {
+            error: ErrorInfo {
+                kind: kind.to_string(),
+                message,
+            },
+        })
+        .await
+    }
+}

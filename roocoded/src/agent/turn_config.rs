@@ -1,0 +1,217 @@
+//! The configuration a turn runs with (issue 9, item 2). It is read once, when the turn
+//! starts: a user's edit of a config file applies at the next turn. Two things change it
+//! while the turn runs:
+//!
+//! - an "allow always" answer, whose rule applies at once ([`TurnConfig::allow_rule`]);
+//! - a change of a permission-relevant key ([`Guarded`]) that appears in the files while
+//!   the turn runs, whoever wrote it: [`TurnConfig::recheck`] finds it between model
+//!   calls, the turn asks the user (showing the change) and applies it only if approved
+//!   ([`TurnConfig::apply`]); refused, the turn keeps its settings and is not asked
+//!   again about the same content.
+//!
+//! A file that turns invalid while the turn runs changes nothing: the turn keeps its
+//! last good configuration and reports the error once.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+
+use crate::config::{Config, ConfigError, Guarded};
+
+/// What [`TurnConfig::recheck`] found in the files.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FileCheck {
+    /// Nothing the turn must act on (no change, a change of keys that wait for the
+    /// next turn, or a change already asked about).
+    Same,
+    /// A file is invalid (reported once per distinct error); the turn keeps its config.
+    Invalid(String),
+    /// Permission-relevant keys differ from the turn's: `changes` for the user, and
+    /// `newer` to [`TurnConfig::apply`] if they approve.
+    Changed {
+        changes: Vec<String>,
+        files: Vec<PathBuf>,
+        newer: Box<Guarded>,
+    },
+}
+
+/// One turn's configuration.
+pub struct TurnConfig {
+    user_dir: PathBuf,
+    root: PathBuf,
+    state: Mutex<State>,
+}
+
+struct State {
+    /// What the turn runs with.
+    config: Config,
+    /// The permission-relevant keys of the files as last seen (applied or refused).
+    seen: Guarded,
+    /// The last invalid-file error reported.
+    reported: Option<String>,
+}
+
+impl TurnConfig {
+    /// Reads the merged configuration of the project at `root`.
+    pub fn load(user_dir: &Path, root: &Path) -> Result<Self, ConfigError> {
+        let config = Config::load(user_dir, root)?;
+        Ok(Self::new(user_dir, root, config))
+    }
+
+    /// A turn configuration starting from `config` (read from `user_dir` and `root`).
+    pub fn new(user_dir: &Path, root: &Path, config: Config) -> Self {
+        Self {
+            user_dir: user_dir.to_path_buf(),
+            root: root.to_path_buf(),
+            state: Mutex::new(State {
+                seen: Guarded::of(&config),
+                config,
+                reported: None,
+            }),
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The configuration the turn runs with now.
+    pub fn get(&self) -> Config {
+        self.state().config.clone()
+    }
+
+    /// An "allow always" rule was written to the local config: it applies at once, and
+    /// the file's new content is not a change to ask about.
+    pub fn allow_rule(&self, rule: &str) {
+        let mut state = self.state();
+        let allow = &mut state.config.permissions.allow;
+        if !allow.iter().any(|r| r == rule) {
+            allow.push(rule.to_string());
+        }
+        state.seen.add_allow_rule(rule);
+    }
+
+    /// Reads the files again and compares their permission-relevant keys with the
+    /// turn's (see [`FileCheck`]).
+    pub fn recheck(&self) -> FileCheck {
+        let loaded = Config::load(&self.user_dir, &self.root);
+        let mut state = self.state();
+        let disk = match loaded {
+            Ok(disk) => disk,
+            Err(e) => {
+                let message = e.to_string();
+                if state.reported.as_deref() == Some(message.as_str()) {
+                    return FileCheck::Same;
+                }
+                state.reported = Some(message.clone());
+                return FileCheck::Invalid(message);
+            }
+        };
+        state.reported = None;
+        let newer = Guarded::of(&disk);
+        if newer == state.seen {
+            return FileCheck::Same;
+        }
+        state.seen = newer.clone();
+        let changes = Guarded::of(&state.config).changes(&newer);
+        if changes.is_empty() {
+            return FileCheck::Same;
+        }
+        FileCheck::Changed {
+            changes,
+            files: disk.sources,
+            newer: Box::new(newer),
+        }
+    }
+
+    /// The user approved `newer`: the turn runs with it from now on.
+    pub fn apply(&self, newer: &Guarded) {
+        newer.apply_to(&mut self.state().config);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use super::*;
+
+    struct Dirs {
+        _tmp: tempfile::TempDir,
+        user: PathBuf,
+        root: PathBuf,
+    }
+
+    impl Dirs {
+        fn new() -> Self {
+            let tmp = tempfile::tempdir().unwrap();
+            let user = tmp.path().join("user");
+            let root = tmp.path().join("proj");
+            std::fs::create_dir_all(&user).unwrap();
+            std::fs::create_dir_all(root.join(".roocode")).unwrap();
+            Self {
+                _tmp: tmp,
+                user,
+                root,
+            }
+        }
+
+        fn local(&self, text: &str) {
+            std::fs::write(self.root.join(".roocode/config.local.yaml"), text).unwrap();
+        }
+
+        fn load(&self) -> TurnConfig {
+            TurnConfig::load(&self.user, &self.root).unwrap()
+        }
+    }
+
+    #[test]
+    fn other_keys_wait_for_the_next_turn() {
+        let dirs = Dirs::new();
+        dirs.local("max_turns: 3\n");
+        let turn = dirs.load();
+        dirs.local("max_turns: 9\n");
+        assert_eq!(turn.recheck(), FileCheck::Same);
+        assert_eq!(turn.get().max_turns(), 3);
+    }
+
+    #[test]
+    fn a_rule_added_during_the_turn_waits_for_approval_and_is_asked_once() {
+        let dirs = Dirs::new();
+        let turn = dirs.load();
+        dirs.local("permissions: {allow: [\"Bash(*)\"]}\n");
+        let FileCheck::Changed { changes, newer, .. } = turn.recheck() else {
+            panic!("expected a change")
+        };
+        assert_eq!(changes, ["+ permissions.allow: Bash(*)"]);
+        assert!(turn.get().permissions.allow.is_empty());
+        assert_eq!(turn.recheck(), FileCheck::Same, "asked once");
+        turn.apply(&newer);
+        assert_eq!(turn.get().permissions.allow, ["Bash(*)"]);
+    }
+
+    #[test]
+    fn an_invalid_file_keeps_the_last_good_config_and_is_reported_once() {
+        let dirs = Dirs::new();
+        dirs.local("permissions: {deny: [Bash]}\n");
+        let turn = dirs.load();
+        dirs.local("permissions: {deny: [Bash\n");
+        let FileCheck::Invalid(message) = turn.recheck() else {
+            panic!("expected an error")
+        };
+        assert!(message.contains("config.local.yaml"), "{message}");
+        assert_eq!(turn.recheck(), FileCheck::Same);
+        assert_eq!(turn.get().permissions.deny, ["Bash"]);
+        dirs.local("permissions: {deny: [Bash]}\n");
+        assert_eq!(turn.recheck(), FileCheck::Same);
+    }
+
+    #[test]
+    fn an_allow_always_rule_applies_at_once_and_is_not_a_change() {
+        let dirs = Dirs::new();
+        let turn = dirs.load();
+        crate::permission::persist::append_allow_rule(&dirs.root, "Bash(make)").unwrap();
+        turn.allow_rule("Bash(make)");
+        assert_eq!(turn.get().permissions.allow, ["Bash(make)"]);
+        assert_eq!(turn.recheck(), FileCheck::Same);
+    }
+}

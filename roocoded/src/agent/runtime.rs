@@ -78,6 +78,9 @@ pub struct SessionRuntime {
     /// Lock order: `context`, then `state`. Never wait for this lock while holding
     /// `state`: the turn takes `state` while it holds this one.
     pub context: tokio::sync::Mutex<Option<EstimatedContext>>,
+    /// A permission-relevant config change the user refused during a turn: the next
+    /// turn asks again if the files still say the same (see `agent::turn_config`).
+    pub refused_config: std::sync::Mutex<Option<crate::agent::turn_config::Refused>>,
 }
 
 impl SessionRuntime {
@@ -94,6 +97,7 @@ impl SessionRuntime {
             todos: Arc::new(TodoList::new()),
             shell: Arc::new(ShellState::new()),
             context: tokio::sync::Mutex::new(None),
+            refused_config: std::sync::Mutex::new(None),
         }
     }
 }

@@ -144,7 +144,13 @@ impl Turn<'_> {
         if let Some(row) = store.session(self.id()).await? {
             self.reminder = self.agents.session_reminder(&row);
             match TurnConfig::load(&self.agents.paths.user_dir, Path::new(&row.root)) {
-                Ok(config) => turn_config = Some(config),
+                Ok(config) => {
+                    let refused = self.rt.refused_config.lock().map(|mut r| r.take());
+                    turn_config = Some(match refused.ok().flatten() {
+                        Some(refused) => config.resume(refused),
+                        None => config,
+                    });
+                }
                 Err(e) => return Ok(ended(StopReason::Error, "config", e.to_string())),
             }
         }
@@ -176,7 +182,7 @@ impl Turn<'_> {
                     "the session was deleted",
                 ));
             };
-            if iterations > 0 && !self.recheck_config(&row, turn_config).await? {
+            if !self.recheck_config(&row, turn_config).await? {
                 return self.cancelled().await;
             }
             let env = self.agents.env_of(self.rt).await;

@@ -9,6 +9,10 @@
 //!   ([`TurnConfig::apply`]); refused, the turn keeps its settings and is not asked
 //!   again about the same content.
 //!
+//! A refusal outlives the turn ([`Refused`]): if the files still say the same when the
+//! next turn starts, that turn starts with the settings the user kept and asks again
+//! ([`TurnConfig::resume`]), so a refused change is never applied silently later.
+//!
 //! A file that turns invalid while the turn runs changes nothing: the turn keeps its
 //! last good configuration and reports the error once.
 
@@ -32,6 +36,14 @@ pub enum FileCheck {
         files: Vec<PathBuf>,
         newer: Box<Guarded>,
     },
+}
+
+/// A change the user refused: the permission-relevant keys they kept, and the ones
+/// they refused.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refused {
+    kept: Guarded,
+    refused: Guarded,
 }
 
 /// One turn's configuration.
@@ -127,6 +139,29 @@ impl TurnConfig {
     pub fn apply(&self, newer: &Guarded) {
         newer.apply_to(&mut self.state().config);
     }
+
+    /// The user refused `newer`: the turn keeps its settings; the returned record lets
+    /// the next turn ask again.
+    pub fn refuse(&self, newer: &Guarded) -> Refused {
+        Refused {
+            kept: Guarded::of(&self.state().config),
+            refused: newer.clone(),
+        }
+    }
+
+    /// A turn starting after `refused`: if the files still hold the refused settings,
+    /// it runs with the kept ones and its first [`recheck`](Self::recheck) asks again;
+    /// otherwise (the files were edited since) the refusal no longer applies.
+    pub fn resume(self, refused: Refused) -> Self {
+        {
+            let mut state = self.state();
+            if state.seen == refused.refused {
+                refused.kept.apply_to(&mut state.config);
+                state.seen = refused.kept;
+            }
+        }
+        self
+    }
 }
 
 #[cfg(test)]
@@ -203,6 +238,31 @@ mod tests {
         assert_eq!(turn.get().permissions.deny, ["Bash"]);
         dirs.local("permissions: {deny: [Bash]}\n");
         assert_eq!(turn.recheck(), FileCheck::Same);
+    }
+
+    #[test]
+    fn a_refused_change_is_asked_again_by_the_next_turn_while_the_files_hold_it() {
+        let dirs = Dirs::new();
+        let turn = dirs.load();
+        dirs.local("permissions: {allow: [\"Bash(*)\"]}\n");
+        let FileCheck::Changed { newer, .. } = turn.recheck() else {
+            panic!("expected a change")
+        };
+        let refused = turn.refuse(&newer);
+        let next = dirs.load().resume(refused.clone());
+        assert!(
+            next.get().permissions.allow.is_empty(),
+            "not applied silently"
+        );
+        assert!(
+            matches!(next.recheck(), FileCheck::Changed { .. }),
+            "asked again"
+        );
+        // Edited since: the refusal is gone, the files apply.
+        dirs.local("permissions: {allow: [Read]}\n");
+        let edited = dirs.load().resume(refused);
+        assert_eq!(edited.get().permissions.allow, ["Read"]);
+        assert_eq!(edited.recheck(), FileCheck::Same);
     }
 
     #[test]

@@ -215,6 +215,25 @@ async fn a_rule_added_during_a_turn_is_not_applied_when_refused() {
         "{lines:?}"
     );
     assert!(!w.project_path().join("ran").exists());
+    // The next turn does not apply the refused rule silently: it asks again.
+    w.mock.push(call("Bash", json!({"command": "touch ran"})));
+    w.mock.push(Reply::text("Done again."));
+    let mut send = w.start(&["send", "--continue", "--output", "json", "go on"]);
+    let (id, line) = next_request(&mut send).await;
+    assert!(
+        line.contains(" Config ") && line.contains("Bash(touch ran)"),
+        "{line}"
+    );
+    answer(&w, "deny", &id).await;
+    let (id, line) = next_request(&mut send).await;
+    assert!(
+        line.contains("Bash") && line.contains("touch ran"),
+        "{line}"
+    );
+    answer(&w, "deny", &id).await;
+    let out = send.finish().await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(!w.project_path().join("ran").exists());
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

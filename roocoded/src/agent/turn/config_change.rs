@@ -49,11 +49,15 @@ impl Turn<'_> {
         let listed = changes.join("\n");
         if Mode::parse(&row.mode) == Some(Mode::DontAsk) {
             tracing::warn!(%listed, "permission settings changed during a dontAsk turn: not applied");
+            if let Ok(mut slot) = self.rt.refused_config.lock() {
+                *slot = Some(config.refuse(&newer));
+            }
             self.notice(
                 "config_change_refused",
                 format!(
-                    "the permission settings changed during the turn and were not applied \
-                     (the session is in dontAsk mode, which never asks); the next turn reads them:\n{listed}"
+                    "the permission settings changed during the turn and were not applied, \
+                     as the session is in dontAsk mode, which never asks: a turn in another \
+                     mode asks you about them, and a later edit made between turns applies:\n{listed}"
                 ),
             )
             .await?;
@@ -79,17 +83,24 @@ impl Turn<'_> {
             summary: &summary,
             reason: &reason,
         };
-        match self.agents.ask_permission(ask, &self.cancel).await? {
+        let answer = self.agents.ask_permission(ask, &self.cancel).await?;
+        let refused = match answer {
             PermissionAnswer::Allow | PermissionAnswer::AllowAlways => {
                 tracing::info!(%listed, "permission settings changed during the turn: approved");
                 config.apply(&newer);
+                None
             }
             PermissionAnswer::Deny { .. } => {
                 tracing::info!(%listed, "permission settings changed during the turn: refused");
+                Some(config.refuse(&newer))
             }
-            PermissionAnswer::Cancelled => return Ok(false),
+            // Unanswered: the next turn asks again.
+            PermissionAnswer::Cancelled => Some(config.refuse(&newer)),
+        };
+        if let Ok(mut slot) = self.rt.refused_config.lock() {
+            *slot = refused;
         }
-        Ok(true)
+        Ok(answer != PermissionAnswer::Cancelled)
     }
 
     /// An `error` event that does not end the turn.

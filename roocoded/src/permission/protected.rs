@@ -133,6 +133,9 @@ struct Places {
     hooks_dirs: Vec<PathBuf>,
     /// The memory directories, as given and real: not protected.
     memory_dirs: Vec<PathBuf>,
+    /// The workspace, as given and real: only the names below it count for a path in
+    /// it (a worktree RooCode keeps under its own directories is an ordinary project).
+    roots: Vec<PathBuf>,
 }
 
 impl Places {
@@ -145,12 +148,15 @@ impl Places {
             user_dirs: with_real(user_dir.map(Path::to_path_buf)),
             hooks_dirs: with_real(hooks_paths(&ctx.root, home)),
             memory_dirs: with_real(memory),
+            roots: with_real([ctx.root.clone()]),
         }
     }
 
     /// Why `path` (absolute, without `..`) is protected, if it is.
     fn classify(&self, path: &Path) -> Option<Protected> {
-        let names: Vec<&str> = path
+        let below_root = self.roots.iter().find_map(|r| path.strip_prefix(r).ok());
+        let names: Vec<&str> = below_root
+            .unwrap_or(path)
             .components()
             .filter_map(|c| match c {
                 Component::Normal(name) => name.to_str(),
@@ -158,9 +164,14 @@ impl Places {
             })
             .collect();
         let in_memory = self.memory_dirs.iter().any(|d| path.starts_with(d));
-        if !in_memory
-            && (names.contains(&".roocode") || self.user_dirs.iter().any(|d| path.starts_with(d)))
-        {
+        // A workspace inside the user directory (an agent's worktree there) is judged by
+        // the names below it; anything else in the user directory is protected.
+        let root_inside = |d: &PathBuf| self.roots.iter().any(|r| r.starts_with(d));
+        let in_user_dir = self
+            .user_dirs
+            .iter()
+            .any(|d| path.starts_with(d) && !(below_root.is_some() && root_inside(d)));
+        if !in_memory && (names.contains(&".roocode") || in_user_dir) {
             return Some(Protected::RooCodeConfig);
         }
         if names.contains(&".git") {

@@ -193,6 +193,22 @@ fn the_user_directory_is_protected_wherever_it_lies() {
 }
 
 #[test]
+fn a_workspace_inside_roocode_directories_is_an_ordinary_project() {
+    let outer = Project::new();
+    let root = outer.path("rh/.roocode/data/worktrees/agent-1");
+    std::fs::create_dir_all(&root).unwrap();
+    let ctx = crate::tools::ToolContext::new("test", root.clone(), root.clone());
+    let gate = gate(Mode::AcceptEdits).with_user_dir(outer.path("rh/.roocode"));
+    let decide = |rel: &str| {
+        let tool = FakeTool::writing("Write", &root.join(rel));
+        short(&gate.check(&tool, &serde_json::json!({}), &ctx))
+    };
+    assert_eq!(decide("src/main.rs"), "allow");
+    assert_eq!(decide(".roocode/config.yaml"), "ask");
+    assert_eq!(decide(".git"), "ask");
+}
+
+#[test]
 fn memory_directories_are_not_protected() {
     let mut project = Project::new();
     let user_dir = project.path("rh");

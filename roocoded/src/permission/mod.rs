@@ -8,6 +8,9 @@
 //!    denies it;
 //! 2. the path sandbox ([`sandbox`]) — never overridable; the session's plan file is
 //!    part of it;
+//!    A write to a protected file ([`protected`]: RooCode's config, `.git/`, shell
+//!    start-up files, …) is asked in every mode (denied in `dontAsk`) unless a deny
+//!    rule denies it; no allow rule skips that question;
 //! 3. allow/ask/deny rules ([`rules`]): deny beats ask beats allow. A deny is final; an
 //!    ask asks in every mode (an explicit ask rule is stronger than `bypassPermissions`;
 //!    `dontAsk` turns it into a deny); an allow allows in every mode;

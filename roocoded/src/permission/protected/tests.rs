@@ -265,3 +265,29 @@ fn core_hooks_path_parsing() {
     assert_eq!(core_hooks_path("[user]\nhooksPath=a\n"), None);
     assert_eq!(core_hooks_path("[core]\nhooksPath=\n"), None);
 }
+
+#[test]
+fn the_plan_file_stays_writable_in_plan_mode_when_it_lies_in_the_user_directory() {
+    let project = Project::new();
+    let user_dir = project.root.parent().unwrap().join(".roocode");
+    let plan = user_dir.join("data/plans/test.md");
+    std::fs::create_dir_all(plan.parent().unwrap()).unwrap();
+    let settings = GateSettings {
+        plan_file: Some(plan.clone()),
+        ..GateSettings::new(Mode::Plan)
+    };
+    let gate = PermissionGate::new(settings).with_user_dir(user_dir.clone());
+    let tool = FakeTool::writing("Write", &plan);
+    assert_eq!(
+        gate.check(&tool, &serde_json::json!({}), &project.ctx),
+        Decision::Allow
+    );
+    let target = PermissionTarget::Path {
+        path: user_dir.join("config.yaml"),
+        write: true,
+    };
+    assert_eq!(
+        gate.protected_write(&target, &project.ctx),
+        Some(Protected::RooCodeConfig)
+    );
+}

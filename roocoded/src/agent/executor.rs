@@ -91,6 +91,7 @@ pub async fn run_calls(
         shell: rt.shell.clone(),
         processes: Some(agents.processes.for_session(&row.id)),
         memory_dirs: Some(memory_dirs),
+        gate: None,
     };
     let mode = Mode::parse(&row.mode).unwrap_or(Mode::Default);
     let (mut settings, rule_errors) = GateSettings::from_config(&config, mode, &base.root);
@@ -98,7 +99,11 @@ pub async fn run_calls(
         tracing::warn!(session = %row.id, "ignoring an invalid permission rule: {e}");
     }
     settings.plan_file = Some(agents.plan_file(&row.id));
-    let gate = PermissionGate::new(settings);
+    let gate = Arc::new(PermissionGate::new(settings));
+    let base = ToolContext {
+        gate: Some(gate.clone()),
+        ..base
+    };
     let registry = &agents.tools;
     let is_safe = |c: &Call| {
         registry

@@ -19,6 +19,7 @@
 pub mod command;
 pub mod dangerous;
 pub mod modes;
+pub mod network;
 pub mod persist;
 pub mod rules;
 pub mod sandbox;
@@ -231,6 +232,18 @@ impl PermissionGate {
             real_home: real_home.as_deref(),
         };
         let verdict = self.settings.rules.evaluate(tool.name(), &subject, &bases);
+        if let PermissionTarget::Url(url) = &target
+            && cannot_see.is_none()
+            && let Some(decision) = network::local_decision(
+                mode,
+                tool.name(),
+                url,
+                verdict.as_ref(),
+                &self.settings.rules,
+            )
+        {
+            return decision;
+        }
         let described = || modes::describe(tool.name(), &target);
         match (&verdict, cannot_see) {
             (

@@ -371,6 +371,15 @@ impl Rules {
         allowed.map(|rule| verdict(RuleKind::Allow, rule))
     }
 
+    /// True if an allow rule for `tool` names `host` with a `domain:` specifier (a bare
+    /// `WebFetch` rule names no host). Local addresses need such a rule to be fetched
+    /// without asking ([`super::network`]).
+    pub fn allow_names_host(&self, tool: &str, host: &super::network::Host) -> bool {
+        self.allow.iter().any(|r| {
+            r.applies_to(tool) && matches!(&r.spec, Some(Spec::Domain(d)) if d.matches_host(host))
+        })
+    }
+
     /// The allow rule that covers a whole command line (the last one needed when several
     /// cover its parts), if every part is covered.
     fn allows_command(&self, tool: &str, line: &str, analysis: &Analysis) -> Option<&Rule> {

@@ -5,10 +5,11 @@
 //!
 //! Fetching is a network effect, decided by the permission gate per host
 //! ([`crate::permission::network`]). While the tool runs it keeps to what was approved:
-//! - names are resolved by [`resolve::PinnedResolver`], which refuses a name that
-//!   resolves to a loopback, private, link-local or metadata address unless its spelling
-//!   was already local (so the gate asked) or an allow rule names it, and hands the
-//!   client exactly the addresses it checked (no DNS rebinding between check and use);
+//! - names are resolved by [`resolve::PinnedResolver`] before each request, which
+//!   refuses a name that resolves to a loopback, private, link-local or metadata address
+//!   unless its spelling was already local (so the gate asked) or an allow rule names
+//!   it — the user is then asked ([`approve`]) — and hands the client exactly the
+//!   addresses it checked or the user approved (no DNS rebinding between check and use);
 //! - a redirect to the same host (and port) is followed; a redirect elsewhere is checked
 //!   by the gate again ([`ToolContext::gate`]) and followed only if the gate allows it
 //!   outright — one that needs an approval ends the call with a result naming the new
@@ -20,6 +21,7 @@
 //! request has a 30 s timeout, the body is read up to 5 MB and the returned text is
 //! capped at 100 000 characters.
 
+mod approve;
 mod content;
 mod resolve;
 
@@ -33,7 +35,7 @@ use reqwest::Url;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use self::resolve::{LocalPolicy, Lookup, PinnedResolver, Refusals};
+use self::resolve::{LocalPolicy, Lookup, PinnedResolver};
 use super::output::truncate_chars;
 use super::{
     PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
@@ -367,16 +369,11 @@ pub(crate) async fn fetch(
     ctx: &ToolContext,
     lookup: &Lookup,
 ) -> Result<Fetched, ToolError> {
-    let refusals = Refusals::default();
-    let resolver = PinnedResolver {
-        lookup: lookup.clone(),
-        may_be_local: local_policy(ctx),
-        refusals: refusals.clone(),
-    };
+    let resolver = PinnedResolver::new(lookup.clone(), local_policy(ctx));
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .no_proxy()
-        .dns_resolver(resolver)
+        .dns_resolver(resolver.clone())
         .timeout(TIMEOUT)
         .user_agent(concat!(
             "roocode/",
@@ -388,6 +385,7 @@ pub(crate) async fn fetch(
     let cancel = &ctx.cancel;
     let mut redirects = 0;
     loop {
+        approve::pin_host(&url, &resolver, ctx).await?;
         let request = client
             .get(url.clone())
             .header(
@@ -396,7 +394,7 @@ pub(crate) async fn fetch(
             )
             .send();
         let mut response = tokio::select! {
-            response = request => response.map_err(|e| request_failed(&url, &e, &refusals))?,
+            response = request => response.map_err(|e| request_failed(&url, &e))?,
             () = cancel.cancelled() => return Err(ToolError::Cancelled),
         };
         let status = response.status();
@@ -438,7 +436,7 @@ pub(crate) async fn fetch(
         let mut truncated = false;
         loop {
             let chunk = tokio::select! {
-                chunk = response.chunk() => chunk.map_err(|e| request_failed(&url, &e, &refusals))?,
+                chunk = response.chunk() => chunk.map_err(|e| request_failed(&url, &e))?,
                 () = cancel.cancelled() => return Err(ToolError::Cancelled),
             };
             let Some(chunk) = chunk else { break };
@@ -472,23 +470,7 @@ pub(crate) async fn fetch(
     }
 }
 
-fn request_failed(url: &Url, e: &reqwest::Error, refusals: &Refusals) -> ToolError {
-    let refused = url
-        .host_str()
-        .and_then(Host::parse)
-        .and_then(|host| refusals.of(&host));
-    if let Some(r) = refused {
-        return ToolError::Failed(format!(
-            "Not fetched: {} resolves to {}, {}. WebFetch connects to local and private \
-             addresses only when the URL names the address itself (then the user is asked) \
-             or an allow rule names the host; if this is intended, the user can add \
-             \"WebFetch(domain:{})\" to permissions.allow.",
-            r.host,
-            r.address,
-            r.class.describe(),
-            r.host.rule_text()
-        ));
-    }
+fn request_failed(url: &Url, e: &reqwest::Error) -> ToolError {
     if e.is_timeout() {
         ToolError::Failed(format!(
             "Fetching {url} timed out after {} seconds.",

@@ -12,6 +12,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures_util::FutureExt as _;
+use futures_util::future::BoxFuture;
 use reqwest::Url;
 use serde_json::json;
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
@@ -20,8 +21,8 @@ use tokio::net::TcpListener;
 use super::resolve::Lookup;
 use super::{Fetched, MAX_BODY_BYTES, NotFollowed, fetch};
 use crate::permission::{GateSettings, Mode, PermissionGate, Rules};
-use crate::tools::ToolError;
 use crate::tools::test_support::Project;
+use crate::tools::{Approval, Human, PlanVerdict, ToolError};
 
 /// A loopback server answering `/page` with a text page and `/hop?to=URL` with a
 /// redirect to URL; it records `<path> <host header>` of every request.
@@ -130,7 +131,7 @@ fn page_text(fetched: Result<Fetched, ToolError>) -> String {
 }
 
 #[tokio::test]
-async fn a_name_that_resolves_to_a_local_address_is_refused_without_a_rule_naming_it() {
+async fn a_name_that_resolves_to_a_local_address_is_refused_with_nobody_to_ask() {
     let site = Site::start().await;
     let port = site.port();
     let (lookup, _) = fake_lookup(&[
@@ -165,9 +166,9 @@ async fn a_name_that_resolves_to_a_local_address_is_refused_without_a_rule_namin
             err,
             ToolError::Failed(format!(
                 "Not fetched: {name} resolves to {address}, {class}. WebFetch connects to local \
-                 and private addresses only when the URL names the address itself (then the \
-                 user is asked) or an allow rule names the host; if this is intended, the user \
-                 can add \"WebFetch(domain:{name})\" to permissions.allow."
+                 and private addresses only with the user's approval or when an allow rule \
+                 names the host; if this is intended, the user can add \
+                 \"WebFetch(domain:{name})\" to permissions.allow."
             ))
         );
     }
@@ -278,4 +279,121 @@ async fn a_redirect_to_a_public_name_that_resolves_locally_is_refused_at_resolut
     assert_eq!(lookups.load(Ordering::SeqCst), 1);
     assert_eq!(a.seen().len(), 1);
     assert_eq!(b.seen(), Vec::<String>::new());
+}
+
+/// A human who answers every approval the same way and remembers what was asked.
+#[derive(Debug)]
+struct Answering {
+    answer: Result<Approval, String>,
+    asked: Mutex<Vec<(String, String, String)>>,
+}
+
+impl Answering {
+    fn new(answer: Result<Approval, String>) -> Arc<Self> {
+        Arc::new(Self {
+            answer,
+            asked: Mutex::new(Vec::new()),
+        })
+    }
+
+    fn asked(&self) -> Vec<(String, String, String)> {
+        self.asked.lock().unwrap().clone()
+    }
+}
+
+impl Human for Answering {
+    fn ask_questions<'a>(
+        &'a self,
+        _questions: &'a serde_json::Value,
+    ) -> BoxFuture<'a, Result<Vec<String>, String>> {
+        async { Err("not in this test".to_string()) }.boxed()
+    }
+
+    fn approve_plan<'a>(&'a self, _plan: &'a str) -> BoxFuture<'a, Result<PlanVerdict, String>> {
+        async { Err("not in this test".to_string()) }.boxed()
+    }
+
+    fn mode(&self) -> String {
+        "default".into()
+    }
+
+    fn approve<'a>(
+        &'a self,
+        tool: &'a str,
+        _input: &'a serde_json::Value,
+        summary: &'a str,
+        reason: &'a str,
+    ) -> BoxFuture<'a, Result<Approval, String>> {
+        self.asked
+            .lock()
+            .unwrap()
+            .push((tool.into(), summary.into(), reason.into()));
+        let answer = self.answer.clone();
+        async move { answer }.boxed()
+    }
+}
+
+#[tokio::test]
+async fn a_name_that_resolves_locally_is_put_to_the_user_and_the_approved_addresses_are_used() {
+    let site = Site::start().await;
+    let port = site.port();
+    let url = format!("http://wiki.corp.test:{port}/page");
+    let (lookup, lookups) = fake_lookup(&[("wiki.corp.test", &["127.0.0.1"])]);
+
+    // Approved once: fetched from the address that was shown, resolved once.
+    let mut p = project(Mode::BypassPermissions, &[], &[]);
+    let human = Answering::new(Ok(Approval::Once));
+    p.ctx.human = Some(human.clone());
+    let text = page_text(get(&p, &url, &lookup).await);
+    assert_eq!(text, "secret");
+    assert_eq!(lookups.load(Ordering::SeqCst), 1);
+    assert_eq!(
+        human.asked(),
+        [(
+            "WebFetch".to_string(),
+            url.clone(),
+            format!(
+                "WebFetch wants to fetch {url}: wiki.corp.test resolves to 127.0.0.1, a \
+                 loopback address (a service on this machine) — asked in every mode unless an \
+                 allow rule names the host, such as WebFetch(domain:wiki.corp.test)"
+            )
+        )]
+    );
+    assert_eq!(site.seen(), [format!("/page wiki.corp.test:{port}")]);
+
+    // Refused: nothing sent, and the model is told not to retry.
+    let human = Answering::new(Ok(Approval::Denied { feedback: None }));
+    p.ctx.human = Some(human.clone());
+    let err = get(&p, &url, &lookup).await.unwrap_err();
+    assert_eq!(
+        err,
+        ToolError::Failed(
+            "Permission denied: wiki.corp.test resolves to 127.0.0.1, a loopback address (a \
+             service on this machine), and the user refused fetching it. Do not retry it; \
+             choose another way or ask the user."
+                .into()
+        )
+    );
+    assert_eq!(site.seen().len(), 1);
+
+    // Nobody can answer (dontAsk): the reason is given with the rule that would allow it.
+    p.ctx.human = Some(Answering::new(Err("the session is in dontAsk mode".into())));
+    let err = get(&p, &url, &lookup).await.unwrap_err();
+    assert!(
+        matches!(&err, ToolError::Failed(m) if m.starts_with("Not fetched: wiki.corp.test") && m.ends_with("(Nobody was asked: the session is in dontAsk mode.)")),
+        "{err:?}"
+    );
+    assert_eq!(site.seen().len(), 1);
+
+    // Always: the rule is written to the project's local config, and it names the host.
+    let human = Answering::new(Ok(Approval::Always));
+    p.ctx.human = Some(human.clone());
+    let text = page_text(get(&p, &url, &lookup).await);
+    assert_eq!(text, "secret");
+    let local = std::fs::read_to_string(p.root.join(".roocode/config.local.yaml")).unwrap();
+    assert!(
+        local.contains("\"WebFetch(domain:wiki.corp.test)\""),
+        "{local}"
+    );
+    assert_eq!(site.seen().len(), 2);
 }

@@ -8,9 +8,11 @@
 //! A name whose addresses include a loopback, private, link-local, metadata or reserved
 //! one is refused unless [`LocalPolicy`] allows local addresses for it (its spelling is
 //! already local, so the permission gate approved a local target; or an allow rule
-//! names it). The refusal is kept in [`Refusals`] so the tool can explain it instead of
-//! reporting a bare connection error.
+//! names it). WebFetch resolves each host with [`PinnedResolver::pin`] before its
+//! request, so a refusal can be put to the user; what is pinned (checked, or approved)
+//! is what the client gets when it resolves the name for the connection.
 
+use std::collections::HashMap;
 use std::io;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -45,36 +47,98 @@ pub(crate) struct Refusal {
     pub host: Host,
     pub address: IpAddr,
     pub class: AddressClass,
+    /// Every address the name resolved to (pinned if the user approves).
+    pub addrs: Vec<IpAddr>,
 }
 
-/// Refusals of one fetch, read back when a request fails.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Refusals(Arc<Mutex<Vec<Refusal>>>);
-
-impl Refusals {
-    fn push(&self, refusal: Refusal) {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(refusal);
-    }
-
-    /// The refusal of `host`, if there was one.
-    pub(crate) fn of(&self, host: &Host) -> Option<Refusal> {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .iter()
-            .find(|r| &r.host == host)
-            .cloned()
-    }
+/// Why [`PinnedResolver::pin`] pinned nothing.
+#[derive(Debug)]
+pub(crate) enum PinError {
+    /// The name does not resolve.
+    Lookup(io::Error),
+    /// It resolves to a local address it may not reach.
+    Refused(Refusal),
 }
 
-/// The checking resolver handed to the HTTP client.
+/// The checking resolver handed to the HTTP client; clones share their pins.
+#[derive(Clone)]
 pub(crate) struct PinnedResolver {
     pub lookup: Lookup,
     pub may_be_local: LocalPolicy,
-    pub refusals: Refusals,
+    /// Name (as the URL has it) → the addresses it may be connected to.
+    pub pins: Arc<Mutex<HashMap<String, Vec<IpAddr>>>>,
+}
+
+impl PinnedResolver {
+    pub(crate) fn new(lookup: Lookup, may_be_local: LocalPolicy) -> Self {
+        Self {
+            lookup,
+            may_be_local,
+            pins: Arc::default(),
+        }
+    }
+
+    fn pinned(&self, name: &str) -> Option<Vec<IpAddr>> {
+        self.pins
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(name)
+            .cloned()
+    }
+
+    /// Connections to `name` go to `addrs` and nowhere else.
+    pub(crate) fn pin_to(&self, name: &str, addrs: Vec<IpAddr>) {
+        self.pins
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(name.to_string(), addrs);
+    }
+
+    /// Resolves `name` once and pins its addresses if it may reach all of them.
+    pub(crate) async fn pin(&self, name: &str) -> Result<(), PinError> {
+        if self.pinned(name).is_some() {
+            return Ok(());
+        }
+        let addrs = self.check(name).await?;
+        self.pin_to(name, addrs);
+        Ok(())
+    }
+
+    /// The addresses `name` may be connected to, or why none may.
+    async fn check(&self, name: &str) -> Result<Vec<IpAddr>, PinError> {
+        let host = Host::parse(name).ok_or_else(|| {
+            PinError::Lookup(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("{name:?} is not a host name"),
+            ))
+        })?;
+        let addrs = (self.lookup)(name.to_string())
+            .await
+            .map_err(PinError::Lookup)?;
+        if addrs.is_empty() {
+            return Err(PinError::Lookup(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("{host} has no addresses"),
+            )));
+        }
+        if !(self.may_be_local)(&host) {
+            // One local address among public ones is enough to refuse the name: a
+            // client tries them in turn.
+            if let Some((address, class)) = addrs
+                .iter()
+                .map(|&a| (a, classify_ip(a)))
+                .find(|(_, class)| class.is_local())
+            {
+                return Err(PinError::Refused(Refusal {
+                    host,
+                    address,
+                    class,
+                    addrs,
+                }));
+            }
+        }
+        Ok(addrs)
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -85,57 +149,28 @@ struct Refused {
     class: AddressClass,
 }
 
-impl PinnedResolver {
-    /// The addresses `name` may be connected to, or why none may.
-    pub(crate) async fn check(&self, name: &str) -> io::Result<Vec<IpAddr>> {
-        let host = Host::parse(name).ok_or_else(|| {
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                format!("{name:?} is not a host name"),
-            )
-        })?;
-        let addrs = (self.lookup)(name.to_string()).await?;
-        if addrs.is_empty() {
-            return Err(io::Error::new(
-                io::ErrorKind::NotFound,
-                format!("{host} has no addresses"),
-            ));
-        }
-        if !(self.may_be_local)(&host) {
-            // One local address among public ones is enough to refuse the name: a
-            // client tries them in turn.
-            if let Some((address, class)) = addrs
-                .iter()
-                .map(|&a| (a, classify_ip(a)))
-                .find(|(_, class)| class.is_local())
-            {
-                let refused = Refused {
-                    host: host.clone(),
-                    address,
-                    class,
-                };
-                self.refusals.push(Refusal {
-                    host,
-                    address,
-                    class,
-                });
-                return Err(io::Error::new(io::ErrorKind::PermissionDenied, refused));
-            }
-        }
-        Ok(addrs)
-    }
-}
-
 impl Resolve for PinnedResolver {
     fn resolve(&self, name: Name) -> Resolving {
-        let this = PinnedResolver {
-            lookup: self.lookup.clone(),
-            may_be_local: self.may_be_local.clone(),
-            refusals: self.refusals.clone(),
-        };
+        let this = self.clone();
         let name = name.as_str().to_string();
         async move {
-            let addrs = this.check(&name).await?;
+            // Pinned before the request; checked here too, so no name reaches the
+            // client unchecked.
+            let addrs = match this.pinned(&name) {
+                Some(addrs) => addrs,
+                None => match this.check(&name).await {
+                    Ok(addrs) => addrs,
+                    Err(PinError::Lookup(e)) => return Err(e.into()),
+                    Err(PinError::Refused(r)) => {
+                        return Err(Refused {
+                            host: r.host,
+                            address: r.address,
+                            class: r.class,
+                        }
+                        .into());
+                    }
+                },
+            };
             let addrs: Addrs = Box::new(addrs.into_iter().map(|ip| SocketAddr::new(ip, 0)));
             Ok(addrs)
         }

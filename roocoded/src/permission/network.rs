@@ -86,6 +86,18 @@ impl Host {
             .strip_prefix('[')
             .and_then(|t| t.strip_suffix(']'))
             .unwrap_or(text);
+        if !text.is_ascii() {
+            if !text
+                .chars()
+                .all(|c| c.is_alphanumeric() || matches!(c, '-' | '.' | '_'))
+            {
+                return None;
+            }
+            // An internationalised name: its ASCII (punycode) form, as a URL carries it.
+            let url = reqwest::Url::parse(&format!("http://{text}/")).ok()?;
+            let ascii = url.host_str().filter(|h| h.is_ascii())?.to_string();
+            return Self::parse(&ascii);
+        }
         let text = text.strip_suffix('.').unwrap_or(text).to_ascii_lowercase();
         if text.is_empty() {
             return None;

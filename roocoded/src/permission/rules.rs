@@ -380,6 +380,18 @@ impl Rules {
         })
     }
 
+    /// The deny rule for `tool` that names `host` with a `domain:` specifier, if any
+    /// (WebFetch checks the addresses a name resolves to against them).
+    pub fn deny_naming_host(&self, tool: &str, host: &super::network::Host) -> Option<&str> {
+        self.deny
+            .iter()
+            .find(|r| {
+                r.applies_to(tool)
+                    && matches!(&r.spec, Some(Spec::Domain(d)) if d.matches_host(host))
+            })
+            .map(|r| r.text.as_str())
+    }
+
     /// The allow rule that covers a whole command line (the last one needed when several
     /// cover its parts), if every part is covered.
     fn allows_command(&self, tool: &str, line: &str, analysis: &Analysis) -> Option<&Rule> {

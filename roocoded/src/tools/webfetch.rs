@@ -35,7 +35,7 @@ use reqwest::Url;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use self::resolve::{LocalPolicy, Lookup, PinnedResolver};
+use self::resolve::{DenyPolicy, LocalPolicy, Lookup, PinnedResolver};
 use super::output::truncate_chars;
 use super::{
     PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
@@ -361,6 +361,19 @@ pub(crate) struct Page {
     pub truncated: bool,
 }
 
+/// The deny rule naming an address a name resolved to (none without a gate).
+fn deny_policy(ctx: &ToolContext) -> DenyPolicy {
+    let gate = ctx.gate.clone();
+    Arc::new(move |host: &Host| {
+        gate.as_ref().and_then(|g| {
+            g.settings()
+                .rules
+                .deny_naming_host("WebFetch", host)
+                .map(str::to_string)
+        })
+    })
+}
+
 /// GET `url`, following the redirects [`may_follow`] allows, reading at most `max_body`
 /// bytes; names are resolved with `lookup` and checked ([`resolve`]).
 pub(crate) async fn fetch(
@@ -369,7 +382,7 @@ pub(crate) async fn fetch(
     ctx: &ToolContext,
     lookup: &Lookup,
 ) -> Result<Fetched, ToolError> {
-    let resolver = PinnedResolver::new(lookup.clone(), local_policy(ctx));
+    let resolver = PinnedResolver::new(lookup.clone(), local_policy(ctx), deny_policy(ctx));
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .no_proxy()

@@ -70,6 +70,7 @@ fn hosts_canonicalise_like_a_browser() {
         ("[FD00:EC2::254]", "fd00:ec2::254"),
         ("::1", "::1"),
         ("1.2.3.4.example", "1.2.3.4.example"),
+        ("Bücher.example", "xn--bcher-kva.example"),
     ];
     for (text, canonical) in cases {
         assert_eq!(
@@ -86,6 +87,8 @@ fn hosts_canonicalise_like_a_browser() {
         "[::1",
         "1.2.3.4.5:80",
         "a/b",
+        "bü/cher",
+        "bü@cher",
     ] {
         assert_eq!(Host::parse(bad), None, "{bad:?}");
     }

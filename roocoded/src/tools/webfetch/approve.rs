@@ -37,6 +37,16 @@ pub(super) async fn pin_host(
                 "Cannot fetch {url}: cannot resolve {name}: {e}"
             )));
         }
+        Err(PinError::Denied {
+            host,
+            address,
+            rule,
+        }) => {
+            return Err(ToolError::Failed(format!(
+                "Permission denied: {host} resolves to {address}, which rule {rule} in your \
+                 config denies."
+            )));
+        }
         Err(PinError::Refused(refusal)) => refusal,
     };
     let rule = format!("WebFetch(domain:{})", refusal.host.rule_text());

@@ -397,3 +397,44 @@ async fn a_name_that_resolves_locally_is_put_to_the_user_and_the_approved_addres
     );
     assert_eq!(site.seen().len(), 2);
 }
+
+#[tokio::test]
+async fn a_deny_rule_naming_an_address_covers_every_name_that_resolves_to_it() {
+    let site = Site::start().await;
+    let port = site.port();
+    let (lookup, _) = fake_lookup(&[
+        ("alias.test", &["127.0.0.1"]),
+        ("public.test", &["93.184.216.34"]),
+    ]);
+    // The name is allowed (and named, so it may be local); the address is denied.
+    let p = project(
+        Mode::Default,
+        &[
+            "WebFetch(domain:alias.test)",
+            "WebFetch(domain:public.test)",
+        ],
+        &[
+            "WebFetch(domain:localhost)",
+            "WebFetch(domain:93.184.216.34)",
+        ],
+    );
+    let err = get(&p, &format!("http://alias.test:{port}/page"), &lookup)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        err,
+        ToolError::Failed(
+            "Permission denied: alias.test resolves to 127.0.0.1, which rule \
+             WebFetch(domain:localhost) in your config denies."
+                .into()
+        )
+    );
+    let err = get(&p, "http://public.test/page", &lookup)
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, ToolError::Failed(m) if m.ends_with("which rule WebFetch(domain:93.184.216.34) in your config denies.")),
+        "{err:?}"
+    );
+    assert_eq!(site.seen(), Vec::<String>::new());
+}

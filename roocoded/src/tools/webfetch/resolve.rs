@@ -8,7 +8,7 @@
 //! A name whose addresses include a loopback, private, link-local, metadata or reserved
 //! one is refused unless [`LocalPolicy`] allows local addresses for it (its spelling is
 //! already local, so the permission gate approved a local target; or an allow rule
-//! names it). WebFetch resolves each host with [`PinnedResolver::pin`] before its
+//! names it); one that resolves to an address a deny rule names is denied. WebFetch resolves each host with [`PinnedResolver::pin`] before its
 //! request, so a refusal can be put to the user; what is pinned (checked, or approved)
 //! is what the client gets when it resolves the name for the connection.
 
@@ -29,6 +29,9 @@ pub(crate) type Lookup =
 
 /// Whether a name may resolve to non-public addresses.
 pub(crate) type LocalPolicy = Arc<dyn Fn(&Host) -> bool + Send + Sync>;
+
+/// The deny rule naming an address, if any: a name resolving to it is denied.
+pub(crate) type DenyPolicy = Arc<dyn Fn(&Host) -> Option<String> + Send + Sync>;
 
 /// The system resolver (`getaddrinfo` through tokio).
 pub(crate) fn system_lookup() -> Lookup {
@@ -58,6 +61,12 @@ pub(crate) enum PinError {
     Lookup(io::Error),
     /// It resolves to a local address it may not reach.
     Refused(Refusal),
+    /// It resolves to an address a deny rule names.
+    Denied {
+        host: Host,
+        address: IpAddr,
+        rule: String,
+    },
 }
 
 /// The checking resolver handed to the HTTP client; clones share their pins.
@@ -65,15 +74,17 @@ pub(crate) enum PinError {
 pub(crate) struct PinnedResolver {
     pub lookup: Lookup,
     pub may_be_local: LocalPolicy,
+    pub denied: DenyPolicy,
     /// Name (as the URL has it) → the addresses it may be connected to.
     pub pins: Arc<Mutex<HashMap<String, Vec<IpAddr>>>>,
 }
 
 impl PinnedResolver {
-    pub(crate) fn new(lookup: Lookup, may_be_local: LocalPolicy) -> Self {
+    pub(crate) fn new(lookup: Lookup, may_be_local: LocalPolicy, denied: DenyPolicy) -> Self {
         Self {
             lookup,
             may_be_local,
+            denied,
             pins: Arc::default(),
         }
     }
@@ -121,6 +132,16 @@ impl PinnedResolver {
                 format!("{host} has no addresses"),
             )));
         }
+        // Deny beats allow: a deny rule naming an address covers every name for it.
+        for &address in &addrs {
+            if let Some(rule) = (self.denied)(&Host::Ip(address)) {
+                return Err(PinError::Denied {
+                    host,
+                    address,
+                    rule,
+                });
+            }
+        }
         if !(self.may_be_local)(&host) {
             // One local address among public ones is enough to refuse the name: a
             // client tries them in turn.
@@ -161,6 +182,15 @@ impl Resolve for PinnedResolver {
                 None => match this.check(&name).await {
                     Ok(addrs) => addrs,
                     Err(PinError::Lookup(e)) => return Err(e.into()),
+                    Err(PinError::Denied {
+                        host,
+                        address,
+                        rule,
+                    }) => {
+                        return Err(
+                            format!("{host} resolves to {address}, denied by {rule}").into()
+                        );
+                    }
                     Err(PinError::Refused(r)) => {
                         return Err(Refused {
                             host: r.host,

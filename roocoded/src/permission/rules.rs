@@ -8,7 +8,7 @@
 //! | `Bash(npm run *)` | a glob over the whole command (`*` any characters; `\*` a star) |
 //! | `Bash(make)` | exactly `make` |
 //! | `Read(src/**)`, `Edit(docs/*.md)` | gitignore-style glob relative to the project root; `~/x` home, `//abs` absolute |
-//! | `WebFetch(domain:example.com)` | that host and its subdomains |
+//! | `WebFetch(domain:example.com)` | that host and its subdomains; hosts compare canonically, so `domain:127.0.0.1` is also `localhost`, `[::1]`, `2130706433`… ([`super::network`]) |
 //! | `mcp__github__*`, `mcp__github` | tools by name (glob), all tools of a server |
 //! | `Agent(Explore)`, `Skill(commit)` | by agent type, by skill name (or `name arguments`) |
 //!

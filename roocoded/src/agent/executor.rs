@@ -96,6 +96,7 @@ pub async fn run_calls(
         shell: rt.shell.clone(),
         processes: Some(agents.processes.for_session(&row.id)),
         memory_dirs: Some(memory_dirs),
+        gate: None,
     };
     let mode = Mode::parse(&row.mode).unwrap_or(Mode::Default);
     let gate_now = || {
@@ -128,7 +129,8 @@ pub async fn run_calls(
     let run = async move {
         let mut results = Vec::with_capacity(calls.len());
         for batch in tools::partition(calls, is_safe) {
-            let gate = &gate_now();
+            let gate = Arc::new(gate_now());
+            let gate = &gate;
             for call in batch {
                 let ev = EventPayload::ToolCall {
                     call_id: call.id.clone(),
@@ -156,6 +158,7 @@ pub async fn run_calls(
                                 let _ = tx.send((call_id.clone(), text.to_string()));
                             }))),
                             human: Some(Arc::new(human)),
+                            gate: Some(gate.clone()),
                             ..base.clone()
                         };
                         async move { run_one(agents, gate, turn_config, &ctx, call).await }

@@ -10,7 +10,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::Agents;
 use super::approvals::{PermissionAnswer, PermissionAsk};
-use crate::tools::{Human, PlanVerdict};
+use crate::tools::{Approval, Human, PlanVerdict};
 
 /// The human behind one tool call of a session.
 pub struct CallHuman {
@@ -89,5 +89,35 @@ impl Human for CallHuman {
 
     fn mode(&self) -> String {
         self.mode.clone()
+    }
+
+    fn approve<'a>(
+        &'a self,
+        tool: &'a str,
+        input: &'a Value,
+        summary: &'a str,
+        reason: &'a str,
+    ) -> BoxFuture<'a, Result<Approval, String>> {
+        async move {
+            if self.mode == "dontAsk" {
+                return Err("this needs approval and the session is in dontAsk mode, which denies whatever would be asked".into());
+            }
+            let ask = PermissionAsk {
+                session_id: &self.session_id,
+                call_id: &self.call_id,
+                tool,
+                input,
+                summary,
+                reason,
+            };
+            match self.agents.ask_permission(ask, &self.cancel).await {
+                Ok(PermissionAnswer::Allow) => Ok(Approval::Once),
+                Ok(PermissionAnswer::AllowAlways) => Ok(Approval::Always),
+                Ok(PermissionAnswer::Deny { feedback }) => Ok(Approval::Denied { feedback }),
+                Ok(PermissionAnswer::Cancelled) => Err("the turn was cancelled".into()),
+                Err(e) => Err(format!("the approval could not be asked for ({e})")),
+            }
+        }
+        .boxed()
     }
 }

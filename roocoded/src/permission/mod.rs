@@ -22,6 +22,7 @@
 pub mod command;
 pub mod dangerous;
 pub mod modes;
+pub mod network;
 pub mod persist;
 pub mod protected;
 pub mod rules;
@@ -238,6 +239,18 @@ impl PermissionGate {
             real_home: real_home.as_deref(),
         };
         let verdict = self.settings.rules.evaluate(tool.name(), &subject, &bases);
+        if let PermissionTarget::Url(url) = &target
+            && cannot_see.is_none()
+            && let Some(decision) = network::local_decision(
+                mode,
+                tool.name(),
+                url,
+                verdict.as_ref(),
+                &self.settings.rules,
+            )
+        {
+            return decision;
+        }
         let described = || modes::describe(tool.name(), &target);
         // Protected files ask in every mode; only a deny rule answers first.
         if let Some(why) = self.protected_write(&target, ctx).filter(|_| !plan_file)

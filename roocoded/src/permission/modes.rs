@@ -1,13 +1,16 @@
 //! Layer 4, the session mode (DESIGN §8), for calls that layers 1–3 left undecided:
 //!
-//! | mode | read-only tool | file edit in the sandbox | command, other | plan file write |
-//! | --- | --- | --- | --- | --- |
-//! | `default` | allow | ask | ask | ask |
-//! | `acceptEdits` | allow | allow | ask | allow |
-//! | `plan` | allow | ask | ask | allow |
-//! | `bypassPermissions` | allow | allow | allow | allow |
-//! | `dontAsk` | allow | deny | deny | deny |
+//! | mode | read-only tool | file edit in the sandbox | network (WebFetch) | command, other | plan file write |
+//! | --- | --- | --- | --- | --- | --- |
+//! | `default` | allow | ask | ask | ask | ask |
+//! | `acceptEdits` | allow | allow | ask | ask | allow |
+//! | `plan` | allow | ask | ask | ask | allow |
+//! | `bypassPermissions` | allow | allow | allow | allow | allow |
+//! | `dontAsk` | allow | deny | deny | deny | deny |
 //!
+//! A network tool is read-only on disk but sends whatever its URL carries, so it is
+//! asked like a command (per domain: "allow always" writes `WebFetch(domain:…)`); local
+//! addresses ask even in `bypassPermissions` ([`super::network`]).
 //! `dontAsk` also turns every ask of the other layers (ask rules, commands the parser
 //! cannot see through) into a deny; see [`ask`].
 
@@ -70,7 +73,7 @@ impl From<PermissionMode> for Mode {
 /// The mode's answer for a call that passed layers 1–3 without a verdict.
 /// `plan_file` is true when the call writes the session's plan file.
 pub fn decide(mode: Mode, tool: &dyn Tool, target: &PermissionTarget, plan_file: bool) -> Decision {
-    if tool.is_read_only() {
+    if tool.is_read_only() && tool.category() != ToolCategory::Network {
         return Decision::Allow;
     }
     let file_edit = tool.category() == ToolCategory::File

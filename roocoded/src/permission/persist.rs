@@ -18,7 +18,8 @@ use yaml_serde::{Mapping, Value};
 
 mod ignore;
 
-use super::rules::{escape_glob, host_of, normalize};
+use super::network::Host;
+use super::rules::{escape_glob, normalize};
 use crate::tools::PermissionTarget;
 
 /// Where "allow always" rules go, relative to the project root.
@@ -52,8 +53,8 @@ pub fn rule_for(tool: &str, target: &PermissionTarget, root: &Path) -> String {
             };
             format!("{kind}({})", path_spec(path, root))
         }
-        PermissionTarget::Url(url) => match host_of(url) {
-            Some(host) => format!("{tool}(domain:{host})"),
+        PermissionTarget::Url(url) => match Host::of_url(url) {
+            Some(host) => format!("{tool}(domain:{})", host.rule_text()),
             None => tool.to_string(),
         },
         PermissionTarget::None => tool.to_string(),

@@ -8,7 +8,7 @@
 //! | `Bash(npm run *)` | a glob over the whole command (`*` any characters; `\*` a star) |
 //! | `Bash(make)` | exactly `make` |
 //! | `Read(src/**)`, `Edit(docs/*.md)` | gitignore-style glob relative to the project root; `~/x` home, `//abs` absolute |
-//! | `WebFetch(domain:example.com)` | that host and its subdomains |
+//! | `WebFetch(domain:example.com)` | that host and its subdomains; hosts compare canonically, so `domain:127.0.0.1` is also `localhost`, `[::1]`, `2130706433`… ([`super::network`]) |
 //! | `mcp__github__*`, `mcp__github` | tools by name (glob), all tools of a server |
 //! | `Agent(Explore)`, `Skill(commit)` | by agent type, by skill name (or `name arguments`) |
 //!
@@ -369,6 +369,27 @@ impl Rules {
                 .find(|r| r.matches_strict(tool, subject, bases)),
         };
         allowed.map(|rule| verdict(RuleKind::Allow, rule))
+    }
+
+    /// True if an allow rule for `tool` names `host` with a `domain:` specifier (a bare
+    /// `WebFetch` rule names no host). Local addresses need such a rule to be fetched
+    /// without asking ([`super::network`]).
+    pub fn allow_names_host(&self, tool: &str, host: &super::network::Host) -> bool {
+        self.allow.iter().any(|r| {
+            r.applies_to(tool) && matches!(&r.spec, Some(Spec::Domain(d)) if d.matches_host(host))
+        })
+    }
+
+    /// The deny rule for `tool` that names `host` with a `domain:` specifier, if any
+    /// (WebFetch checks the addresses a name resolves to against them).
+    pub fn deny_naming_host(&self, tool: &str, host: &super::network::Host) -> Option<&str> {
+        self.deny
+            .iter()
+            .find(|r| {
+                r.applies_to(tool)
+                    && matches!(&r.spec, Some(Spec::Domain(d)) if d.matches_host(host))
+            })
+            .map(|r| r.text.as_str())
     }
 
     /// The allow rule that covers a whole command line (the last one needed when several

@@ -13,6 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::bash::{ProcessRecorder, ShellState};
 use super::{Summarizer, TodoList};
 use crate::memory::MemoryDirs;
+use crate::permission::PermissionGate;
 
 /// Everything a tool call may know about where it runs.
 #[derive(Debug, Clone)]
@@ -51,6 +52,10 @@ pub struct ToolContext {
     pub processes: Option<Arc<dyn ProcessRecorder>>,
     /// Where the `Memory` tool keeps auto memories (None: the tool reports an error).
     pub memory_dirs: Option<MemoryDirs>,
+    /// The permission gate of this call's agent, for a tool that meets a new target while
+    /// it runs (WebFetch's redirects and the addresses a name resolves to). None: such
+    /// targets are treated as needing approval.
+    pub gate: Option<Arc<PermissionGate>>,
 }
 
 /// Receives live output of a running tool call.
@@ -71,8 +76,8 @@ impl std::fmt::Debug for ProgressFn {
 
 impl ToolContext {
     /// A context with no extra directories, an empty environment, a fresh cancellation
-    /// token, an empty file record, an empty todo list, no summarizer, a fresh shell and no
-    /// memory directories.
+    /// token, an empty file record, an empty todo list, no summarizer, a fresh shell, no
+    /// memory directories and no gate.
     pub fn new(session_id: impl Into<String>, cwd: PathBuf, root: PathBuf) -> Self {
         Self {
             session_id: session_id.into(),
@@ -92,6 +97,7 @@ impl ToolContext {
             shell: Arc::new(ShellState::new()),
             processes: None,
             memory_dirs: None,
+            gate: None,
         }
     }
 

@@ -15,6 +15,18 @@ pub enum PlanVerdict {
     Rejected { feedback: Option<String> },
 }
 
+/// What the human said about something a running call asks approval for (WebFetch: a
+/// name that turned out to resolve to a local address).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Approval {
+    Once,
+    /// Approved, and a rule should allow it from now on.
+    Always,
+    Denied {
+        feedback: Option<String>,
+    },
+}
+
 /// A human, as a tool sees one.
 pub trait Human: Send + Sync + std::fmt::Debug {
     /// Asks the `questions` of an `AskUserQuestion` call; one answer per question.
@@ -26,4 +38,17 @@ pub trait Human: Send + Sync + std::fmt::Debug {
     fn approve_plan<'a>(&'a self, plan: &'a str) -> BoxFuture<'a, Result<PlanVerdict, String>>;
     /// The session's permission mode now.
     fn mode(&self) -> String;
+    /// Asks for a permission the call found it needs while running, as a permission
+    /// request for `tool` with `input`, shown as `summary` because of `reason`. The error
+    /// says why nobody could answer.
+    fn approve<'a>(
+        &'a self,
+        tool: &'a str,
+        input: &'a Value,
+        summary: &'a str,
+        reason: &'a str,
+    ) -> BoxFuture<'a, Result<Approval, String>> {
+        let _ = (tool, input, summary, reason);
+        Box::pin(async { Err("nobody can be asked for this call".to_string()) })
+    }
 }

@@ -53,7 +53,7 @@ pub use edit::EditTool;
 pub use exit_plan_mode::ExitPlanModeTool;
 pub use glob::GlobTool;
 pub use grep::GrepTool;
-pub use human::{Human, PlanVerdict};
+pub use human::{Approval, Human, PlanVerdict};
 pub use memory::MemoryTool;
 pub use output::MAX_OUTPUT_CHARS;
 pub use read::ReadTool;

@@ -1,16 +1,32 @@
 //! The `WebFetch` tool: GET a URL and return its content as text — HTML converted to
-//! Markdown, other text types as they are, binary content refused — optionally passed
-//! with the model's prompt through a [`Summarizer`] (a tool-less model call the daemon
-//! provides).
+//! Markdown, other text types as they are, binary content refused ([`content`]) —
+//! optionally passed with the model's prompt through a [`Summarizer`] (a tool-less
+//! model call the daemon provides).
 //!
-//! Only http and https; http is upgraded to https except for loopback hosts. Redirects
-//! are followed within the same host only: a redirect elsewhere is reported to the
-//! model, which can call again with the new URL (so the permission gate sees that URL).
-//! The whole request has a 30 s timeout, the body is read up to 5 MB and the returned
-//! text is capped at 100 000 characters.
+//! Fetching is a network effect, decided by the permission gate per host
+//! ([`crate::permission::network`]). While the tool runs it keeps to what was approved:
+//! - names are resolved by [`resolve::PinnedResolver`] before each request, which
+//!   refuses a name that resolves to a loopback, private, link-local or metadata address
+//!   unless its spelling was already local (so the gate asked) or an allow rule names
+//!   it — the user is then asked ([`approve`]) — and hands the client exactly the
+//!   addresses it checked or the user approved (no DNS rebinding between check and use);
+//! - a redirect to the same host (and port) is followed; a redirect elsewhere is checked
+//!   by the gate again ([`ToolContext::gate`]) and followed only if the gate allows it
+//!   outright — one that needs an approval ends the call with a result naming the new
+//!   URL, so the model calls again and the user is asked about that URL;
+//! - proxies from the environment are not used: the address checked is the address
+//!   connected to.
+//!
+//! Only http and https; http is upgraded to https except for local hosts. The whole
+//! request has a 30 s timeout, the body is read up to 5 MB and the returned text is
+//! capped at 100 000 characters.
+
+mod approve;
+mod content;
+mod resolve;
 
 use std::fmt::Write as _;
-use std::net::IpAddr;
+use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::FutureExt as _;
@@ -18,13 +34,15 @@ use futures_util::future::BoxFuture;
 use reqwest::Url;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tokio_util::sync::CancellationToken;
 
+use self::resolve::{DenyPolicy, LocalPolicy, Lookup, PinnedResolver};
 use super::output::truncate_chars;
 use super::{
     PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
     run_blocking,
 };
+use crate::permission::Decision;
+use crate::permission::network::Host;
 
 /// Whole-request timeout (connect, redirects and body).
 pub const TIMEOUT: Duration = Duration::from_secs(30);
@@ -36,13 +54,6 @@ pub const MAX_CONTENT_CHARS: usize = 100_000;
 const MAX_REDIRECTS: usize = 10;
 /// Characters of an error page quoted back.
 const MAX_ERROR_BODY_CHARS: usize = 1000;
-/// Bytes sniffed when the server gives no usable content type.
-const SNIFF_BYTES: usize = 8192;
-/// Elements dropped from HTML before conversion: code, styling and embedded media
-/// carry nothing readable.
-const SKIPPED_TAGS: &[&str] = &[
-    "script", "style", "noscript", "template", "svg", "canvas", "iframe", "object", "embed",
-];
 
 const DESCRIPTION: &str = "\
 Fetches a web page or other text resource by URL and returns its content: HTML is \
@@ -51,12 +62,15 @@ Binary content (images, PDFs, archives) is refused.
 
 Usage:
 - url must be a fully-formed http:// or https:// URL; http is upgraded to https (except \
-for localhost).
+for localhost and private addresses).
 - prompt (optional) says what you want from the page; the content is then condensed to \
 answer it, which keeps large pages out of your context. Without it you get the content \
 itself, up to 100000 characters.
-- Redirects within the same host are followed. A redirect to another host is not: the \
-result tells you the new URL, and you call WebFetch again with it.
+- Redirects within the same host are followed, and to other hosts already allowed. A \
+redirect to a host that needs the user's approval is not: the result tells you the new \
+URL, and you call WebFetch again with it.
+- Fetching a local or private address (localhost, 127.0.0.1, 10.x, 192.168.x, cloud \
+metadata) always needs the user's approval or a rule naming the host.
 - Responses larger than 5 MB are cut; requests time out after 30 seconds.
 - The tool is read-only and changes nothing. Prefer a more specific tool when one \
 exists (for example a configured MCP tool for an API that needs authentication); \
@@ -144,15 +158,14 @@ impl Tool for WebFetchTool {
         async move {
             let input: WebFetchInput = parse_input(self.name(), input)?;
             let url = normalise_url(&input.url)?;
-            let page = match fetch(url, MAX_BODY_BYTES, &ctx.cancel).await? {
+            let page = match fetch(url, MAX_BODY_BYTES, ctx, &resolve::system_lookup()).await? {
                 Fetched::Page(page) => page,
-                Fetched::OtherHost { from, to, status } => {
-                    return Ok(ToolOutput::text(format!(
-                        "{from} redirected (HTTP {status}) to a different host: {to}\n\
-                         WebFetch does not follow redirects to other hosts. To fetch it, call \
-                         WebFetch again with url \"{to}\"."
-                    )));
-                }
+                Fetched::Redirect {
+                    from,
+                    to,
+                    status,
+                    why,
+                } => return Ok(redirect_result(&from, &to, status, why)),
             };
             let header = page.header();
             let body_note = page.truncated.then(|| {
@@ -206,7 +219,7 @@ impl Tool for WebFetchTool {
 }
 
 /// Parse the model's URL: http or https only, http upgraded to https unless the host is
-/// a loopback one.
+/// local (this machine, a private or link-local address).
 pub(crate) fn normalise_url(raw: &str) -> Result<Url, ToolError> {
     let mut url = Url::parse(raw.trim()).map_err(|e| {
         ToolError::InvalidInput(format!(
@@ -216,7 +229,7 @@ pub(crate) fn normalise_url(raw: &str) -> Result<Url, ToolError> {
     match url.scheme() {
         "https" => {}
         "http" => {
-            if !is_loopback(&url) && url.set_scheme("https").is_err() {
+            if !is_local_host(&url) && url.set_scheme("https").is_err() {
                 return Err(ToolError::InvalidInput(format!(
                     "Cannot upgrade {raw} to https."
                 )));
@@ -242,24 +255,24 @@ pub(crate) fn normalise_url(raw: &str) -> Result<Url, ToolError> {
     Ok(url)
 }
 
-/// `localhost`, `*.localhost`, 127.0.0.0/8 or ::1.
-fn is_loopback(url: &Url) -> bool {
-    let Some(host) = url.host_str() else {
-        return false;
-    };
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    host.eq_ignore_ascii_case("localhost")
-        || host.to_ascii_lowercase().ends_with(".localhost")
-        || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
+/// The host is local by its spelling: `localhost`, a loopback, private, link-local or
+/// other non-public address.
+fn is_local_host(url: &Url) -> bool {
+    url.host_str()
+        .and_then(Host::parse)
+        .and_then(|h| h.class())
+        .is_some_and(|c| c.is_local())
 }
 
-/// Same host (ignoring a leading `www.`) and same explicit port.
+/// Same canonical host (ignoring a leading `www.`) and same explicit port.
 fn same_host(a: &Url, b: &Url) -> bool {
     let host = |u: &Url| {
-        let h = u.host_str().unwrap_or_default().to_ascii_lowercase();
-        h.strip_prefix("www.").map(str::to_string).unwrap_or(h)
+        u.host_str().and_then(Host::parse).map(|h| match h {
+            Host::Name(name) => Host::Name(name.strip_prefix("www.").unwrap_or(&name).to_string()),
+            ip => ip,
+        })
     };
-    host(a) == host(b) && a.port() == b.port()
+    host(a).is_some() && host(a) == host(b) && a.port() == b.port()
 }
 
 /// The outcome of a fetch.
@@ -267,11 +280,74 @@ fn same_host(a: &Url, b: &Url) -> bool {
 pub(crate) enum Fetched {
     Page(Page),
     /// A redirect to another host, not followed.
-    OtherHost {
+    Redirect {
         from: Url,
         to: Url,
         status: reqwest::StatusCode,
+        why: NotFollowed,
     },
+}
+
+/// Why a redirect to another host was not followed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum NotFollowed {
+    /// The new URL needs the user's approval (the gate's reason), or there is no gate
+    /// to check it with.
+    NeedsApproval(Option<String>),
+    /// The gate denies the new URL.
+    Denied(String),
+}
+
+/// The result for a redirect that was not followed: a normal result naming the new URL
+/// when it needs an approval (the model calls again and the user is asked), an error
+/// when it is denied.
+fn redirect_result(
+    from: &Url,
+    to: &Url,
+    status: reqwest::StatusCode,
+    why: NotFollowed,
+) -> ToolOutput {
+    match why {
+        NotFollowed::NeedsApproval(reason) => {
+            let reason = reason.map(|r| format!(" ({r})")).unwrap_or_default();
+            ToolOutput::text(format!(
+                "{from} redirected (HTTP {status}) to a different host: {to}\n\
+                 WebFetch does not follow a redirect to a host that needs its own \
+                 approval{reason}. To fetch it, call WebFetch again with url \"{to}\"."
+            ))
+        }
+        NotFollowed::Denied(reason) => ToolOutput::error(format!(
+            "{from} redirected (HTTP {status}) to {to}, which is denied: {reason}"
+        )),
+    }
+}
+
+/// May a redirect from `from` go to `next`? Same host: yes. Another host: only if the
+/// gate allows a call for it outright.
+fn may_follow(from: &Url, next: &Url, ctx: &ToolContext) -> Result<(), NotFollowed> {
+    if same_host(from, next) {
+        return Ok(());
+    }
+    let Some(gate) = &ctx.gate else {
+        return Err(NotFollowed::NeedsApproval(None));
+    };
+    match gate.check(&WebFetchTool, &json!({ "url": next.as_str() }), ctx) {
+        Decision::Allow => Ok(()),
+        Decision::Ask { reason } => Err(NotFollowed::NeedsApproval(Some(reason))),
+        Decision::Deny { reason } => Err(NotFollowed::Denied(reason)),
+    }
+}
+
+/// Which names may resolve to local addresses: those spelled local (the gate asked
+/// about them, or a rule named them) and those an allow rule names.
+fn local_policy(ctx: &ToolContext) -> LocalPolicy {
+    let gate = ctx.gate.clone();
+    Arc::new(move |host: &Host| {
+        host.class().is_some_and(|c| c.is_local())
+            || gate
+                .as_ref()
+                .is_some_and(|g| g.settings().rules.allow_names_host("WebFetch", host))
+    })
 }
 
 /// A successful response, body read up to the cap.
@@ -285,14 +361,32 @@ pub(crate) struct Page {
     pub truncated: bool,
 }
 
-/// GET `url`, following same-host redirects, reading at most `max_body` bytes.
+/// The deny rule naming an address a name resolved to (none without a gate).
+fn deny_policy(ctx: &ToolContext) -> DenyPolicy {
+    let gate = ctx.gate.clone();
+    Arc::new(move |host: &Host| {
+        gate.as_ref().and_then(|g| {
+            g.settings()
+                .rules
+                .deny_naming_host("WebFetch", host)
+                .map(str::to_string)
+        })
+    })
+}
+
+/// GET `url`, following the redirects [`may_follow`] allows, reading at most `max_body`
+/// bytes; names are resolved with `lookup` and checked ([`resolve`]).
 pub(crate) async fn fetch(
     mut url: Url,
     max_body: usize,
-    cancel: &CancellationToken,
+    ctx: &ToolContext,
+    lookup: &Lookup,
 ) -> Result<Fetched, ToolError> {
+    let resolver = PinnedResolver::new(lookup.clone(), local_policy(ctx), deny_policy(ctx));
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
+        .no_proxy()
+        .dns_resolver(resolver.clone())
         .timeout(TIMEOUT)
         .user_agent(concat!(
             "roocode/",
@@ -301,8 +395,10 @@ pub(crate) async fn fetch(
         ))
         .build()
         .map_err(|e| ToolError::Failed(format!("Cannot set up the HTTP client: {}", chain(&e))))?;
+    let cancel = &ctx.cancel;
     let mut redirects = 0;
     loop {
+        approve::pin_host(&url, &resolver, ctx).await?;
         let request = client
             .get(url.clone())
             .header(
@@ -327,11 +423,12 @@ pub(crate) async fn fetch(
             let next = normalise_url(next.as_str()).map_err(|e| {
                 ToolError::Failed(format!("{url} redirected (HTTP {status}) to {next}: {e}"))
             })?;
-            if !same_host(&url, &next) {
-                return Ok(Fetched::OtherHost {
+            if let Err(why) = may_follow(&url, &next, ctx) {
+                return Ok(Fetched::Redirect {
                     from: url,
                     to: next,
                     status,
+                    why,
                 });
             }
             redirects += 1;
@@ -411,149 +508,6 @@ fn chain(e: &dyn std::error::Error) -> String {
     text
 }
 
-/// What kind of content a response holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Kind {
-    Html,
-    Text,
-    Binary,
-}
-
-impl Page {
-    /// `Fetched <url> (<type>, <n> bytes)`.
-    fn header(&self) -> String {
-        let kind = self
-            .content_type
-            .as_deref()
-            .map_or("no content type", mime_essence_str);
-        format!("Fetched {} ({kind}, {} bytes)", self.url, self.body.len())
-    }
-
-    /// The body as text: decoded by its charset, HTML converted to Markdown. Binary
-    /// content is an error.
-    pub(crate) fn into_text(self) -> Result<String, ToolError> {
-        let kind = classify(self.content_type.as_deref(), &self.body);
-        if kind == Kind::Binary {
-            let kind = self.content_type.as_deref().unwrap_or("unknown type");
-            return Err(ToolError::Failed(format!(
-                "{} returned binary content ({kind}, {} bytes); WebFetch only reads HTML and \
-                 text.",
-                self.url,
-                self.body.len()
-            )));
-        }
-        let text = decode(self.content_type.as_deref(), &self.body);
-        Ok(match kind {
-            Kind::Html => html_to_markdown(&text),
-            _ => text,
-        })
-    }
-}
-
-/// The media type without parameters, as given.
-fn mime_essence_str(content_type: &str) -> &str {
-    content_type.split(';').next().unwrap_or_default().trim()
-}
-
-fn classify(content_type: Option<&str>, body: &[u8]) -> Kind {
-    let essence = content_type
-        .map(|c| mime_essence_str(c).to_ascii_lowercase())
-        .unwrap_or_default();
-    match essence.as_str() {
-        "text/html" | "application/xhtml+xml" => return Kind::Html,
-        "" | "application/octet-stream" | "binary/octet-stream" => return sniff(body),
-        _ => {}
-    }
-    let textual = essence.starts_with("text/")
-        || essence.ends_with("+json")
-        || essence.ends_with("+xml")
-        || matches!(
-            essence.as_str(),
-            "application/json"
-                | "application/xml"
-                | "application/javascript"
-                | "application/ecmascript"
-                | "application/x-javascript"
-                | "application/yaml"
-                | "application/x-yaml"
-                | "application/toml"
-                | "application/x-sh"
-                | "application/x-httpd-php"
-                | "application/sql"
-                | "application/graphql"
-                | "application/x-ndjson"
-                | "application/jsonl"
-                | "application/csv"
-        );
-    if textual { Kind::Text } else { Kind::Binary }
-}
-
-/// Decide from the bytes: no NUL and valid UTF-8 in the first bytes is text (HTML if it
-/// starts like HTML).
-fn sniff(body: &[u8]) -> Kind {
-    let head = &body[..body.len().min(SNIFF_BYTES)];
-    if head.contains(&0) {
-        return Kind::Binary;
-    }
-    let valid = match std::str::from_utf8(head) {
-        Ok(_) => true,
-        // A character cut at the sniff boundary is fine.
-        Err(e) => e.error_len().is_none() && head.len() == SNIFF_BYTES.min(body.len()),
-    };
-    if !valid {
-        return Kind::Binary;
-    }
-    let start = String::from_utf8_lossy(&head[..head.len().min(512)])
-        .trim_start()
-        .to_ascii_lowercase();
-    if start.starts_with("<!doctype html") || start.starts_with("<html") {
-        Kind::Html
-    } else {
-        Kind::Text
-    }
-}
-
-/// Decode by the `charset` parameter (UTF-8 when absent or unknown; a BOM wins).
-fn decode(content_type: Option<&str>, body: &[u8]) -> String {
-    let label = content_type.and_then(|c| {
-        c.split(';').skip(1).find_map(|param| {
-            let (name, value) = param.split_once('=')?;
-            name.trim()
-                .eq_ignore_ascii_case("charset")
-                .then(|| value.trim().trim_matches('"').to_string())
-        })
-    });
-    let encoding = label
-        .and_then(|l| encoding_rs::Encoding::for_label(l.as_bytes()))
-        .unwrap_or(encoding_rs::UTF_8);
-    encoding.decode(body).0.into_owned()
-}
-
-/// HTML as Markdown, without scripts and styles; runs of blank lines squeezed to one.
-fn html_to_markdown(html: &str) -> String {
-    let converter = htmd::HtmlToMarkdown::builder()
-        .skip_tags(SKIPPED_TAGS.to_vec())
-        .build();
-    // The converter never fails on a string input; fall back to the raw HTML if it does.
-    let markdown = converter.convert(html).unwrap_or_else(|_| html.to_string());
-    let mut out = String::with_capacity(markdown.len());
-    let mut blank = 0;
-    for line in markdown.lines() {
-        let line = line.trim_end();
-        if line.is_empty() {
-            blank += 1;
-            if blank > 1 {
-                continue;
-            }
-        } else {
-            blank = 0;
-        }
-        out.push_str(line);
-        out.push('\n');
-    }
-    out.trim().to_string()
-}
-
 /// `text` cut to `max` characters, with a note when cut.
 fn cap_chars(text: &str, max: usize) -> (&str, Option<String>) {
     match text.char_indices().nth(max) {
@@ -568,5 +522,7 @@ fn cap_chars(text: &str, max: usize) -> (&str, Option<String>) {
     }
 }
 
+#[cfg(test)]
+mod reach_tests;
 #[cfg(test)]
 mod tests;

@@ -81,6 +81,13 @@ async fn cost_splits_tokens_by_agent_and_purpose_after_a_tool_turn_and_a_compact
             )),
     )
     .await;
+    // WebFetch of a loopback address asks in every mode unless a rule names the host.
+    std::fs::create_dir_all(w.project_path().join(".roocode")).unwrap();
+    std::fs::write(
+        w.project_path().join(".roocode/config.yaml"),
+        "permissions:\n  allow: [\"WebFetch(domain:127.0.0.1)\"]\n",
+    )
+    .unwrap();
     let first = w
         .run(&[
             "send",

@@ -19,3 +19,4 @@ mod protected;
 mod send;
 mod tools;
 mod tui;
+mod webfetch;

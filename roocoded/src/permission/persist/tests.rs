@@ -68,6 +68,21 @@ fn rule_for_each_kind_of_target() {
         ),
         "WebFetch(domain:docs.rs)"
     );
+    // Hosts are written canonically, so the rule reads as the address it matches.
+    for (url, rule) in [
+        ("http://2130706433:8080/?k=1", "WebFetch(domain:127.0.0.1)"),
+        ("http://[::1]:3000/", "WebFetch(domain:[::1])"),
+        ("http://[::ffff:10.0.0.1]/", "WebFetch(domain:10.0.0.1)"),
+        ("http://LOCALHOST./x", "WebFetch(domain:localhost)"),
+    ] {
+        assert_eq!(
+            rule_for("WebFetch", &PermissionTarget::Url(url.into()), root),
+            rule,
+            "{url}"
+        );
+        let (_, errors) = crate::permission::Rules::parse(&[rule.to_string()], &[], &[]);
+        assert!(errors.is_empty(), "{rule}: {errors:?}");
+    }
     assert_eq!(
         rule_for("TodoWrite", &PermissionTarget::None, root),
         "TodoWrite"

@@ -5,6 +5,8 @@ use std::path::{Component, Path, PathBuf};
 
 use globset::{GlobBuilder, GlobMatcher};
 
+use crate::permission::network::Host;
+
 /// A wildcard pattern over text: `*` matches any characters (including none).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Wildcard(Vec<Piece>);
@@ -219,10 +221,12 @@ impl PathSpec {
 }
 
 /// `domain:example.com` (that host and its subdomains) or `domain:*.example.com`
-/// (subdomains only).
+/// (subdomains only). Hosts are compared canonically ([`Host::covers`]): every spelling
+/// of this machine (`localhost`, `127.0.0.1`, `127.1`, `2130706433`, `[::1]`,
+/// `0.0.0.0`…) is one host, and an address never matches as a "subdomain".
 #[derive(Debug, Clone)]
 pub struct DomainSpec {
-    domain: String,
+    host: Host,
     subdomains_only: bool,
 }
 
@@ -231,44 +235,35 @@ impl DomainSpec {
         let Some(domain) = spec.strip_prefix("domain:") else {
             return Err("expected `domain:<host>`, as in WebFetch(domain:example.com)".into());
         };
-        let domain = domain.trim().trim_end_matches('.').to_ascii_lowercase();
-        let (domain, subdomains_only) = match domain.strip_prefix("*.") {
-            Some(rest) => (rest.to_string(), true),
+        let domain = domain.trim();
+        let (text, subdomains_only) = match domain.strip_prefix("*.") {
+            Some(rest) => (rest, true),
             None => (domain, false),
         };
-        let valid = !domain.is_empty()
-            && domain
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '.');
-        if !valid {
-            return Err(format!("`{domain}` is not a host name"));
+        let host = Host::parse(text).ok_or_else(|| format!("`{domain}` is not a host name"))?;
+        if subdomains_only && matches!(host, Host::Ip(_)) {
+            return Err(format!("`{domain}`: an address has no subdomains"));
         }
         Ok(Self {
-            domain,
+            host,
             subdomains_only,
         })
     }
 
     pub fn matches_url(&self, url: &str) -> bool {
-        let Some(host) = host_of(url) else {
-            return false;
-        };
-        (!self.subdomains_only && host == self.domain)
-            || host
-                .strip_suffix(self.domain.as_str())
-                .is_some_and(|head| head.ends_with('.'))
+        Host::of_url(url).is_some_and(|host| self.matches_host(&host))
+    }
+
+    pub fn matches_host(&self, host: &Host) -> bool {
+        self.host.covers(host, self.subdomains_only)
     }
 }
 
-/// The host of a URL, lower case, without a trailing dot (the WHATWG parser, as the
-/// fetching code uses: `http://a.com\@b.com` is `a.com`).
+/// The host of a URL in canonical form (the WHATWG parser, as the fetching code uses:
+/// `http://a.com\@b.com` is `a.com`; `http://2130706433/` is `127.0.0.1`; `[::1]` is
+/// `::1`).
 pub fn host_of(url: &str) -> Option<String> {
-    let parsed = reqwest::Url::parse(url).ok()?;
-    let host = parsed
-        .host_str()?
-        .trim_end_matches('.')
-        .to_ascii_lowercase();
-    Some(host)
+    Host::of_url(url).map(|h| h.to_string())
 }
 
 /// `path` with `.` and `..` resolved lexically (the path is absolute).

@@ -162,8 +162,8 @@ async fn same_host_redirects_are_followed_and_others_reported() {
         format!(
             "http://{addr}/away redirected (HTTP 302 Found) to a different host: \
              http://localhost:{port}/page\n\
-             WebFetch does not follow redirects to other hosts. To fetch it, call WebFetch \
-             again with url \"http://localhost:{port}/page\"."
+             WebFetch does not follow a redirect to a host that needs its own approval. To \
+             fetch it, call WebFetch again with url \"http://localhost:{port}/page\"."
         )
     );
     let err = fetch(&p, &format!("http://{addr}/loop")).await.unwrap_err();
@@ -280,6 +280,21 @@ fn urls_are_checked_and_upgraded() {
     );
     assert_eq!(ok("http://localhost/"), Ok("http://localhost/".into()));
     assert_eq!(ok("http://[::1]:3000/"), Ok("http://[::1]:3000/".into()));
+    // Every local spelling stays on http (local services rarely have certificates).
+    assert_eq!(ok("http://2130706433/"), Ok("http://127.0.0.1/".into()));
+    assert_eq!(ok("http://10.1.2.3/"), Ok("http://10.1.2.3/".into()));
+    assert_eq!(
+        ok("http://app.localhost/"),
+        Ok("http://app.localhost/".into())
+    );
+    assert_eq!(
+        ok("http://[::ffff:192.168.0.1]/"),
+        Ok("http://[::ffff:c0a8:1]/".into())
+    );
+    assert_eq!(
+        ok("http://localhost.example.com/"),
+        Ok("https://localhost.example.com/".into())
+    );
     for bad in [
         "ftp://example.com/f",
         "file:///etc/passwd",

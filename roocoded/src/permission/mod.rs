@@ -7,7 +7,8 @@
 //!    mode, `bypassPermissions` included (denied in `dontAsk`), unless a deny rule
 //!    denies it;
 //! 2. the path sandbox ([`sandbox`]) — never overridable; the session's plan file is
-//!    part of it;
+//!    part of it; then files that usually hold credentials ([`secrets`]): a `Read` of
+//!    one asks in every mode but `bypassPermissions` unless a rule naming it allows it;
 //! 3. allow/ask/deny rules ([`rules`]): deny beats ask beats allow. A deny is final; an
 //!    ask asks in every mode (an explicit ask rule is stronger than `bypassPermissions`;
 //!    `dontAsk` turns it into a deny); an allow allows in every mode;
@@ -22,6 +23,7 @@ pub mod modes;
 pub mod persist;
 pub mod rules;
 pub mod sandbox;
+pub mod secrets;
 
 use std::path::{Path, PathBuf};
 
@@ -231,6 +233,18 @@ impl PermissionGate {
             real_home: real_home.as_deref(),
         };
         let verdict = self.settings.rules.evaluate(tool.name(), &subject, &bases);
+        // Files that usually hold credentials: asked in every mode but bypass.
+        if let Some(decision) = secrets::guard(
+            tool.name(),
+            &target,
+            real.as_deref(),
+            verdict.as_ref(),
+            mode,
+            &ctx.root,
+            home,
+        ) {
+            return decision;
+        }
         let described = || modes::describe(tool.name(), &target);
         match (&verdict, cannot_see) {
             (

@@ -16,14 +16,16 @@
 //! `.env.dist` — are not secret files: by convention they hold placeholders (their
 //! content still passes the output redaction like any other).
 //!
-//! Other names of a hard link are looked for in the home credential places and, for
-//! `Read`, in a bounded breadth-first walk of the project ([`LINK_SEARCH_LIMIT`]
-//! entries); Grep and Glob, which see many files, check only the home places.
+//! Other names of a hard link are looked for in the home credential places and among
+//! the secret-named files of the project, found by one bounded breadth-first walk
+//! ([`LINK_SEARCH_LIMIT`] entries, hidden files included, `.git` skipped) made only
+//! when a file with several links is met.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::fs::Metadata;
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 use super::Decision;
 use super::modes::{self, Mode};
@@ -149,38 +151,49 @@ impl std::fmt::Display for Why {
     }
 }
 
-/// The credential places of one home directory, with the inodes of the files in them
-/// (for hard links). Built once per call; a few `stat`s when the places are small.
-#[derive(Debug, Clone, Default)]
+/// The credential places of one home directory, with the inodes of the files in them,
+/// and (built on first need) the inodes of the secret-named files of the project, for
+/// hard links. Built once per call: a few `stat`s when the places are small, and at
+/// most one bounded walk of the project, only when a file with several links is met.
+#[derive(Debug, Default)]
 pub struct SecretFiles {
     places: Vec<PathBuf>,
-    inodes: HashSet<(u64, u64)>,
+    /// (device, inode) of the files in the home places → one of their paths.
+    inodes: HashMap<(u64, u64), PathBuf>,
+    /// The project root whose secret-named files are looked up for hard links.
+    project: Option<PathBuf>,
+    project_inodes: OnceLock<HashMap<(u64, u64), PathBuf>>,
 }
 
 impl SecretFiles {
-    /// For the daemon user's home directory (`None`: names only).
+    /// For the home directory `home` (`None`: no home places).
     pub fn new(home: Option<&Path>) -> Self {
         let Some(home) = home else {
             return Self::default();
         };
         let real_home = std::fs::canonicalize(home).unwrap_or_else(|_| home.to_path_buf());
         let mut places = Vec::new();
-        let mut inodes = HashSet::new();
+        let mut inodes = HashMap::new();
         for place in HOME_PLACES {
             let path = real_home.join(place);
             if path.symlink_metadata().is_err() {
                 continue;
             }
             let real = std::fs::canonicalize(&path).unwrap_or_else(|_| path.clone());
-            walk(&real, HOME_PLACE_LIMIT, |_, meta| {
+            walk(&real, HOME_PLACE_LIMIT, |entry, meta| {
                 if meta.is_file() {
-                    inodes.insert((meta.dev(), meta.ino()));
+                    inodes
+                        .entry((meta.dev(), meta.ino()))
+                        .or_insert_with(|| entry.to_path_buf());
                 }
-                false
             });
             places.push(real);
         }
-        Self { places, inodes }
+        Self {
+            places,
+            inodes,
+            ..Self::default()
+        }
     }
 
     /// For the home directory the daemon runs with.
@@ -189,8 +202,15 @@ impl SecretFiles {
         Self::new(home.as_deref())
     }
 
-    /// Why `path` (as given) with real path `real` and metadata `meta` is a secret
-    /// file, by name, place or a hard link into a home place; `None` if it is not.
+    /// Also look for other names of hard links among the secret-named files of the
+    /// project at `root` (the first [`LINK_SEARCH_LIMIT`] entries, `.git` skipped).
+    pub fn with_project(mut self, root: &Path) -> Self {
+        self.project = Some(std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf()));
+        self
+    }
+
+    /// Why `path` (as given) with real path `real` and metadata `meta` (of `real`) is
+    /// a secret file; `None` if it is not.
     pub fn classify(&self, path: &Path, real: &Path, meta: Option<&Metadata>) -> Option<Why> {
         for p in [path, real] {
             if let Some(pattern) = p.file_name().and_then(|n| n.to_str()).and_then(secret_name) {
@@ -200,61 +220,40 @@ impl SecretFiles {
         if let Some(place) = self.places.iter().find(|p| real.starts_with(p)) {
             return Some(Why::HomePlace(place.clone()));
         }
-        let meta = meta?;
-        if meta.is_file() && meta.nlink() > 1 && self.inodes.contains(&(meta.dev(), meta.ino())) {
-            let place = self.places.first().cloned().unwrap_or_default();
-            return Some(Why::Link(self.linked_name(meta).unwrap_or(place)));
-        }
-        None
-    }
-
-    /// Like [`Self::classify`], and for a hard link also looks for a secret-named other
-    /// name in `root` (bounded by [`LINK_SEARCH_LIMIT`]).
-    pub fn classify_deep(&self, path: &Path, real: &Path, root: &Path) -> Option<Why> {
-        let meta = std::fs::metadata(real).ok();
-        if let Some(why) = self.classify(path, real, meta.as_ref()) {
-            return Some(why);
-        }
         let meta = meta.filter(|m| m.is_file() && m.nlink() > 1)?;
         let key = (meta.dev(), meta.ino());
-        let mut found = None;
-        walk(root, LINK_SEARCH_LIMIT, |entry, m| {
-            let named = entry
-                .file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| secret_name(n).is_some());
-            if named && m.is_file() && (m.dev(), m.ino()) == key {
-                found = Some(entry.to_path_buf());
-                return true;
-            }
-            false
+        if let Some(other) = self.inodes.get(&key) {
+            return Some(Why::Link(other.clone()));
+        }
+        let project = self.project.as_deref()?;
+        let linked = self.project_inodes.get_or_init(|| {
+            let mut found = HashMap::new();
+            walk(project, LINK_SEARCH_LIMIT, |entry, m| {
+                let named = entry
+                    .file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| secret_name(n).is_some());
+                if named && m.is_file() {
+                    found
+                        .entry((m.dev(), m.ino()))
+                        .or_insert_with(|| entry.to_path_buf());
+                }
+            });
+            found
         });
-        found.map(Why::Link)
+        linked.get(&key).map(|other| Why::Link(other.clone()))
     }
 
-    /// A path in the home places with the inode of `meta`.
-    fn linked_name(&self, meta: &Metadata) -> Option<PathBuf> {
-        let key = (meta.dev(), meta.ino());
-        let mut found = None;
-        for place in &self.places {
-            walk(place, HOME_PLACE_LIMIT, |entry, m| {
-                if m.is_file() && (m.dev(), m.ino()) == key {
-                    found = Some(entry.to_path_buf());
-                    return true;
-                }
-                false
-            });
-            if found.is_some() {
-                break;
-            }
-        }
-        found
+    /// [`Self::classify`] with the metadata read from `real`.
+    pub fn classify_path(&self, path: &Path, real: &Path) -> Option<Why> {
+        let meta = std::fs::metadata(real).ok();
+        self.classify(path, real, meta.as_ref())
     }
 }
 
-/// Breadth-first walk of `start` (itself included), symlinks not followed, at most
-/// `limit` entries; `visit` returns true to stop.
-fn walk(start: &Path, limit: usize, mut visit: impl FnMut(&Path, &Metadata) -> bool) {
+/// Breadth-first walk of `start` (itself included), symlinks not followed, `.git`
+/// skipped, at most `limit` entries.
+fn walk(start: &Path, limit: usize, mut visit: impl FnMut(&Path, &Metadata)) {
     let mut queue = VecDeque::from([start.to_path_buf()]);
     let mut seen = 0usize;
     while let Some(path) = queue.pop_front() {
@@ -262,13 +261,19 @@ fn walk(start: &Path, limit: usize, mut visit: impl FnMut(&Path, &Metadata) -> b
             continue;
         };
         seen += 1;
-        if visit(&path, &meta) || seen >= limit {
+        visit(&path, &meta);
+        if seen >= limit {
             return;
         }
         if meta.is_dir()
             && let Ok(entries) = std::fs::read_dir(&path)
         {
-            queue.extend(entries.flatten().map(|e| e.path()));
+            queue.extend(
+                entries
+                    .flatten()
+                    .filter(|e| e.file_name() != ".git")
+                    .map(|e| e.path()),
+            );
         }
     }
 }
@@ -324,7 +329,9 @@ pub fn guard(
         | None => {}
     }
     let real = real?;
-    let why = SecretFiles::new(home).classify_deep(path, real, root)?;
+    let why = SecretFiles::new(home)
+        .with_project(root)
+        .classify_path(path, real)?;
     let shown = real.strip_prefix(root).unwrap_or(real);
     Some(modes::ask(
         mode,

@@ -6,7 +6,7 @@
 //! Files that usually hold credentials ([`crate::permission::secrets`]) are left out
 //! of the list, with a note.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use futures_util::FutureExt as _;
@@ -156,7 +156,8 @@ impl Tool for GlobTool {
                 cwd,
                 pattern: plan.pattern,
             };
-            run_blocking(ctx, move |cancel| search.run(&cancel))
+            let project = ctx.root.clone();
+            run_blocking(ctx, move |cancel| search.run(&cancel, &project))
                 .await
                 .map(ToolOutput::text)
         }
@@ -175,7 +176,8 @@ struct Search {
 }
 
 impl Search {
-    fn run(&self, cancel: &CancellationToken) -> Result<String, ToolError> {
+    /// `project` is the project root, where other names of hard links are looked for.
+    fn run(&self, cancel: &CancellationToken, project: &Path) -> Result<String, ToolError> {
         match std::fs::metadata(&self.dir) {
             Ok(meta) if meta.is_dir() => {}
             Ok(_) => {
@@ -194,7 +196,7 @@ impl Search {
         let matcher = compile_glob(&self.pattern)?;
         let walk = walker(&self.dir, &self.cwd, names_hidden(&self.pattern)).build();
         let mut found: Vec<(SystemTime, PathBuf)> = Vec::new();
-        let secret_files = SecretFiles::for_daemon_user();
+        let secret_files = SecretFiles::for_daemon_user().with_project(project);
         let mut left_out = LeftOut::default();
         for entry in walk {
             if cancel.is_cancelled() {

@@ -155,7 +155,8 @@ impl Tool for GrepTool {
                 sandbox::check_path(&given, ctx).map_err(|e| ToolError::Failed(e.to_string()))?;
             let cwd = sandbox::real_path(&ctx.cwd).unwrap_or_else(|_| ctx.cwd.clone());
             let search = Search::new(input, root, given, cwd)?;
-            run_blocking(ctx, move |cancel| search.run(&cancel))
+            let project = ctx.root.clone();
+            run_blocking(ctx, move |cancel| search.run(&cancel, &project))
                 .await
                 .map(ToolOutput::text)
         }
@@ -251,7 +252,8 @@ impl Search {
         }
     }
 
-    fn run(mut self, cancel: &CancellationToken) -> Result<String, ToolError> {
+    /// `project` is the project root, where other names of hard links are looked for.
+    fn run(mut self, cancel: &CancellationToken, project: &Path) -> Result<String, ToolError> {
         if std::fs::symlink_metadata(&self.root).is_err() {
             return Err(ToolError::Failed(format!(
                 "Path does not exist: {}",
@@ -266,7 +268,7 @@ impl Search {
         let mut out = Output::new(self.head_limit);
         let mut binary_skipped = 0usize;
         let context = self.searcher.before_context() > 0 || self.searcher.after_context() > 0;
-        let secret_files = SecretFiles::for_daemon_user();
+        let secret_files = SecretFiles::for_daemon_user().with_project(project);
         let mut left_out = LeftOut::default();
         for entry in builder.build() {
             if cancel.is_cancelled() {

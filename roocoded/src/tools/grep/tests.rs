@@ -320,3 +320,15 @@ async fn files_that_hold_credentials_are_left_out_with_a_note() {
     .await;
     assert!(out.starts_with("No matches found\n(1 file"), "{out}");
 }
+
+#[tokio::test]
+async fn a_hard_link_to_a_credentials_file_is_left_out_too() {
+    let p = project();
+    let env = p.write(".env", "HELLO_TOKEN=canary\n");
+    std::fs::hard_link(&env, p.path("notes.txt")).unwrap();
+    let out = grep(&p, json!({"pattern": "canary", "output_mode": "content"})).await;
+    assert!(
+        out.starts_with("No matches found\n(1 file that usually holds credentials was left out of this search: notes.txt."),
+        "{out}"
+    );
+}

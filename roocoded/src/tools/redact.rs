@@ -206,7 +206,12 @@ static COMPILED: LazyLock<Option<Compiled>> = LazyLock::new(|| {
         .iter()
         .enumerate()
         .map(|(i, rule)| {
-            let pattern = rule.pattern.replace("(?P<v>", &format!("(?P<v{i}>"));
+            // ASCII word boundaries: a Unicode `\b` keeps the fast DFA engines away from
+            // any text with a non-ASCII byte.
+            let pattern = rule
+                .pattern
+                .replace("(?P<v>", &format!("(?P<v{i}>"))
+                .replace(r"\b", r"(?-u:\b)");
             format!("(?P<r{i}>{pattern})")
         })
         .collect();

@@ -148,3 +148,34 @@ async fn a_key_in_command_output_is_redacted_everywhere_and_grep_leaves_dot_env_
             .contains(&canary)
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn security_redact_false_turns_redaction_off() {
+    let canary = aws_canary();
+    let w = World::new(
+        Script::new()
+            .reply(Reply::tool_calls(vec![ToolCall::new(
+                "Bash",
+                json!({"command": "cat .env"}),
+            )]))
+            .reply(Reply::text("Done.")),
+    )
+    .await;
+    let project = w.project_path();
+    std::fs::write(project.join(".env"), format!("KEY={canary}\n")).unwrap();
+    std::fs::create_dir_all(project.join(".roocode")).unwrap();
+    std::fs::write(
+        project.join(".roocode/config.yaml"),
+        "security:\n  redact: false\n",
+    )
+    .unwrap();
+    let out = w
+        .run(&["send", "--mode", "bypassPermissions", "show the env"])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let body = w.mock.requests()[1].body.to_string();
+    assert!(
+        body.contains(&canary) && !body.contains("[redacted:"),
+        "{body}"
+    );
+}

@@ -238,3 +238,19 @@ fn the_note_names_a_few_and_counts_the_rest() {
     );
     assert!(note.contains("k3.pem and 2 more."), "{note}");
 }
+
+#[test]
+fn reading_a_link_to_a_secret_file_asks_like_the_file() {
+    let p = Project::new();
+    let env = p.write(".env", "TOKEN=canary\n");
+    std::os::unix::fs::symlink(&env, p.path("notes.txt")).unwrap();
+    std::fs::hard_link(&env, p.path("readme.txt")).unwrap();
+    let g = gate(Mode::AcceptEdits, &[], &[]);
+    for name in ["notes.txt", "readme.txt"] {
+        let decision = g.check(&ReadTool, &json!({"file_path": name}), &p.ctx);
+        let Decision::Ask { reason } = decision else {
+            panic!("{name}: {decision:?}")
+        };
+        assert!(reason.contains(".env"), "{name}: {reason}");
+    }
+}

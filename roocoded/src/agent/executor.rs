@@ -1,7 +1,8 @@
 //! Runs the tool calls of one model response: each call is looked up, its input
 //! validated against the tool's schema, checked by `permission` (the only place that
 //! decides), then executed. Consecutive concurrency-safe calls run together; results
-//! come back in call order, one per call.
+//! come back in call order, one per call, with credentials redacted (live output too)
+//! before anything is stored, spilled, sent or shown.
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -108,6 +109,7 @@ pub async fn run_calls(
         settings.plan_file = Some(agents.plan_file(&row.id));
         PermissionGate::new(settings).with_user_dir(agents.paths.user_dir.clone())
     };
+    let redact_on = config.redact();
     let registry = &agents.tools;
     let is_safe = |c: &Call| {
         registry
@@ -153,21 +155,37 @@ pub async fn run_calls(
                             mode: row.mode.clone(),
                             cancel: cancel.clone(),
                         };
+                        let send = move |text: &str| {
+                            let _ = tx.send((call_id.clone(), text.to_string()));
+                        };
+                        // Live output is shown: redacted line by line when enabled.
+                        let live = redact_on.then(|| tools::redact::LiveSink::new(send.clone()));
+                        let progress = match live.clone() {
+                            Some(live) => ProgressFn(Arc::new(move |text: &str| live.push(text))),
+                            None => ProgressFn(Arc::new(send)),
+                        };
                         let ctx = ToolContext {
-                            progress: Some(ProgressFn(Arc::new(move |text: &str| {
-                                let _ = tx.send((call_id.clone(), text.to_string()));
-                            }))),
+                            progress: Some(progress),
                             human: Some(Arc::new(human)),
                             gate: Some(gate.clone()),
                             ..base.clone()
                         };
-                        async move { run_one(agents, gate, turn_config, &ctx, call).await }
+                        async move {
+                            let outcome = run_one(agents, gate, turn_config, &ctx, call).await;
+                            if let Some(live) = live {
+                                live.finish();
+                            }
+                            outcome
+                        }
                     })
                     .collect();
                 outcomes.extend(futures_util::future::join_all(runs).await);
             }
             for (outcome, call) in outcomes.into_iter().zip(batch) {
                 let mut out = outcome.output;
+                if redact_on {
+                    redact_result(&mut out);
+                }
                 spill_large(
                     &mut out,
                     large_result_chars,
@@ -355,6 +373,21 @@ fn summarizer(
         // Tools run for the main agent, whose id is the session's.
         agent_id: row.id.clone(),
     }))
+}
+
+/// Credentials in a result (and in its diff) become `[redacted: <kind>]` before it is
+/// stored, spilled, sent or shown (`security.redact`, tools/redact.rs).
+fn redact_result(out: &mut ToolOutput) {
+    if let Some(text) = tools::redact::redact_output(&out.content) {
+        tracing::info!("credentials redacted from a tool result");
+        out.content = text;
+    }
+    if let Some(diff) = &mut out.diff {
+        let redacted = tools::redact::redact(diff);
+        if !redacted.is_clean() {
+            *diff = redacted.text;
+        }
+    }
 }
 
 /// Layer 1 of context management: a result over the threshold goes to a file the

@@ -7,7 +7,8 @@
 //!    mode, `bypassPermissions` included (denied in `dontAsk`), unless a deny rule
 //!    denies it;
 //! 2. the path sandbox ([`sandbox`]) — never overridable; the session's plan file is
-//!    part of it;
+//!    part of it; then files that usually hold credentials ([`secrets`]): a `Read` of
+//!    one asks in every mode but `bypassPermissions` unless a rule naming it allows it.
 //!    A write to a protected file ([`protected`]: RooCode's config, `.git/`, shell
 //!    start-up files, …) is asked in every mode (denied in `dontAsk`) unless a deny
 //!    rule denies it; no allow rule skips that question;
@@ -27,6 +28,7 @@ pub mod persist;
 pub mod protected;
 pub mod rules;
 pub mod sandbox;
+pub mod secrets;
 
 use std::path::{Path, PathBuf};
 
@@ -239,6 +241,18 @@ impl PermissionGate {
             real_home: real_home.as_deref(),
         };
         let verdict = self.settings.rules.evaluate(tool.name(), &subject, &bases);
+        // Files that usually hold credentials: asked in every mode but bypass.
+        if let Some(decision) = secrets::guard(
+            tool.name(),
+            &target,
+            real.as_deref(),
+            verdict.as_ref(),
+            mode,
+            &ctx.root,
+            home,
+        ) {
+            return decision;
+        }
         if let PermissionTarget::Url(url) = &target
             && cannot_see.is_none()
             && let Some(decision) = network::local_decision(

@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 
 use super::checkpoint::Checkpoints;
 use super::output::truncate_chars;
+use super::redact::check_markers;
 use super::write::{Target, checkpoint_failed, require_fresh_read, unified_diff, write_target};
 use super::{
     FileState, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput,
@@ -173,6 +174,10 @@ fn edit_file(
             "{shown} is not valid UTF-8 text; Edit only edits UTF-8 text files."
         ))
     })?;
+    // A redaction marker stands for a secret the model never saw (tools/redact.rs).
+    for part in [&input.old_string, &input.new_string] {
+        check_markers(part, Some(&text)).map_err(ToolError::InvalidInput)?;
+    }
     let plan = plan_edit(
         &text,
         &input.old_string,

@@ -3,8 +3,10 @@
 //! The pattern's leading literal directories become part of the searched directory
 //! (`src/**/*.rs` walks `src`, `/abs/dir/*.md` walks `/abs/dir`), so the permission
 //! target is the directory actually walked and the walk is no wider than needed.
+//! Files that usually hold credentials ([`crate::permission::secrets`]) are left out
+//! of the list, with a note.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use futures_util::FutureExt as _;
@@ -20,6 +22,7 @@ use super::{
     run_blocking,
 };
 use crate::permission::sandbox;
+use crate::permission::secrets::{LeftOut, SecretFiles};
 
 /// Most paths listed.
 pub const MAX_RESULTS: usize = 100;
@@ -37,6 +40,8 @@ character class. Examples: `**/*.rs` (every Rust file), `src/**/test_*.py`, \
 default is the working directory.
 - Files ignored by .gitignore, .ignore or .rooignore are skipped, and so are hidden \
 files unless the pattern names a hidden component (e.g. `.github/**/*.yml`).
+- Files that usually hold credentials (.env, *.pem, id_rsa, …) are left out, with a \
+note naming them; Read one to see it (the user is asked first).
 - Paths under the working directory are shown relative to it. At most 100 paths are \
 listed; a note tells how many more matched, so narrow the pattern or path then.
 - Use Glob to find files by name; use Grep to find files by content. You can run \
@@ -151,7 +156,8 @@ impl Tool for GlobTool {
                 cwd,
                 pattern: plan.pattern,
             };
-            run_blocking(ctx, move |cancel| search.run(&cancel))
+            let project = ctx.root.clone();
+            run_blocking(ctx, move |cancel| search.run(&cancel, &project))
                 .await
                 .map(ToolOutput::text)
         }
@@ -170,7 +176,8 @@ struct Search {
 }
 
 impl Search {
-    fn run(&self, cancel: &CancellationToken) -> Result<String, ToolError> {
+    /// `project` is the project root, where other names of hard links are looked for.
+    fn run(&self, cancel: &CancellationToken, project: &Path) -> Result<String, ToolError> {
         match std::fs::metadata(&self.dir) {
             Ok(meta) if meta.is_dir() => {}
             Ok(_) => {
@@ -189,6 +196,8 @@ impl Search {
         let matcher = compile_glob(&self.pattern)?;
         let walk = walker(&self.dir, &self.cwd, names_hidden(&self.pattern)).build();
         let mut found: Vec<(SystemTime, PathBuf)> = Vec::new();
+        let secret_files = SecretFiles::for_daemon_user().with_project(project);
+        let mut left_out = LeftOut::default();
         for entry in walk {
             if cancel.is_cancelled() {
                 return Err(ToolError::Cancelled);
@@ -201,16 +210,32 @@ impl Search {
                 continue;
             };
             if matcher.is_match(rel) {
-                let mtime = entry
-                    .metadata()
-                    .ok()
+                let meta = entry.metadata().ok();
+                if secret_files
+                    .classify(entry.path(), entry.path(), meta.as_ref())
+                    .is_some()
+                {
+                    left_out.add(display_path(entry.path(), &self.cwd));
+                    continue;
+                }
+                let mtime = meta
                     .and_then(|m| m.modified().ok())
                     .unwrap_or(SystemTime::UNIX_EPOCH);
                 found.push((mtime, entry.into_path()));
             }
         }
+        let mut text = self.list(found);
+        if let Some(note) = left_out.note() {
+            text.push('\n');
+            text.push_str(&note);
+        }
+        Ok(text)
+    }
+
+    /// The found paths, newest first, bounded.
+    fn list(&self, mut found: Vec<(SystemTime, PathBuf)>) -> String {
         if found.is_empty() {
-            return Ok("No files found".to_string());
+            return "No files found".to_string();
         }
         found.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
         let total = found.len();
@@ -229,7 +254,7 @@ impl Search {
                 total - shown
             ));
         }
-        Ok(text)
+        text
     }
 }
 

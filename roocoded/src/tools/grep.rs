@@ -1,5 +1,7 @@
 //! The `Grep` tool: regex search over file contents with ripgrep's engine
-//! (`grep-searcher` + `grep-regex`) and the shared gitignore-aware walk.
+//! (`grep-searcher` + `grep-regex`) and the shared gitignore-aware walk. Files that
+//! usually hold credentials ([`crate::permission::secrets`]) are not searched; a note
+//! says how many were left out.
 
 use std::path::{Path, PathBuf};
 
@@ -19,6 +21,7 @@ use super::{
     run_blocking,
 };
 use crate::permission::sandbox;
+use crate::permission::secrets::{LeftOut, SecretFiles};
 
 /// Longest matched or context line shown in full (minified files would flood output).
 pub const MAX_LINE_CHARS: usize = 500;
@@ -29,7 +32,9 @@ Searches file contents with a regular expression (ripgrep's engine and syntax, e
 
 Usage:
 - path is a file or directory to search (default: the working directory). Files ignored \
-by .gitignore, .ignore or .rooignore, hidden files and binary files are skipped.
+by .gitignore, .ignore or .rooignore, hidden files and binary files are skipped. Files \
+that usually hold credentials (.env, *.pem, id_rsa, …) are not searched; a note names \
+them, and Read shows one (the user is asked first).
 - Filter files with glob (e.g. `*.js`, `*.{ts,tsx}`, `src/**/*.rs`; a glob without `/` \
 matches file names at any depth) or type (ripgrep type names such as `rust`, `py`, `js`, \
 `ts`, `go`, `java`, `c`, `cpp`, `md`); type is faster than glob for standard languages.
@@ -150,7 +155,8 @@ impl Tool for GrepTool {
                 sandbox::check_path(&given, ctx).map_err(|e| ToolError::Failed(e.to_string()))?;
             let cwd = sandbox::real_path(&ctx.cwd).unwrap_or_else(|_| ctx.cwd.clone());
             let search = Search::new(input, root, given, cwd)?;
-            run_blocking(ctx, move |cancel| search.run(&cancel))
+            let project = ctx.root.clone();
+            run_blocking(ctx, move |cancel| search.run(&cancel, &project))
                 .await
                 .map(ToolOutput::text)
         }
@@ -246,7 +252,8 @@ impl Search {
         }
     }
 
-    fn run(mut self, cancel: &CancellationToken) -> Result<String, ToolError> {
+    /// `project` is the project root, where other names of hard links are looked for.
+    fn run(mut self, cancel: &CancellationToken, project: &Path) -> Result<String, ToolError> {
         if std::fs::symlink_metadata(&self.root).is_err() {
             return Err(ToolError::Failed(format!(
                 "Path does not exist: {}",
@@ -261,6 +268,8 @@ impl Search {
         let mut out = Output::new(self.head_limit);
         let mut binary_skipped = 0usize;
         let context = self.searcher.before_context() > 0 || self.searcher.after_context() > 0;
+        let secret_files = SecretFiles::for_daemon_user().with_project(project);
+        let mut left_out = LeftOut::default();
         for entry in builder.build() {
             if cancel.is_cancelled() {
                 return Err(ToolError::Cancelled);
@@ -270,6 +279,14 @@ impl Search {
                 continue;
             }
             let shown = display_path(entry.path(), &self.cwd);
+            let meta = entry.metadata().ok();
+            if secret_files
+                .classify(entry.path(), entry.path(), meta.as_ref())
+                .is_some()
+            {
+                left_out.add(shown);
+                continue;
+            }
             let mut sink = FileSink::new(&shown, self.mode, self.line_numbers);
             if self
                 .searcher
@@ -299,7 +316,12 @@ impl Search {
                 break;
             }
         }
-        Ok(out.finish(binary_skipped))
+        let mut text = out.finish(binary_skipped);
+        if let Some(note) = left_out.note() {
+            text.push('\n');
+            text.push_str(&note);
+        }
+        Ok(text)
     }
 }
 

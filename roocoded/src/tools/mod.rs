@@ -27,6 +27,7 @@ mod human;
 mod memory;
 mod output;
 mod read;
+pub mod redact;
 mod registry;
 mod todo;
 mod walk;

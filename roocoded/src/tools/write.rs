@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 
 use super::checkpoint::{CheckpointError, Checkpoints};
 use super::output::display_path;
+use super::redact::check_markers;
 use super::{
     FileStamp, FileState, PermissionTarget, ReadStatus, Tool, ToolCategory, ToolContext, ToolError,
     ToolOutput, parse_input, run_blocking,
@@ -131,6 +132,8 @@ fn write_file(
         Err(e) if e.kind() == io::ErrorKind::NotFound => None,
         Err(e) => return Err(target.io_failed("inspect")(e)),
     };
+    // A redaction marker stands for a secret the model never saw (tools/redact.rs).
+    check_markers(content, old.as_deref()).map_err(ToolError::InvalidInput)?;
     checkpoints
         .save_path(&target.real)
         .map_err(checkpoint_failed)?;

@@ -16,6 +16,7 @@ mod llm;
 mod long_task;
 mod permissions;
 mod protected;
+mod secrets;
 mod send;
 mod tools;
 mod tui;

@@ -310,3 +310,35 @@ fn schema_rejects_unknown_fields_and_wrong_types() {
             .to_string())
     );
 }
+
+#[tokio::test]
+async fn a_redaction_marker_is_never_written_over_a_real_secret() {
+    let key = concat!("AKIA", "Z7XQ3MNB4VKD2LPW");
+    let p = with_read_file("config.yaml", &format!("key: {key}\nname: x\n")).await;
+    for (old, new) in [
+        ("name: x", "name: y\nkey2: [redacted: aws-access-key]"),
+        ("key: [redacted: aws-access-key]", "key: other"),
+    ] {
+        let err = invalid(
+            p.run(
+                "Edit",
+                json!({"file_path": "config.yaml", "old_string": old, "new_string": new}),
+            )
+            .await,
+        );
+        assert!(
+            err.contains("redaction marker [redacted: aws-access-key]"),
+            "{err}"
+        );
+    }
+    assert_eq!(read(&p, "config.yaml"), format!("key: {key}\nname: x\n"));
+    // A file that really holds the marker text can still be edited around it.
+    let doc = "marker: [redacted: jwt]\nname: x\n";
+    let p = with_read_file("doc.md", doc).await;
+    p.ok(
+        "Edit",
+        json!({"file_path": "doc.md", "old_string": "marker: [redacted: jwt]\nname: x", "new_string": "marker: [redacted: jwt]\nname: y"}),
+    )
+    .await;
+    assert_eq!(read(&p, "doc.md"), "marker: [redacted: jwt]\nname: y\n");
+}

@@ -181,3 +181,20 @@ fn plans_split_literal_prefixes() {
     );
     assert_eq!(plan_of("../*", None), (p.path(".."), "*".into()));
 }
+
+#[tokio::test]
+async fn files_that_hold_credentials_are_left_out_with_a_note() {
+    let p = Project::new();
+    p.write(".env", "");
+    p.write(".env.example", "");
+    p.write("keys/id_ed25519", "");
+    p.write("keys/id_ed25519.pub", "");
+    let out = p.ok("Glob", json!({"pattern": "**/.env*"})).await;
+    assert_eq!(
+        out,
+        ".env.example\n(1 file that usually holds credentials was left out of this search: \
+         .env. To look inside one, Read it; RooCode asks the user first.)"
+    );
+    let out = p.ok("Glob", json!({"pattern": "keys/*"})).await;
+    assert!(out.starts_with("keys/id_ed25519.pub\n(1 file"), "{out}");
+}

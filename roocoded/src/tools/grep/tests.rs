@@ -291,3 +291,44 @@ async fn missing_and_outside_paths_fail() {
         Err(ToolError::Failed(_))
     ));
 }
+
+#[tokio::test]
+async fn files_that_hold_credentials_are_left_out_with_a_note() {
+    let p = project();
+    p.write(".env", "HELLO_TOKEN=canary\n");
+    p.write("deploy/server.pem", "hello pem\n");
+    let out = grep(&p, json!({"pattern": "hello", "glob": "**/.env*"})).await;
+    assert_eq!(
+        out,
+        "No matches found\n(1 file that usually holds credentials was left out of this \
+         search: .env. To look inside one, Read it; RooCode asks the user first.)"
+    );
+    let out = grep(&p, json!({"pattern": "hello", "-i": true})).await;
+    assert!(
+        out.starts_with("README.md\nsrc/lib.py\nsrc/main.rs\n("),
+        "{out}"
+    );
+    assert!(
+        out.contains("deploy/server.pem") && !out.contains("canary"),
+        "{out}"
+    );
+    // Pointing at the file itself does not search it either.
+    let out = grep(
+        &p,
+        json!({"pattern": "canary", "path": ".env", "output_mode": "content"}),
+    )
+    .await;
+    assert!(out.starts_with("No matches found\n(1 file"), "{out}");
+}
+
+#[tokio::test]
+async fn a_hard_link_to_a_credentials_file_is_left_out_too() {
+    let p = project();
+    let env = p.write(".env", "HELLO_TOKEN=canary\n");
+    std::fs::hard_link(&env, p.path("notes.txt")).unwrap();
+    let out = grep(&p, json!({"pattern": "canary", "output_mode": "content"})).await;
+    assert!(
+        out.starts_with("No matches found\n(1 file that usually holds credentials was left out of this search: notes.txt."),
+        "{out}"
+    );
+}

@@ -213,3 +213,27 @@ fn schema_rejects_unknown_and_missing_fields() {
         )
     );
 }
+
+#[tokio::test]
+async fn a_redaction_marker_is_refused_unless_the_file_already_holds_it() {
+    let p = project();
+    let err = invalid(
+        p.run(
+            "Write",
+            json!({"file_path": ".env.local", "content": "TOKEN=[redacted: github-pat]\n"}),
+        )
+        .await,
+    );
+    assert!(
+        err.contains("the real value was never shown to you"),
+        "{err}"
+    );
+    assert!(!p.path(".env.local").exists());
+    p.write("notes.md", "see [redacted: jwt]\n");
+    p.ok("Read", json!({"file_path": "notes.md"})).await;
+    p.ok(
+        "Write",
+        json!({"file_path": "notes.md", "content": "still [redacted: jwt]\n"}),
+    )
+    .await;
+}

@@ -5,6 +5,7 @@
 mod attach;
 mod connect;
 mod daemon_cmd;
+mod daemon_exit;
 mod failure;
 mod human;
 mod idle;
@@ -88,6 +89,11 @@ enum Cmd {
 
 fn main() {
     let cli = Cli::parse();
+    // An unusable ROOCODE_HOME (relative, a file) is a usage error of every command.
+    if let Err(e) = roocode_protocol::paths::Paths::from_env() {
+        err_line(&format!("error: {e}"));
+        std::process::exit(2);
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build();

@@ -18,3 +18,4 @@ mod permissions;
 mod send;
 mod tools;
 mod tui;
+mod ux;

@@ -59,12 +59,12 @@ enum Cmd {
     Attach(AttachArgs),
     /// Interrupt the running turn of a session.
     Cancel {
-        /// The session (a unique id prefix is enough).
+        /// The session (its short id as `sessions` shows it, the full id, or a unique prefix of it).
         id: String,
     },
     /// Print a session's model context as JSONL.
     Export {
-        /// The session (a unique id prefix is enough).
+        /// The session (its short id as `sessions` shows it, the full id, or a unique prefix of it).
         id: String,
     },
     /// Import a session exported with `export` (JSONL) as a new session.
@@ -79,7 +79,7 @@ enum Cmd {
     Answer(AnswerArgs),
     /// Delete a session.
     Rm {
-        /// The session (a unique id prefix is enough).
+        /// The session (its short id as `sessions` shows it, the full id, or a unique prefix of it).
         id: String,
     },
     /// Manage the daemon.

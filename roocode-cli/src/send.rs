@@ -40,7 +40,7 @@ use crate::turn::{SendOutput, TurnFollower, print_json};
 pub struct SendArgs {
     /// The message; `-` (or nothing, with stdin not a terminal) reads it from stdin.
     pub text: Option<String>,
-    /// Send to this session (a unique id prefix is enough).
+    /// Send to this session (its short id as `sessions` shows it, the full id, or a unique prefix of it).
     #[arg(long, short = 's', value_name = "ID", group = "target")]
     pub session: Option<String>,
     /// Continue the latest session of this directory's project (none: a new one).

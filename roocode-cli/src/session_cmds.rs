@@ -1,5 +1,5 @@
 //! The small per-session commands: `cancel ID`, `export ID` (the model context as
-//! JSONL, fetched page by page) and `rm ID`. Ids may be unique prefixes: each command
+//! JSONL, fetched page by page) and `rm ID`. Ids may be short ids or unique prefixes: each command
 //! resolves the id with `session.get` first.
 
 use roocode_protocol::api::SessionApiClient;

@@ -34,7 +34,7 @@ struct Args {
     /// Continue the latest session of this directory's project (none: a new one).
     #[arg(long = "continue", short = 'c', group = "target")]
     continue_latest: bool,
-    /// Attach to this session (a unique id prefix is enough).
+    /// Attach to this session (its short id as `sessions` shows it, the full id, or a unique prefix of it).
     #[arg(long, short = 's', value_name = "ID", group = "target")]
     session: Option<String>,
     /// Choose a session from a list.

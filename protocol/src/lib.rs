@@ -7,6 +7,7 @@
 //! - [`session`], [`daemon`]: request and response types.
 //! - [`display`]: how clients name a tool call on one line.
 //! - [`question`]: the questions of `AskUserQuestion` and how answers resolve.
+//! - [`short_id`]: the short session ids people see and type.
 //! - [`paths`]: where the daemon's files live (shared so clients find the socket).
 //! - [`client`]: connecting to the daemon, the handshake, and auto-start.
 
@@ -20,6 +21,7 @@ pub mod event;
 pub mod paths;
 pub mod question;
 pub mod session;
+pub mod short_id;
 
 /// Version of the wire protocol. Bumped on any incompatible change of this crate.
 pub const PROTOCOL_VERSION: u32 = 1;

@@ -18,6 +18,14 @@ pub enum PathsError {
     #[error("cannot find the home directory: set HOME or ROOCODE_HOME")]
     NoHome,
     #[error(
+        "ROOCODE_HOME is `{0}`, a relative path: set it to an absolute directory (for example \"$PWD/{0}\")"
+    )]
+    HomeRelative(String),
+    #[error(
+        "ROOCODE_HOME is `{0}`, which exists but is not a directory: point it at a directory (a missing one is created)"
+    )]
+    HomeNotDirectory(String),
+    #[error(
         "socket path {0} is {1} bytes, longer than the {MAX_SOCKET_PATH}-byte limit of Unix sockets: set ROOCODE_SOCKET (or ROOCODE_HOME) to a shorter path"
     )]
     SocketPathTooLong(String, usize),
@@ -53,7 +61,7 @@ impl Paths {
     pub fn resolve(var: impl Fn(&str) -> Option<String>) -> Result<Paths, PathsError> {
         let (user_dir, data_dir, state_dir, run_dir) = match var("ROOCODE_HOME") {
             Some(home) => {
-                let home = absolute(Path::new(&home));
+                let home = checked_home(&home)?;
                 (
                     home.clone(),
                     home.join("data"),
@@ -109,6 +117,19 @@ impl Paths {
     }
 }
 
+/// `ROOCODE_HOME` as given, if it can be the home: absolute (relative to what? the
+/// daemon runs from `/`), and a directory when it exists.
+fn checked_home(home: &str) -> Result<PathBuf, PathsError> {
+    let path = Path::new(home);
+    if !path.is_absolute() {
+        return Err(PathsError::HomeRelative(home.to_owned()));
+    }
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_dir() => Err(PathsError::HomeNotDirectory(home.to_owned())),
+        _ => Ok(path.to_path_buf()),
+    }
+}
+
 fn absolute(p: &Path) -> PathBuf {
     if p.is_absolute() {
         p.to_path_buf()
@@ -152,6 +173,23 @@ mod tests {
         .unwrap();
         assert_eq!(p.socket, PathBuf::from("/tmp/s/d.sock"));
         assert_eq!(p.lock, PathBuf::from("/tmp/s/roocoded.lock"));
+    }
+
+    #[test]
+    fn a_relative_or_file_roocode_home_is_an_error_naming_it() {
+        let err = Paths::resolve(env(&[("ROOCODE_HOME", "rh")])).unwrap_err();
+        assert!(matches!(err, PathsError::HomeRelative(_)), "{err}");
+        assert!(err.to_string().contains("`rh`"), "{err}");
+        let file = std::env::temp_dir().join(format!("roocode-home-file-{}", std::process::id()));
+        std::fs::write(&file, "not a directory").unwrap();
+        let given = file.display().to_string();
+        let err = Paths::resolve(env(&[("ROOCODE_HOME", &given)])).unwrap_err();
+        std::fs::remove_file(&file).unwrap();
+        assert!(matches!(err, PathsError::HomeNotDirectory(_)), "{err}");
+        assert!(err.to_string().contains(&given), "{err}");
+        // Missing is fine: the daemon creates it.
+        let missing = format!("{given}-missing/x");
+        assert!(Paths::resolve(env(&[("ROOCODE_HOME", &missing)])).is_ok());
     }
 
     #[test]

@@ -39,7 +39,12 @@ pub enum SessionKind {
 /// A session as clients see it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionInfo {
+    /// The full id: what JSON outputs and every request carry.
     pub id: String,
+    /// The short unique form to show a person (see [`crate::short_id`]); empty when the
+    /// daemon did not work it out. Show it with [`SessionInfo::shown_id`].
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub short_id: String,
     pub title: String,
     pub kind: SessionKind,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -59,6 +64,17 @@ pub struct SessionInfo {
     pub last_seq: u64,
     pub message_count: u64,
     pub usage: Usage,
+}
+
+impl SessionInfo {
+    /// The id to show a person: the short id, else the full one.
+    pub fn shown_id(&self) -> &str {
+        if self.short_id.is_empty() {
+            &self.id
+        } else {
+            &self.short_id
+        }
+    }
 }
 
 /// The client's view of the world, sent with `session.create` and `session.send` so a

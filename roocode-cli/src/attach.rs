@@ -25,7 +25,7 @@ pub enum AttachOutput {
 /// Arguments of `attach`.
 #[derive(Debug, Args)]
 pub struct AttachArgs {
-    /// The session (a unique id prefix is enough).
+    /// The session (its short id as `sessions` shows it, the full id, or a unique prefix of it).
     pub id: String,
     #[arg(long, value_enum, default_value_t = AttachOutput::Text)]
     pub output: AttachOutput,

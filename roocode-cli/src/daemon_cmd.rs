@@ -1,31 +1,27 @@
 //! `roocode-cli daemon start|stop|restart|status|logs`.
 //!
-//! `status` and `stop` never start a daemon. `stop` asks for `daemon.shutdown` and waits
-//! until the socket stops answering and the process has exited. `restart` refuses while
+//! `status` and `stop` never start a daemon. `stop` asks for `daemon.shutdown` and
+//! returns as soon as the process has exited ([`daemon_exit`]). `restart` refuses while
 //! turns are running unless `--force`. A daemon of another protocol cannot be asked
 //! anything: `stop` (and `restart --force`) send it SIGTERM, its pid taken from the
 //! socket's peer credentials.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 use clap::Subcommand;
 use nix::errno::Errno;
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use roocode_protocol::api::DaemonApiClient;
-use roocode_protocol::client::connect_raw;
 use roocode_protocol::daemon::DaemonInfo;
 use roocode_protocol::paths::Paths;
 
 use crate::connect::{self, Conn};
+use crate::daemon_exit;
 use crate::failure::Failure;
 use crate::logs;
 use crate::output::{err_line, out, out_line};
 use crate::timefmt::duration;
-
-/// How long `stop` waits for the daemon to finish.
-const STOP_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Subcommands of `daemon`.
 #[derive(Debug, Subcommand)]
@@ -183,53 +179,23 @@ async fn stop(paths: &Paths, conn: Conn) -> Result<(), Failure> {
     wait_gone(paths, pid).await
 }
 
-/// Waits until the socket stops answering and the process has exited.
+/// Waits until the daemon process has exited (which closes its socket), bounded by
+/// `ROOCODE_STOP_TIMEOUT_SECS`.
 async fn wait_gone(paths: &Paths, pid: u32) -> Result<(), Failure> {
-    let deadline = Instant::now() + STOP_TIMEOUT;
-    while socket_answers(&paths.socket).await || process_alive(pid) {
-        if Instant::now() >= deadline {
-            return Err(Failure::new(
-                "timeout",
-                format!(
-                    "roocoded (pid {pid}) is still running {} s after the shutdown request; see its log {}",
-                    STOP_TIMEOUT.as_secs(),
-                    paths.log.display()
-                ),
-            ));
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
+    let limit = daemon_exit::timeout();
+    if !daemon_exit::wait(pid, limit).await {
+        return Err(Failure::new(
+            "timeout",
+            format!(
+                "roocoded (pid {pid}) is still running {} s after the shutdown request; see its log {} (`{}` changes the wait)",
+                limit.as_secs(),
+                paths.log.display(),
+                daemon_exit::TIMEOUT_VAR,
+            ),
+        ));
     }
     out_line(&format!("stopped roocoded (pid {pid})"));
     Ok(())
-}
-
-async fn socket_answers(socket: &Path) -> bool {
-    connect_raw(socket).await.is_ok()
-}
-
-/// Whether the process exists and is not a zombie waiting to be reaped.
-fn process_alive(pid: u32) -> bool {
-    let Ok(raw) = i32::try_from(pid) else {
-        return false;
-    };
-    match kill(Pid::from_raw(raw), None) {
-        Err(Errno::ESRCH) => false,
-        _ => !is_zombie(pid),
-    }
-}
-
-fn is_zombie(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|stat| {
-            // The state follows the parenthesised command name, which may hold spaces.
-            let after = stat.rfind(')').map(|i| &stat[i + 1..])?;
-            after
-                .split_whitespace()
-                .next()
-                .map(|s| s == "Z" || s == "X")
-        })
-        .unwrap_or(false)
 }
 
 async fn status(paths: &Paths, json: bool) -> anyhow::Result<i32> {
@@ -296,11 +262,5 @@ mod tests {
         assert!(text.contains("uptime:        1h 2m 3s\n"));
         assert!(text.contains("running turns: 1\n"));
         assert!(text.contains("socket:        /r/roocoded.sock\n"));
-    }
-
-    #[test]
-    fn our_own_process_is_alive_and_a_free_pid_is_not() {
-        assert!(process_alive(std::process::id()));
-        assert!(!process_alive(u32::MAX));
     }
 }

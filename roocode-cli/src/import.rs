@@ -54,6 +54,7 @@ pub async fn run(args: ImportArgs) -> anyhow::Result<i32> {
     let paths = connect::paths()?;
     let conn = connect::connect(&paths).await?;
     let mut session_id: Option<String> = None;
+    let mut shown = String::new();
     let mut pages = lines.chunks(IMPORT_PAGE).peekable();
     if pages.peek().is_none() {
         return Err(UsageError("nothing to import: the file has no messages".into()).into());
@@ -70,11 +71,12 @@ pub async fn run(args: ImportArgs) -> anyhow::Result<i32> {
             })
             .await
             .map_err(Failure::from)?;
+        shown = info.shown_id().to_owned();
         session_id = Some(info.id);
     }
     if let Some(id) = session_id {
         err_line(&format!(
-            "imported {} messages into session {id}",
+            "imported {} messages into session {shown}",
             lines.len()
         ));
         out(&format!("{id}\n"));

@@ -5,6 +5,7 @@
 mod attach;
 mod connect;
 mod daemon_cmd;
+mod daemon_exit;
 mod failure;
 mod human;
 mod idle;
@@ -58,12 +59,12 @@ enum Cmd {
     Attach(AttachArgs),
     /// Interrupt the running turn of a session.
     Cancel {
-        /// The session (a unique id prefix is enough).
+        /// The session (its short id as `sessions` shows it, the full id, or a unique prefix of it).
         id: String,
     },
     /// Print a session's model context as JSONL.
     Export {
-        /// The session (a unique id prefix is enough).
+        /// The session (its short id as `sessions` shows it, the full id, or a unique prefix of it).
         id: String,
     },
     /// Import a session exported with `export` (JSONL) as a new session.
@@ -78,7 +79,7 @@ enum Cmd {
     Answer(AnswerArgs),
     /// Delete a session.
     Rm {
-        /// The session (a unique id prefix is enough).
+        /// The session (its short id as `sessions` shows it, the full id, or a unique prefix of it).
         id: String,
     },
     /// Manage the daemon.
@@ -88,6 +89,11 @@ enum Cmd {
 
 fn main() {
     let cli = Cli::parse();
+    // An unusable ROOCODE_HOME (relative, a file) is a usage error of every command.
+    if let Err(e) = roocode_protocol::paths::Paths::from_env() {
+        err_line(&format!("error: {e}"));
+        std::process::exit(2);
+    }
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build();

@@ -1,11 +1,15 @@
 //! `roocode-cli pending`: every permission request and question waiting for a human,
 //! across all sessions. Text: one line each,
-//! `<request_id>  <kind>  <tool>  <summary>  (session <short id>, <age>)`; with `--json`
+//! `<request_id>  <kind>  <tool>  <summary>  (session <short id>, <age>)` (the short id
+//! the daemon gives each session, as `sessions` shows it); with `--json`
 //! the `pending.list` array as is (`request_id`, `session_id`, `kind`, `tool`,
 //! `summary`, `created_at`, plus `reason` and `input`).
 
+use std::collections::HashMap;
+
 use clap::Args;
-use roocode_protocol::api::PendingApiClient;
+use roocode_protocol::api::{PendingApiClient, SessionApiClient};
+use roocode_protocol::client::RpcClient;
 use roocode_protocol::session::PendingRequest;
 
 use crate::connect;
@@ -13,9 +17,6 @@ use crate::failure::Failure;
 use crate::output::{err_line, out, out_line};
 use crate::timefmt::{age, now_secs};
 
-/// Characters of a session id shown: a UUIDv7's whole millisecond timestamp, which
-/// tells sessions apart and is a prefix that `send --session` accepts.
-const SHORT_ID: usize = 13;
 /// Longest summary shown.
 const MAX_SUMMARY: usize = 80;
 
@@ -31,19 +32,40 @@ pub struct PendingArgs {
 pub async fn run(args: PendingArgs) -> anyhow::Result<i32> {
     let paths = connect::paths()?;
     let conn = connect::connect(&paths).await?;
-    let pending = conn.rpc.list().await.map_err(Failure::from)?;
+    let pending = PendingApiClient::list(&conn.rpc)
+        .await
+        .map_err(Failure::from)?;
     if args.json {
         out_line(&serde_json::to_string_pretty(&pending)?);
     } else if pending.is_empty() {
         err_line("no pending requests");
     } else {
-        out(&lines(&pending, now_secs()));
+        let shown = short_ids(&conn.rpc, &pending).await;
+        out(&lines(&pending, &shown, now_secs()));
     }
     Ok(0)
 }
 
-/// The text listing, one request a line, the first three columns aligned.
-pub fn lines(pending: &[PendingRequest], now: i64) -> String {
+/// The short id of each session with a waiting request (the full id when the session
+/// cannot be read, e.g. deleted meanwhile).
+async fn short_ids(rpc: &RpcClient, pending: &[PendingRequest]) -> HashMap<String, String> {
+    let mut shown = HashMap::new();
+    for p in pending {
+        if shown.contains_key(&p.session_id) {
+            continue;
+        }
+        let short = match SessionApiClient::get(rpc, p.session_id.clone()).await {
+            Ok(info) => info.shown_id().to_owned(),
+            Err(_) => p.session_id.clone(),
+        };
+        shown.insert(p.session_id.clone(), short);
+    }
+    shown
+}
+
+/// The text listing, one request a line, the first three columns aligned; `shown`
+/// maps session ids to the form to print.
+pub fn lines(pending: &[PendingRequest], shown: &HashMap<String, String>, now: i64) -> String {
     let width = |f: fn(&PendingRequest) -> &str| {
         pending
             .iter()
@@ -69,20 +91,13 @@ pub fn lines(pending: &[PendingRequest], now: i64) -> String {
         }
         line.push_str(&format!(
             "(session {}, {})",
-            short_id(&p.session_id),
+            shown.get(&p.session_id).unwrap_or(&p.session_id),
             age(&p.created_at, now)
         ));
         out.push_str(&line);
         out.push('\n');
     }
     out
-}
-
-/// The first `SHORT_ID` characters of a session id.
-pub fn short_id(id: &str) -> &str {
-    id.char_indices()
-        .nth(SHORT_ID)
-        .map_or(id, |(i, _)| &id[..i])
 }
 
 /// The first line of `s`, cut to `MAX_SUMMARY` characters (`…` when cut).
@@ -116,10 +131,14 @@ mod tests {
     #[test]
     fn one_line_per_request() {
         let now = unix_secs("2026-11-30T10:05:00Z").unwrap();
+        let shown = HashMap::from([(
+            "019ad1e0-1111-7aaa-8000-0123456789ab".to_owned(),
+            "01234567".to_owned(),
+        )]);
         assert_eq!(
-            lines(&list(), now),
+            lines(&list(), &shown, now),
             "\
-019ad1e2-7b3c-7000-8000-000000000001  permission  Bash             cargo test…  (session 019ad1e0-1111, 5m ago)
+019ad1e2-7b3c-7000-8000-000000000001  permission  Bash             cargo test…  (session 01234567, 5m ago)
 019ad1e2-9999-7000-8000-000000000002  question    AskUserQuestion  Which database?  (session S1, 1h ago)
 "
         );
@@ -151,6 +170,5 @@ mod tests {
         let s = one_line(&"x".repeat(200));
         assert_eq!(s.chars().count(), MAX_SUMMARY);
         assert!(s.ends_with('…'));
-        assert_eq!(short_id("S1"), "S1");
     }
 }

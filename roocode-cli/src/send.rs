@@ -40,7 +40,7 @@ use crate::turn::{SendOutput, TurnFollower, print_json};
 pub struct SendArgs {
     /// The message; `-` (or nothing, with stdin not a terminal) reads it from stdin.
     pub text: Option<String>,
-    /// Send to this session (a unique id prefix is enough).
+    /// Send to this session (its short id as `sessions` shows it, the full id, or a unique prefix of it).
     #[arg(long, short = 's', value_name = "ID", group = "target")]
     pub session: Option<String>,
     /// Continue the latest session of this directory's project (none: a new one).
@@ -120,7 +120,7 @@ async fn drive(
     let rpc = &conn.rpc;
     let session = open_session(rpc, args, cwd).await?;
     *session_id = Some(session.id.clone());
-    sink.err_line(&format!("session: {}", session.id));
+    sink.err_line(&session_line(&session));
     let params = SendParams {
         session_id: session.id.clone(),
         text,
@@ -148,7 +148,8 @@ async fn drive(
     let sigint = signal(SignalKind::interrupt())
         .map_err(|e| Failure::new("internal", format!("cannot watch Ctrl+C: {e}")))?;
     let sent = rpc.send(params).await?;
-    let follower = TurnFollower::new(args.output, &session, &sent);
+    let follower = TurnFollower::new(args.output, &session, &sent)
+        .with_answer_hints(!TerminalInput::available());
     let turn = Turn {
         rpc,
         paths: &paths,
@@ -181,6 +182,16 @@ struct Turn<'a> {
     paths: &'a Paths,
     session: &'a SessionInfo,
     sigint: Signal,
+}
+
+/// `session: <short id> (<full id>)`: the short form to type, the full one for scripts
+/// reading stderr (JSON outputs carry the full id alone).
+fn session_line(session: &SessionInfo) -> String {
+    if session.shown_id() == session.id {
+        format!("session: {}", session.id)
+    } else {
+        format!("session: {} ({})", session.shown_id(), session.id)
+    }
 }
 
 /// The session to send to: `--session`, `--continue`, or a new one.

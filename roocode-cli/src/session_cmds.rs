@@ -1,5 +1,5 @@
 //! The small per-session commands: `cancel ID`, `export ID` (the model context as
-//! JSONL, fetched page by page) and `rm ID`. Ids may be unique prefixes: each command
+//! JSONL, fetched page by page) and `rm ID`. Ids may be short ids or unique prefixes: each command
 //! resolves the id with `session.get` first.
 
 use roocode_protocol::api::SessionApiClient;
@@ -29,9 +29,12 @@ pub async fn cancel(id: &str) -> anyhow::Result<i32> {
         .await
         .map_err(Failure::from)?;
     if was_running {
-        err_line(&format!("cancelled the running turn of {}", session.id));
+        err_line(&format!(
+            "cancelled the running turn of {}",
+            session.shown_id()
+        ));
     } else {
-        err_line(&format!("no turn was running in {}", session.id));
+        err_line(&format!("no turn was running in {}", session.shown_id()));
     }
     Ok(0)
 }
@@ -43,7 +46,7 @@ pub async fn remove(id: &str) -> anyhow::Result<i32> {
         .delete(session.id.clone())
         .await
         .map_err(Failure::from)?;
-    err_line(&format!("deleted {}", session.id));
+    err_line(&format!("deleted {}", session.shown_id()));
     Ok(0)
 }
 

@@ -1,5 +1,6 @@
-//! `roocode-cli sessions`: the sessions, newest first, as a table (id, title, root,
-//! status, last activity, model) or with `--json` as the `SessionInfo` array.
+//! `roocode-cli sessions`: the sessions, newest first, as a table (short id, title,
+//! root, status, last activity, model) or with `--json` as the `SessionInfo` array
+//! (full ids, with `short_id` beside them).
 
 use clap::Args;
 use roocode_protocol::api::SessionApiClient;
@@ -56,7 +57,7 @@ pub fn table(sessions: &[SessionInfo], now: i64, home: Option<&str>) -> String {
     let mut rows = vec![header];
     for s in sessions {
         rows.push([
-            s.id.clone(),
+            s.shown_id().to_owned(),
             clip(&s.title, MAX_TITLE),
             tilde(&s.root, home),
             s.status.as_str().to_owned(),
@@ -120,7 +121,8 @@ mod tests {
     #[test]
     fn a_table_of_sessions() {
         let mut a = session("/home/u/proj", SessionStatus::Running, 3);
-        a.id = "019a-aaaa".into();
+        a.id = "019ad9f3-1c2e-7a10-8b00-aaaa12345678".into();
+        a.short_id = "aaaa1234".into();
         let mut b = session("/srv/x", SessionStatus::Interrupted, 9);
         b.id = "019a-b".into();
         b.title = "a very long title that goes on and on and on and on".into();
@@ -130,9 +132,9 @@ mod tests {
         assert_eq!(
             t,
             "\
-ID         TITLE                                     ROOT    STATUS       LAST ACTIVITY  MODEL
-019a-aaaa  fix the test                              ~/proj  running      2m ago         claude-x
-019a-b     a very long title that goes on and on a…  /srv/x  interrupted  1d ago         claude-x
+ID        TITLE                                     ROOT    STATUS       LAST ACTIVITY  MODEL
+aaaa1234  fix the test                              ~/proj  running      2m ago         claude-x
+019a-b    a very long title that goes on and on a…  /srv/x  interrupted  1d ago         claude-x
 "
         );
     }

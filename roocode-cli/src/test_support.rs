@@ -12,6 +12,7 @@ pub const SID: &str = "S1";
 pub fn session(cwd: &str, status: SessionStatus, last_seq: u64) -> SessionInfo {
     SessionInfo {
         id: SID.into(),
+        short_id: String::new(),
         title: "fix the test".into(),
         kind: SessionKind::Main,
         parent_session_id: None,

@@ -44,6 +44,25 @@ pub struct Outcome {
     pub error: Option<ErrorInfo>,
 }
 
+/// What a wait on a human asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WaitKind {
+    Permission,
+    Question,
+}
+
+/// How to answer a wait from another terminal (one line, after the wait's own line).
+fn answer_hint(request_id: &str, kind: WaitKind) -> String {
+    match kind {
+        WaitKind::Permission => format!(
+            "  waiting for an answer: run `roocode-cli approve {request_id}` or `roocode-cli deny {request_id}` in another terminal (or re-run with `--mode dontAsk` to refuse whatever would ask)"
+        ),
+        WaitKind::Question => format!(
+            "  waiting for an answer: run `roocode-cli answer {request_id} ANSWER...` in another terminal (or re-run with `--mode dontAsk` to go on without asking)"
+        ),
+    }
+}
+
 /// The state of one `send` while its turn runs.
 #[derive(Debug)]
 pub struct TurnFollower {
@@ -64,6 +83,8 @@ pub struct TurnFollower {
     outcome: Option<Outcome>,
     /// Requests whose wait was printed (a resync's snapshot lists them again).
     announced: HashSet<String>,
+    /// Nobody is asked here (not a terminal): say how to answer from elsewhere.
+    answer_hints: bool,
 }
 
 impl TurnFollower {
@@ -84,7 +105,15 @@ impl TurnFollower {
             last_error: None,
             outcome: None,
             announced: HashSet::new(),
+            answer_hints: false,
         }
+    }
+
+    /// Follow each wait's line with how to answer it from another terminal: for a
+    /// `send` that cannot ask the user itself.
+    pub fn with_answer_hints(mut self, on: bool) -> Self {
+        self.answer_hints = on;
+        self
     }
 
     /// Whether our turn has started (a cancel would stop it).
@@ -100,7 +129,11 @@ impl TurnFollower {
             // Waits that began before we subscribed.
             for p in pending {
                 if p.session_id == self.session_id {
-                    self.announce(&p.request_id, &pending_line(p), sink);
+                    let kind = match p.kind.as_str() {
+                        "question" => WaitKind::Question,
+                        _ => WaitKind::Permission,
+                    };
+                    self.announce(&p.request_id, &pending_line(p), kind, sink);
                 }
             }
         }
@@ -163,13 +196,18 @@ impl TurnFollower {
                 ..
             } => {
                 let line = permission_line(request_id, tool, input, Some(&self.cwd));
-                self.announce(request_id, &line, sink);
+                self.announce(request_id, &line, WaitKind::Permission, sink);
             }
             EventPayload::Question {
                 request_id,
                 questions,
                 ..
-            } => self.announce(request_id, &question_line(request_id, questions), sink),
+            } => self.announce(
+                request_id,
+                &question_line(request_id, questions),
+                WaitKind::Question,
+                sink,
+            ),
             EventPayload::PermissionResolved {
                 request_id,
                 decision,
@@ -223,9 +261,12 @@ impl TurnFollower {
     }
 
     /// Prints the line of a wait on a human, once per request.
-    fn announce(&mut self, request_id: &str, line: &str, sink: &mut dyn Sink) {
+    fn announce(&mut self, request_id: &str, line: &str, kind: WaitKind, sink: &mut dyn Sink) {
         if self.announced.insert(request_id.to_owned()) {
             sink.err_line(line);
+            if self.answer_hints {
+                sink.err_line(&answer_hint(request_id, kind));
+            }
         }
     }
 

@@ -14,6 +14,7 @@ use crate::app::App;
 pub fn session(id: &str, title: &str) -> SessionInfo {
     SessionInfo {
         id: id.to_owned(),
+        short_id: String::new(),
         title: title.to_owned(),
         kind: SessionKind::Main,
         parent_session_id: None,

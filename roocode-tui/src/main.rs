@@ -34,7 +34,7 @@ struct Args {
     /// Continue the latest session of this directory's project (none: a new one).
     #[arg(long = "continue", short = 'c', group = "target")]
     continue_latest: bool,
-    /// Attach to this session (a unique id prefix is enough).
+    /// Attach to this session (its short id as `sessions` shows it, the full id, or a unique prefix of it).
     #[arg(long, short = 's', value_name = "ID", group = "target")]
     session: Option<String>,
     /// Choose a session from a list.
@@ -92,10 +92,28 @@ async fn run(args: Args) -> anyhow::Result<()> {
     let commands = CommandsApiClient::list(&rpc, Some(session.id.clone()))
         .await
         .unwrap_or_default();
+    let goodbye = goodbye(&session);
     let client: feed::SharedClient = Arc::new(RwLock::new(Some(Arc::new(rpc))));
     let result = ui(&mut term, paths, session, commands, client).await;
+    // The terminal is restored first, so the lines stay on the user's screen.
     drop(term);
+    println!("{goodbye}");
     result
+}
+
+/// What leaving prints: the session lives on in the daemon, and how to come back.
+/// (The title is the one known on entering: a new session has none yet.)
+fn goodbye(session: &SessionInfo) -> String {
+    let id = session.shown_id();
+    let title = session.title.trim();
+    let named = if title.is_empty() {
+        format!("session {id}")
+    } else {
+        format!("session {id} ({title})")
+    };
+    format!(
+        "Left {named}; the daemon keeps it, and a running turn goes on.\nReturn with `roocode-tui --session {id}`, or follow it with `roocode-cli attach {id}`."
+    )
 }
 
 /// `--session`, `--continue`, the picker, or a new session.

@@ -42,9 +42,11 @@ pub fn commands() -> Vec<CommandInfo> {
     .collect()
 }
 
-/// An app attached to session `S`.
+/// An app attached to session `S` (short id `7c5e01b2`).
 pub fn app() -> App {
-    App::new(session("S", "fix the parser"), commands())
+    let mut s = session("S", "fix the parser");
+    s.short_id = "7c5e01b2".to_owned();
+    App::new(s, commands())
 }
 
 /// Types `text` into the app.

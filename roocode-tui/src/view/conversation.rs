@@ -62,7 +62,7 @@ pub fn draw(app: &mut App, area: Rect, buf: &mut Buffer) {
 fn title(app: &App) -> String {
     let s = &app.session;
     if s.title.trim().is_empty() {
-        s.id.clone()
+        s.shown_id().to_owned()
     } else {
         s.title.clone()
     }

@@ -99,7 +99,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             SessionStatus::Idle => ("○ ", theme::DIM),
         };
         let title = if s.title.trim().is_empty() {
-            &s.id
+            s.shown_id()
         } else {
             &s.title
         };

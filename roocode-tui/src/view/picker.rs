@@ -77,7 +77,12 @@ pub fn draw(p: &mut Picker, frame: &mut Frame) {
     }
 }
 
-/// `title  directory  status  2026-11-30 10:00`, fitted to `width`.
+/// Room of the id column: short ids of up to 10 characters (8 until tens of thousands
+/// of sessions; a longer one only pushes the end of its own line).
+const ID_COLUMN: usize = 10;
+
+/// `title  directory  status  2026-11-30 10:00  short id`, fitted to `width` (the
+/// directory and the id only when there is room).
 fn session_line(s: &SessionInfo, width: usize) -> Line<'static> {
     let (status, style) = match s.status {
         SessionStatus::Running => ("running", theme::WARN),
@@ -90,11 +95,14 @@ fn session_line(s: &SessionInfo, width: usize) -> Line<'static> {
     } else {
         s.title.trim()
     };
-    let tail = 2 + 11 + 2 + when.len();
+    // The id column has a fixed room, so that rows stay aligned.
+    let id = s.shown_id();
+    let with_id = width >= 70;
+    let tail = 2 + 11 + 2 + when.len() + if with_id { 2 + ID_COLUMN } else { 0 };
     let mut spans = Vec::new();
     if width >= 70 {
-        let dir_width = (width - tail) * 2 / 5;
-        let title_width = width - tail - dir_width - 2;
+        let dir_width = width.saturating_sub(tail) * 2 / 5;
+        let title_width = width.saturating_sub(tail + dir_width + 2);
         spans.push(Span::raw(pad(title, title_width)));
         spans.push(Span::raw("  "));
         spans.push(Span::styled(pad(&s.root, dir_width), theme::DIM));
@@ -105,6 +113,10 @@ fn session_line(s: &SessionInfo, width: usize) -> Line<'static> {
     spans.push(Span::styled(format!("{status:<11}"), style));
     spans.push(Span::raw("  "));
     spans.push(Span::styled(when, theme::DIM));
+    if with_id {
+        spans.push(Span::raw("  "));
+        spans.push(Span::styled(id.to_owned(), theme::DIM));
+    }
     Line::from(spans)
 }
 

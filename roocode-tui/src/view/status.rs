@@ -1,5 +1,5 @@
 //! The status bar: a spinner and "working" while a turn runs, the model, the mode, the
-//! context in use, the session's cost, requests hidden from the dialog, and the state
+//! session's short id, the context in use, the session's cost, requests hidden from the dialog, and the state
 //! of the link to the daemon; the session's title on the right when there is room.
 
 use ratatui::buffer::Buffer;
@@ -95,6 +95,8 @@ fn segments(app: &App) -> Vec<Segment> {
         5,
     ));
     out.push(seg(app.session.mode.clone(), Style::new(), 8));
+    // The short id, to type in `roocode-tui --session` or `roocode-cli attach` elsewhere.
+    out.push(seg(app.session.shown_id().to_owned(), theme::DIM, 4));
     out.push(seg(
         app.status.context_text(&app.session.model),
         Style::new(),

@@ -395,8 +395,10 @@ fn side_panel_over_a_narrow_terminal_60x20() {
 #[test]
 fn picker_80x24() {
     let mut a = session("A", "fix the parser");
+    a.short_id = "a1b2c3d4".into();
     a.last_activity = "2026-11-30T10:05:00.000Z".into();
     let mut b = session("B", "write the release notes");
+    b.short_id = "0f9e8d7c6".into();
     b.status = SessionStatus::Running;
     b.root = "/work/docs".into();
     b.last_activity = "2026-11-30T11:40:00.000Z".into();

@@ -12,6 +12,7 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+use super::human_time::HumanTime;
 use super::{AgentError, Agents};
 use crate::store::NewPending;
 
@@ -39,6 +40,8 @@ enum Waiter {
 #[derive(Default)]
 pub struct Approvals {
     waiting: Mutex<HashMap<String, Waiter>>,
+    /// How long each call waited: not part of its duration.
+    pub human_time: HumanTime,
 }
 
 /// What a permission request is about.
@@ -75,6 +78,7 @@ impl Agents {
         ask: PermissionAsk<'_>,
         cancel: &CancellationToken,
     ) -> Result<PermissionAnswer, AgentError> {
+        let _waiting = self.approvals.human_time.clock(ask.session_id, ask.call_id);
         let id = uuid::Uuid::now_v7().to_string();
         let (tx, rx) = oneshot::channel();
         self.approvals.insert(&id, Waiter::Permission(tx));
@@ -121,6 +125,7 @@ impl Agents {
         questions: &Value,
         cancel: &CancellationToken,
     ) -> Result<Option<Vec<String>>, AgentError> {
+        let _waiting = self.approvals.human_time.clock(session_id, call_id);
         let id = uuid::Uuid::now_v7().to_string();
         let count = questions.as_array().map_or(0, Vec::len);
         let summary = questions[0]["question"]

@@ -229,10 +229,12 @@ async fn run_one(
     let (output, unknown_tool) = execute(agents, gate, turn_config, ctx, call)
         .instrument(span)
         .await;
+    // The tool's own time: what a human took to answer does not count.
+    let waited = agents.approvals.human_time.take(&ctx.session_id, &call.id);
     Outcome {
         output,
         unknown_tool,
-        duration_ms: started.elapsed().as_millis() as u64,
+        duration_ms: started.elapsed().saturating_sub(waited).as_millis() as u64,
     }
 }
 

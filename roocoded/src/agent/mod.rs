@@ -13,6 +13,7 @@ mod compaction;
 mod context_cache_tests;
 mod executor;
 mod human;
+mod human_time;
 mod import;
 mod processes;
 pub mod project;
@@ -20,6 +21,7 @@ mod prompt;
 mod recovery;
 mod reports;
 mod runtime;
+mod short_ids;
 mod summarizer;
 mod turn;
 mod turn_config;
@@ -135,7 +137,7 @@ impl Agents {
     }
 
     pub async fn info(&self, id: &str) -> Result<SessionInfo, AgentError> {
-        Ok(self.resolve(id).await?.to_info())
+        self.with_short_id(self.resolve(id).await?.to_info()).await
     }
 
     /// Sessions by last activity; `dir` (any directory) filters by its project root.
@@ -146,7 +148,8 @@ impl Agents {
     ) -> Result<Vec<SessionInfo>, AgentError> {
         let root = dir.map(|d| project::project_root(Path::new(d)).display().to_string());
         let rows = self.store.list_sessions(root.as_deref(), limit).await?;
-        Ok(rows.iter().map(SessionRow::to_info).collect())
+        self.with_short_ids(rows.iter().map(SessionRow::to_info).collect())
+            .await
     }
 
     /// (sessions, running turns).
@@ -214,7 +217,7 @@ impl Agents {
         let rt = self.runtime(&id).await?;
         rt.state.lock().await.env = params.env;
         tracing::info!(session = %id, root = %row.root, model = %row.model, "session created");
-        Ok(row.to_info())
+        self.with_short_id(row.to_info()).await
     }
 
     /// Accepts a user message: starts a turn, or queues it behind the running one.

@@ -18,6 +18,7 @@ mod messages;
 mod pending;
 mod processes;
 mod sessions;
+mod short_ids;
 mod turns;
 
 pub use calls::{COMPACTION_TURN_ID, CONVERSATION_PURPOSE, CallTotals, ModelCallRow, tool_turn_id};

@@ -57,6 +57,8 @@ impl SessionRow {
     pub fn to_info(&self) -> SessionInfo {
         SessionInfo {
             id: self.id.clone(),
+            // Needs every other id: filled in by `Agents` (agent/short_ids.rs).
+            short_id: String::new(),
             title: self.title.clone(),
             kind: match self.kind.as_str() {
                 "sub_agent" => SessionKind::SubAgent,
@@ -132,22 +134,33 @@ impl Store {
         )
     }
 
-    /// Ids starting with `prefix` (at most `limit`).
+    /// Ids a user's `given` text can name (at most `limit`): ids starting with it (a
+    /// prefix of the full id), and ids whose tail starts with it when it has the form of
+    /// a short id (`roocode_protocol::short_id`). Resolving the id (`Agents::resolve`)
+    /// reads this one function.
     pub async fn session_ids_with_prefix(
         &self,
-        prefix: &str,
+        given: &str,
         limit: u32,
     ) -> Result<Vec<String>, StoreError> {
         // Ids are hex and dashes; anything else cannot match, and must not reach LIKE.
-        if prefix.is_empty() || !prefix.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
+        if given.is_empty() || !given.chars().all(|c| c.is_ascii_hexdigit() || c == '-') {
             return Ok(Vec::new());
         }
-        let rows: Vec<(String,)> =
-            sqlx::query_as("SELECT id FROM sessions WHERE id LIKE ? || '%' ORDER BY id LIMIT ?")
-                .bind(prefix.to_ascii_lowercase())
-                .bind(i64::from(limit))
-                .fetch_all(&self.pool)
-                .await?;
+        let given = given.to_ascii_lowercase();
+        // `substr(id, 25)` is the tail of a 36-character UUID; only a hex-only text of
+        // 8 to 12 characters is compared with tails.
+        let tail_prefix = roocode_protocol::short_id::is_tail_prefix(&given);
+        let rows: Vec<(String,)> = sqlx::query_as(
+            "SELECT id FROM sessions
+             WHERE id LIKE ?1 || '%' OR (?2 AND length(id) = 36 AND substr(id, 25) LIKE ?1 || '%')
+             ORDER BY id LIMIT ?3",
+        )
+        .bind(&given)
+        .bind(tail_prefix)
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?;
         Ok(rows.into_iter().map(|(id,)| id).collect())
     }
 
@@ -358,5 +371,28 @@ pub(crate) mod tests {
         );
         assert!(store.delete_session("0191aa-1").await.unwrap());
         assert!(store.session("0191aa-1").await.unwrap().is_none());
+    }
+
+    #[tokio::test]
+    async fn ids_resolve_by_full_prefix_and_by_tail() {
+        let store = Store::memory().await.unwrap();
+        let a = "019ad9f3-1c2e-7a10-8b00-0123456789ab";
+        let b = "019ad9f3-1c2f-7a10-8b00-01234567ffff";
+        let c = "019ad9f4-0000-7a10-8b00-fedcba987654";
+        for id in [a, b, c] {
+            store.insert_session(&new_session(id, "/p")).await.unwrap();
+        }
+        let find = |given: &'static str| {
+            let store = store.clone();
+            async move { store.session_ids_with_prefix(given, 5).await.unwrap() }
+        };
+        assert_eq!(find("fedcba98").await, [c], "a short id");
+        assert_eq!(find("FEDCBA987654").await, [c], "the whole tail, any case");
+        assert_eq!(find("0123456789").await, [a], "longer than the minimum");
+        assert_eq!(find("01234567").await, [a, b], "ambiguous short id");
+        assert_eq!(find("019ad9f3-1c2e").await, [a], "an id prefix, as before");
+        assert_eq!(find("019ad9f4").await, [c], "today's 8-character prefixes");
+        assert!(find("fedcba9").await.is_empty(), "7 characters of a tail");
+        assert!(find("8b00-fedcba98").await.is_empty(), "not a tail prefix");
     }
 }

@@ -163,7 +163,7 @@ async fn sessions_export_and_rm() {
 
     let table = w.run(&["sessions"]).await;
     assert!(
-        table.stdout.contains(&id) && table.stdout.contains("first question"),
+        table.stdout.contains(&a.short_session_id()) && table.stdout.contains("first question"),
         "{}",
         table.stdout
     );

@@ -55,8 +55,22 @@ pub struct Output {
 }
 
 impl Output {
-    /// The session id from the `session: <id>` line on stderr.
+    /// The full session id from the `session: <short> (<id>)` line on stderr.
     pub fn session_id(&self) -> String {
+        let shown = self.session_line();
+        match shown.split_once(" (") {
+            Some((_, full)) => full.trim_end_matches(')').to_string(),
+            None => shown,
+        }
+    }
+
+    /// The short session id the `session:` line shows first.
+    pub fn short_session_id(&self) -> String {
+        let shown = self.session_line();
+        shown.split(' ').next().unwrap_or_default().to_string()
+    }
+
+    fn session_line(&self) -> String {
         self.stderr
             .lines()
             .find_map(|l| l.strip_prefix("session: "))

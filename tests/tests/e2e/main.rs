@@ -20,4 +20,5 @@ mod secrets;
 mod send;
 mod tools;
 mod tui;
+mod ux;
 mod webfetch;

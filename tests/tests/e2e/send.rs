@@ -12,9 +12,9 @@ async fn text_answer_streams_to_stdout() {
     let out = w.run(&["send", "say hello"]).await;
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(out.stdout, "Hello from the mock, in several chunks.\n");
-    let id = out.session_id();
+    let (id, short) = (out.session_id(), out.short_session_id());
     assert!(
-        out.stderr.starts_with(&format!("session: {id}")),
+        out.stderr.starts_with(&format!("session: {short} ({id})")),
         "{}",
         out.stderr
     );

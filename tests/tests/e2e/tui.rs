@@ -42,11 +42,11 @@ async fn two_terminals_share_one_live_session_and_either_can_approve() {
         &project,
         &line_for(&w, "roocode-tui", ""),
     ]);
-    // The first TUI created the session; the second attaches to it.
-    let id = loop {
+    // The first TUI created the session; the second attaches to it by its short id.
+    let short = loop {
         let list = w.run(&["sessions", "--json"]).await.json();
         if let Some(s) = list.as_array().and_then(|a| a.first()) {
-            break s["id"].as_str().unwrap().to_string();
+            break s["short_id"].as_str().unwrap().to_string();
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     };
@@ -61,10 +61,12 @@ async fn two_terminals_share_one_live_session_and_either_can_approve() {
         "40",
         "-c",
         &project,
-        &line_for(&w, "roocode-tui", &format!("--session {id}")),
+        &line_for(&w, "roocode-tui", &format!("--session {short}")),
     ]);
     t.wait_for_on("one", "connected").await;
     t.wait_for_on("two", "connected").await;
+    // The status bar shows the short id.
+    t.wait_for_on("two", &format!("│ {short} │")).await;
 
     t.run(&["send-keys", "-t", "one", "-l", "write the file please"]);
     t.run(&["send-keys", "-t", "one", "Enter"]);
@@ -88,7 +90,14 @@ async fn two_terminals_share_one_live_session_and_either_can_approve() {
     // idle, or Ctrl+C only clears the input, as it does during a turn.)
     t.wait_for_on("one", " idle │").await;
     t.run(&["send-keys", "-t", "one", "C-c"]);
-    t.wait_for_on("one", "EXIT=0").await;
+    let screen = t.wait_for_on("one", "EXIT=0").await;
+    // After the terminal is restored: which session, and how to come back.
+    assert!(
+        screen.contains(&format!("Left session {short}"))
+            && screen.contains(&format!("roocode-tui --session {short}"))
+            && screen.contains(&format!("roocode-cli attach {short}")),
+        "{screen}"
+    );
     let info = w.daemon_info().await;
     assert_eq!(info["sessions"], 1);
 }

@@ -1,0 +1,122 @@
+//! Layer 1 for `find` that deletes: `-delete`, or `-exec`/`-execdir`/`-ok` of `rm`,
+//! `unlink`, `shred` or a shell. Without a test that narrows what it selects
+//! (`-name`, `-path`, `-newer`, `-size`, …; `-name '*'`, `!` and `-o` do not narrow),
+//! it deletes everything below its starting points, judged like `rm -rf` (the project
+//! and the working directory included). With one, it is allowed inside a project
+//! (`find . -name '*.o' -delete`) and asked below the home directory or a system
+//! directory, where RooCode cannot tell what it selects.
+
+use super::super::command::{Exec, is_interpreter};
+use super::{DangerContext, Finding, target_danger};
+
+const DELETERS: [&str; 8] = [
+    "rm",
+    "unlink",
+    "rmdir",
+    "shred",
+    "srm",
+    "trash",
+    "trash-put",
+    "gio",
+];
+
+const NARROWING: [&str; 30] = [
+    "-name",
+    "-iname",
+    "-path",
+    "-ipath",
+    "-wholename",
+    "-iwholename",
+    "-regex",
+    "-iregex",
+    "-lname",
+    "-ilname",
+    "-newer",
+    "-anewer",
+    "-cnewer",
+    "-newermt",
+    "-newerct",
+    "-newerat",
+    "-mtime",
+    "-mmin",
+    "-atime",
+    "-amin",
+    "-ctime",
+    "-cmin",
+    "-size",
+    "-empty",
+    "-inum",
+    "-samefile",
+    "-links",
+    "-perm",
+    "-user",
+    "-group",
+];
+
+/// What layer 1 finds in one `find`.
+pub(super) fn find_finding(
+    exec: &Exec,
+    args: &[String],
+    cx: &DangerContext<'_>,
+) -> Option<Finding> {
+    // Leading options, then the starting points, then the expression.
+    let mut i = 0;
+    while let Some(a) = args.get(i) {
+        match a.as_str() {
+            "-H" | "-L" | "-P" => i += 1,
+            "-D" => i += 2,
+            o if o.starts_with("-O") => i += 1,
+            _ => break,
+        }
+    }
+    let start = i;
+    while args
+        .get(i)
+        .is_some_and(|a| !a.starts_with('-') && !matches!(a.as_str(), "(" | "!" | ","))
+    {
+        i += 1;
+    }
+    let starts = start..i;
+    let expr = &args[i..];
+    let deletes = expr.iter().enumerate().any(|(k, a)| {
+        a == "-delete"
+            || (matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
+                && expr.get(k + 1).is_some_and(|p| {
+                    let p = p.rsplit('/').next().unwrap_or(p);
+                    DELETERS.contains(&p) || is_interpreter(p)
+                }))
+    });
+    if !deletes {
+        return None;
+    }
+    let everything = |v: Option<&String>| v.is_none_or(|v| v.chars().all(|c| "*.?".contains(c)));
+    let negated = expr
+        .iter()
+        .any(|a| matches!(a.as_str(), "!" | "-not" | "-o" | "-or"));
+    let narrowed = !negated
+        && expr.iter().enumerate().any(|(k, a)| {
+            NARROWING.contains(&a.as_str())
+                && !(matches!(
+                    a.as_str(),
+                    "-name" | "-iname" | "-path" | "-ipath" | "-wholename" | "-regex" | "-iregex"
+                ) && everything(expr.get(k + 1)))
+        });
+    let here = super::super::command::Word::quoted(".");
+    let words: Vec<&super::super::command::Word> = if starts.is_empty() {
+        vec![&here]
+    } else {
+        exec.args[starts].iter().collect()
+    };
+    for word in words {
+        if !narrowed {
+            if let Some(what) = target_danger(word, &exec.cwd, cx, true) {
+                return Some(Finding::Deny(format!("it deletes everything in {what}")));
+            }
+        } else if let Some(what) = target_danger(word, &exec.cwd, cx, false) {
+            return Some(Finding::Opaque(format!(
+                "it deletes the files it selects in {what}, and RooCode cannot tell which"
+            )));
+        }
+    }
+    None
+}

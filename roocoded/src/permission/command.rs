@@ -10,6 +10,7 @@
 //! does not parse.
 
 mod ast;
+mod git_config;
 mod inline;
 mod launchers;
 mod lex;
@@ -20,7 +21,7 @@ mod vars;
 mod wrappers;
 
 pub use ast::{RedirOp, Seg, Word};
-pub use launchers::git_key_runs;
+pub use git_config::git_key_runs;
 pub use path::{Base, Comp, PathExpr};
 pub use piped::reparse_word;
 pub use wrappers::is_interpreter;

@@ -16,10 +16,22 @@
 //!   branch (the current branch is unknown when the command runs: name it instead),
 //!   force pushes of every branch, and `--mirror`;
 //! - recursive `chmod`/`chown`/`chgrp` of `/`, system directories or home directories;
-//! - `shutdown`, `reboot`, `halt`, `poweroff`, `init 0|6`, `systemctl poweroff|reboot|…`.
+//! - `shutdown`, `reboot`, `halt`, `poweroff`, `init 0|6`, `systemctl poweroff|reboot|…`;
+//! - `find` deleting everything below such a directory ([`find`]), `git clean -f` of
+//!   the home or a system directory ([`git`]);
+//! - the home's own files ([`home`]): overwriting dotfiles, adding to or replacing
+//!   `~/.ssh/authorized_keys`, deleting `~/.ssh`, `~/.config`, start-up files, `mv ~`;
+//! - `kill -1`, `killall5`, `pkill`/`killall` of everything, `crontab -r` ([`processes`]).
 //!
 //! What the parser cannot see through is reported as [`Finding::Opaque`], which the gate
-//! turns into an `Ask` in every mode (a deny in `dontAsk`).
+//! turns into an `Ask` in every mode (a deny in `dontAsk`); so is what cannot be judged
+//! before it runs: a substitution or an expansion with an operator as the target of
+//! `rm -r` (a plain unknown `$DIR` is not counted: its value is the caller's), `xargs`
+//! input to a command that would be dangerous with the worst argument, interpreter
+//! one-liners that may touch files or run programs, `find` selecting files below the
+//! home, git settings that run commands later, appending to start-up files, replacing
+//! the crontab. Paths are judged from the shell's real working directory
+//! ([`DangerContext::cwd`]; the gate passes where the session's shell is).
 
 use std::path::Path;
 
@@ -48,6 +60,7 @@ pub struct DangerContext<'a> {
     pub protected_branches: &'a [String],
     pub home: Option<&'a Path>,
     pub root: &'a Path,
+    /// Where the command starts: the session shell's working directory.
     pub cwd: &'a Path,
 }
 
@@ -469,6 +482,8 @@ pub fn is_block_device(path: &str) -> bool {
         || name.starts_with("disk/")
 }
 
+#[cfg(test)]
+mod attack_tests;
 #[cfg(test)]
 mod gate_cwd_tests;
 #[cfg(test)]

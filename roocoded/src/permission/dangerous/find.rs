@@ -1,12 +1,12 @@
 //! Layer 1 for `find` that deletes: `-delete`, or `-exec`/`-execdir`/`-ok` of `rm`,
-//! `unlink`, `shred` or a shell. Without a test that narrows what it selects
+//! `unlink`, `shred` (a shell or interpreter whose script deletes is asked). Without a test that narrows what it selects
 //! (`-name`, `-path`, `-newer`, `-size`, …; `-name '*'`, `!` and `-o` do not narrow),
 //! it deletes everything below its starting points, judged like `rm -rf` (the project
 //! and the working directory included). With one, it is allowed inside a project
 //! (`find . -name '*.o' -delete`) and asked below the home directory or a system
 //! directory, where RooCode cannot tell what it selects.
 
-use super::super::command::{Exec, is_interpreter};
+use super::super::command::{Exec, Word, is_interpreter};
 use super::{DangerContext, Finding, target_danger};
 
 const DELETERS: [&str; 8] = [
@@ -78,16 +78,46 @@ pub(super) fn find_finding(
     }
     let starts = start..i;
     let expr = &args[i..];
-    let deletes = expr.iter().enumerate().any(|(k, a)| {
-        a == "-delete"
-            || (matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir")
-                && expr.get(k + 1).is_some_and(|p| {
-                    let p = p.rsplit('/').next().unwrap_or(p);
-                    DELETERS.contains(&p) || is_interpreter(p)
-                }))
-    });
+    let mut deletes = expr.iter().any(|a| a == "-delete");
+    // A shell or interpreter run on every file may delete it: asked, not denied.
+    let mut may_delete = false;
+    for (k, a) in expr.iter().enumerate() {
+        if !matches!(a.as_str(), "-exec" | "-execdir" | "-ok" | "-okdir") {
+            continue;
+        }
+        let Some(program) = expr.get(k + 1) else {
+            continue;
+        };
+        let program = program.rsplit('/').next().unwrap_or(program);
+        if DELETERS.contains(&program) {
+            deletes = true;
+        } else if is_interpreter(program) {
+            let end = expr[k..]
+                .iter()
+                .position(|a| a == ";" || a == "+")
+                .map_or(expr.len(), |e| k + e);
+            may_delete |= expr[k + 1..end].iter().any(|a| {
+                [
+                    "rm ", "unlink", "shred", "rmtree", "rmdir", "delete", "truncate",
+                ]
+                .iter()
+                .any(|w| a.contains(w))
+            });
+        }
+    }
     if !deletes {
-        return None;
+        let words = start_words(exec, starts.clone());
+        return may_delete
+            .then(|| {
+                words.iter().find_map(|w| {
+                    target_danger(w, &exec.cwd, cx, true).map(|what| {
+                        Finding::Opaque(format!(
+                            "it runs a script that may delete every file in {what}"
+                        ))
+                    })
+                })
+            })
+            .flatten();
     }
     let everything = |v: Option<&String>| v.is_none_or(|v| v.chars().all(|c| "*.?".contains(c)));
     let negated = expr
@@ -101,13 +131,7 @@ pub(super) fn find_finding(
                     "-name" | "-iname" | "-path" | "-ipath" | "-wholename" | "-regex" | "-iregex"
                 ) && everything(expr.get(k + 1)))
         });
-    let here = super::super::command::Word::quoted(".");
-    let words: Vec<&super::super::command::Word> = if starts.is_empty() {
-        vec![&here]
-    } else {
-        exec.args[starts].iter().collect()
-    };
-    for word in words {
+    for word in &start_words(exec, starts) {
         if !narrowed {
             if let Some(what) = target_danger(word, &exec.cwd, cx, true) {
                 return Some(Finding::Deny(format!("it deletes everything in {what}")));
@@ -119,4 +143,13 @@ pub(super) fn find_finding(
         }
     }
     None
+}
+
+/// The starting points as words (`.` when none is given).
+fn start_words(exec: &Exec, starts: std::ops::Range<usize>) -> Vec<Word> {
+    if starts.is_empty() {
+        vec![Word::quoted(".")]
+    } else {
+        exec.args[starts].to_vec()
+    }
 }

@@ -403,11 +403,9 @@ async fn one_mode(mode: &str) {
     .await;
     let home = w.home.path().to_path_buf();
     let project = w.project_path();
-    let fakes = project.parent().unwrap().join(format!(
-        "{}-fakebin",
-        project.file_name().unwrap().to_string_lossy()
-    ));
-    let record = fakes.with_extension("record");
+    // Inside the project: the one place an OS sandbox leaves writable for the fakes.
+    let fakes = project.join(".hostile-fakes");
+    let record = project.join(".hostile-record");
     install_fakes(&fakes, &record);
     plant_canaries(&home);
     std::fs::create_dir_all(project.join(".roocode")).unwrap();
@@ -511,4 +509,102 @@ async fn hostile_commands_in_bypass_permissions_mode() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn hostile_commands_in_dont_ask_mode() {
     one_mode("dontAsk").await;
+}
+
+/// The README's own `allow: Bash(git diff:*)` no longer lets `git diff --no-index` write
+/// or read outside the project: those ask (and are refused here); `git diff` runs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_prefix_rule_stops_at_the_workspace_edge() {
+    let commands = [
+        "git diff --stat",
+        "git diff --no-index --output=$HOME/.bashrc a.txt a.txt",
+        "git diff --no-index ~/.ssh/id_rsa /dev/null",
+    ];
+    let mut w = World::new(
+        Script::new()
+            .reply(calls("g", &commands))
+            .reply(Reply::text("Done.")),
+    )
+    .await;
+    let home = w.home.path().to_path_buf();
+    let project = w.project_path();
+    let fakes = project.join(".hostile-fakes");
+    let record = project.join(".hostile-record");
+    install_fakes(&fakes, &record);
+    plant_canaries(&home);
+    std::fs::create_dir_all(project.join(".roocode")).unwrap();
+    std::fs::write(
+        project.join(".roocode/config.yaml"),
+        "permissions:\n  allow: [\"Bash(git diff:*)\"]\n",
+    )
+    .unwrap();
+    let path = format!(
+        "{}:{}",
+        fakes.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    w.vars.push(("PATH".into(), path));
+    let (asked, _) = send_refusing(&w, "default", None, "diff").await;
+    assert_eq!(asked, 2, "the two escaping diffs ask");
+    let found = results(&w, "g");
+    assert!(!found[0].1.starts_with("Permission denied:"), "{found:?}");
+    assert!(
+        found[1..]
+            .iter()
+            .all(|(_, t)| t.starts_with("Permission denied:")),
+        "{found:?}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&record).unwrap(),
+        "git diff --stat\n"
+    );
+    assert_eq!(changed_canaries(&home), Vec::<String>::new());
+}
+
+/// A `cd` in one call moves where the next call's paths are judged from.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn paths_are_judged_from_where_the_shell_is() {
+    let mut w = World::new(Script::new().fallback(Reply::text("unused"))).await;
+    let project = w.project_path();
+    std::fs::create_dir_all(project.join("src/deep")).unwrap();
+    // A leak would hit the recording fake `rm`, not the project.
+    let fakes = project.join(".hostile-fakes");
+    let record = project.join(".hostile-record");
+    install_fakes(&fakes, &record);
+    let path = format!(
+        "{}:{}",
+        fakes.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    w.vars.push(("PATH".into(), path));
+    let name = project.file_name().unwrap().to_string_lossy().to_string();
+    let escape = format!("rm -rf ../../../{name}");
+    w.mock.push(Reply::tool_calls(vec![ToolCall::with_id(
+        "a0",
+        "Bash",
+        json!({"command": "cd src/deep"}),
+    )]));
+    w.mock.push(Reply::tool_calls(vec![ToolCall::with_id(
+        "b0",
+        "Bash",
+        json!({"command": escape}),
+    )]));
+    w.mock.push(Reply::text("Done."));
+    let out = w
+        .run(&[
+            "send",
+            "--mode",
+            "bypassPermissions",
+            "--output",
+            "json",
+            "go",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let found = results(&w, "b");
+    assert!(
+        found[0].1.starts_with("Permission denied:") && found[0].1.contains("the project"),
+        "{found:?}"
+    );
+    assert!(!record.exists(), "rm ran");
 }

@@ -1,13 +1,19 @@
 //! Shell command lines as the permission layers see them: parsed (never run) into the
 //! simple commands they are made of, and then into every program that would run,
 //! seen through wrappers (`sudo`, `env`, `nice`, `timeout`, `xargs`, `find -exec`,
-//! `exec`, `command`, …), `sh -c '…'` (recursively), shells fed a script on standard
-//! input by `echo`/`printf` or a here-document, and command substitutions.
+//! `exec`, `command`, …, and the tracers, namespace tools and job runners of
+//! `launchers.rs`: `strace`, `unshare`, `flock`, `script`, `at`, `parallel`, `tmux`, …),
+//! `sh -c '…'` (recursively), aliases where they are defined, git settings that run
+//! commands (`git -c alias.x='!…'`), shells fed a script on standard input by
+//! `echo`/`printf` or a here-document, and command substitutions.
 //!
 //! Whatever cannot be seen through is listed in [`Analysis::opaque`]: `eval`, a
 //! substitution or variable as the command word, a program read from a pipe by an
 //! interpreter (checked by the dangerous-command layer), `source <(…)`, or a line that
-//! does not parse.
+//! does not parse. Inline programs of interpreters that may do more than print
+//! (`python3 -c 'import shutil…'`) are listed in [`Analysis::inline_code`], and programs
+//! completed with arguments from their input (`… | xargs rm -rf`) are marked
+//! [`Exec::args_from_input`].
 
 mod ast;
 mod git_config;

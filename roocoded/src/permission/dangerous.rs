@@ -312,12 +312,22 @@ fn rm_finding(exec: &Exec, args: &[String], cx: &DangerContext<'_>) -> Option<Fi
     }
     operands
         .iter()
-        .find_map(|&i| unknowable(&exec.args[i]))
+        .find_map(|&i| {
+            unknowable(&exec.args[i]).or_else(|| in_unknown_dir(&exec.args[i], &exec.cwd))
+        })
         .map(|raw| {
             Finding::Opaque(format!(
                 "rm -r deletes {raw}, which is only known when it runs"
             ))
         })
+}
+
+/// `cd "$X" && rm -rf *` (or after `cd -`): everything in a directory only known at
+/// run time (an empty `$X` is the home directory).
+fn in_unknown_dir(word: &Word, cwd: &PathExpr) -> Option<String> {
+    let rel = PathExpr::from_word(word);
+    (cwd.base == Base::Unknown && rel.base == Base::Cwd && rel.comps.is_empty())
+        .then(|| format!("{} in a directory only known when it runs", word.raw))
 }
 
 fn perm_finding(exec: &Exec, args: &[String], cx: &DangerContext<'_>) -> Option<Finding> {

@@ -150,6 +150,10 @@ const DENIED_ISSUE9: &[&str] = &[
     "rm -rf ~/.config",
     "rm -rf $HOME/.gnupg",
     "unlink_all() { rm -rf ~; }; unlink_all",
+    "rsync -a --delete empty/ ~/",
+    "rsync -a --delete-before x/ /",
+    "find . -delete -name '*.o'",
+    "find ~ -delete -name '*.pyc'",
 ];
 
 /// Asked (layer 1 cannot judge them): never run unasked.
@@ -201,6 +205,11 @@ const ASKED_ISSUE9: &[&str] = &[
     "sed -i 's/a/b/' ~/.bashrc",
     "crontab /tmp/jobs",
     "echo '* * * * * rm -rf ~' | crontab -",
+    "cd \"$X\" && rm -rf *",
+    "cd - && rm -rf .",
+    "echo 1.2.3.4 x | tee -a /etc/hosts",
+    "echo x > /etc/cron.d/job",
+    "cp evil /usr/local/bin/git",
 ];
 
 /// Must still run: look-alikes of the new classes.
@@ -264,6 +273,10 @@ const NOT_DENIED_ISSUE9: &[&str] = &[
     "parallel gzip ::: a b",
     "tmux ls",
     "echo 'ls' | at now + 1 minute",
+    "cd \"$X\" && rm -rf build",
+    "rsync -a --delete src/ build/",
+    "echo x > /var/tmp/x",
+    "cat /etc/hosts",
 ];
 
 #[test]

@@ -123,8 +123,18 @@ pub(super) fn find_finding(
     let negated = expr
         .iter()
         .any(|a| matches!(a.as_str(), "!" | "-not" | "-o" | "-or"));
+    // A test after the action does not narrow it: `find . -delete -name x` deletes all.
+    let first_action = expr
+        .iter()
+        .position(|a| {
+            matches!(
+                a.as_str(),
+                "-delete" | "-exec" | "-execdir" | "-ok" | "-okdir"
+            )
+        })
+        .unwrap_or(expr.len());
     let narrowed = !negated
-        && expr.iter().enumerate().any(|(k, a)| {
+        && expr[..first_action].iter().enumerate().any(|(k, a)| {
             NARROWING.contains(&a.as_str())
                 && !(matches!(
                     a.as_str(),

@@ -72,6 +72,30 @@ fn home_relative(word: &Word, cwd: &PathExpr, cx: &DangerContext<'_>) -> Option<
         .collect()
 }
 
+/// Top-level directories whose files configure or run the system.
+const SYSTEM_FILE_DIRS: [&str; 10] = [
+    "etc", "boot", "usr", "bin", "sbin", "lib", "lib64", "root", "var", "sys",
+];
+
+/// The file, as shown, when `word` names one below a system directory (`/etc/hosts`,
+/// `/var/spool/cron/x`; not `/var/tmp`).
+fn system_file(word: &Word, cwd: &PathExpr, cx: &DangerContext<'_>) -> Option<String> {
+    let abs = cwd
+        .join(&PathExpr::from_word(word))
+        .absolute(cx.cwd, cx.home)?;
+    let names: Vec<&str> = abs
+        .iter()
+        .map(|c| match c {
+            Comp::Name(n) => n.as_str(),
+            Comp::Wild => "*",
+        })
+        .collect();
+    let hit = names.len() >= 2
+        && SYSTEM_FILE_DIRS.contains(&names[0])
+        && !(names[0] == "var" && matches!(names[1], "tmp" | "cache" | "log"));
+    hit.then(|| format!("/{}", names.join("/")))
+}
+
 /// `~/.ssh`, `~/.bashrc`, … (or anything inside `~/.ssh` and `~/.gnupg`), as shown to
 /// the user, if `word` names one.
 pub(super) fn sensitive_entry(
@@ -94,6 +118,11 @@ pub(super) fn write_finding(
     append: bool,
     cx: &DangerContext<'_>,
 ) -> Option<Finding> {
+    if let Some(file) = system_file(word, cwd, cx) {
+        return Some(Finding::Opaque(format!(
+            "it writes the system file {file}, which RooCode does not check"
+        )));
+    }
     let rel = home_relative(word, cwd, cx)?;
     let shown = format!("~/{}", rel.join("/"));
     let first = rel.first()?.as_str();
@@ -140,6 +169,15 @@ pub(super) fn writer_finding(
             operands.iter().find_map(|&i| write(i, append))
         }
         "cp" | "install" | "ln" | "rsync" => {
+            // `rsync -a --delete empty/ ~/` empties the destination.
+            let deletes = exec.name == "rsync" && args.iter().any(|a| a.starts_with("--delete"));
+            if deletes
+                && let Some(what) = operands
+                    .last()
+                    .and_then(|&i| target_danger(&words[i], &exec.cwd, cx, true))
+            {
+                return Some(Finding::Deny(format!("it deletes everything in {what}")));
+            }
             if let Some(dir) = option_value(args, &["-t"], &["--target-directory"]) {
                 return write_finding(&dir, &exec.cwd, false, cx);
             }

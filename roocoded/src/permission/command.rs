@@ -1,15 +1,24 @@
 //! Shell command lines as the permission layers see them: parsed (never run) into the
 //! simple commands they are made of, and then into every program that would run,
 //! seen through wrappers (`sudo`, `env`, `nice`, `timeout`, `xargs`, `find -exec`,
-//! `exec`, `command`, …), `sh -c '…'` (recursively), shells fed a script on standard
-//! input by `echo`/`printf` or a here-document, and command substitutions.
+//! `exec`, `command`, …, and the tracers, namespace tools and job runners of
+//! `launchers.rs`: `strace`, `unshare`, `flock`, `script`, `at`, `parallel`, `tmux`, …),
+//! `sh -c '…'` (recursively), aliases where they are defined, git settings that run
+//! commands (`git -c alias.x='!…'`), shells fed a script on standard input by
+//! `echo`/`printf` or a here-document, and command substitutions.
 //!
 //! Whatever cannot be seen through is listed in [`Analysis::opaque`]: `eval`, a
 //! substitution or variable as the command word, a program read from a pipe by an
 //! interpreter (checked by the dangerous-command layer), `source <(…)`, or a line that
-//! does not parse.
+//! does not parse. Inline programs of interpreters that may do more than print
+//! (`python3 -c 'import shutil…'`) are listed in [`Analysis::inline_code`], and programs
+//! completed with arguments from their input (`… | xargs rm -rf`) are marked
+//! [`Exec::args_from_input`].
 
 mod ast;
+mod git_config;
+mod inline;
+mod launchers;
 mod lex;
 mod parse;
 pub mod path;
@@ -18,11 +27,13 @@ mod vars;
 mod wrappers;
 
 pub use ast::{RedirOp, Seg, Word};
+pub use git_config::git_key_runs;
 pub use path::{Base, Comp, PathExpr};
+pub use piped::reparse_word;
 pub use wrappers::is_interpreter;
 
 use ast::{Command, Redirect, Script, Simple};
-use piped::{printed_text, reparse_word};
+use piped::printed_text;
 use wrappers::Unwrap;
 
 /// How deep `sh -c` and friends are followed before giving up.
@@ -42,6 +53,9 @@ pub struct Exec {
     /// parser cannot see; `upstream` then names the programs feeding the pipe.
     pub program_from_pipe: bool,
     pub upstream: Vec<String>,
+    /// True if some of its arguments are read from standard input at run time (`… |
+    /// xargs rm -rf`): the arguments seen are not all it gets.
+    pub args_from_input: bool,
 }
 
 impl Exec {
@@ -52,13 +66,27 @@ impl Exec {
 }
 
 /// A simple command as written, for rules.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 pub struct Part {
     pub text: String,
     /// Its words (without leading assignments), quotes removed.
     pub words: Vec<String>,
+    /// The same words as parsed, with the variables known at that point put in place
+    /// (for judging the paths they name).
+    pub parsed: Vec<Word>,
+    /// Its working directory, as far as `cd`s before it tell.
+    pub cwd: PathExpr,
     /// True if a redirection writes a file (not `/dev/null`, `/dev/std*`, `>&2`).
     pub writes_file: bool,
+}
+
+/// A file a redirection writes, and from where.
+#[derive(Debug, Clone)]
+pub struct FileWrite {
+    pub target: Word,
+    pub cwd: PathExpr,
+    /// `>>` rather than `>`.
+    pub append: bool,
 }
 
 /// Everything the permission layers need to know about a command line.
@@ -71,6 +99,12 @@ pub struct Analysis {
     pub execs: Vec<Exec>,
     /// Targets of redirections that write.
     pub writes: Vec<Word>,
+    /// The same writes with their working directory and kind.
+    pub file_writes: Vec<FileWrite>,
+    /// Why an inline program (`python3 -c …`, `awk '…'`) may do more than print: RooCode
+    /// cannot judge such code, so it is asked (kept apart from `opaque`, which rules
+    /// also read).
+    pub inline_code: Vec<String>,
     /// Functions that run themselves in a pipe or in the background (fork bombs).
     pub fork_bombs: Vec<String>,
     /// Why the parser cannot see what would run; empty when it can.
@@ -85,6 +119,7 @@ pub fn analyze(line: &str) -> Analysis {
         collect_parts: true,
         functions: Vec::new(),
         xargs_replace: None,
+        args_from_input: false,
         vars: vars::Vars::default(),
     };
     walker.nested(line, &mut PathExpr::cwd());
@@ -98,6 +133,8 @@ pub fn analyze(line: &str) -> Analysis {
         walker.out.parts.push(Part {
             text: line.trim().to_string(),
             words: Vec::new(),
+            parsed: Vec::new(),
+            cwd: PathExpr::cwd(),
             writes_file: false,
         });
     }
@@ -126,6 +163,9 @@ struct Walker {
     functions: Vec<String>,
     /// `xargs -I R`: the replace string while walking its command.
     xargs_replace: Option<String>,
+    /// Set while walking a command that `xargs` (or the like) completes with
+    /// arguments read from its input.
+    args_from_input: bool,
     /// Known values of variables and positional parameters.
     vars: vars::Vars,
 }
@@ -228,7 +268,15 @@ impl Walker {
         for r in redirects {
             self.word(&r.target, cwd);
             if r.op.writes() {
-                self.out.writes.push(self.vars.substitute(&r.target));
+                let target = self.vars.substitute(&r.target);
+                if writes_file(r) {
+                    self.out.file_writes.push(FileWrite {
+                        target: target.clone(),
+                        cwd: cwd.clone(),
+                        append: matches!(r.op, RedirOp::Append | RedirOp::AndAppend),
+                    });
+                }
+                self.out.writes.push(target);
             }
             if let Some(doc) = &r.heredoc {
                 let body = doc.body.borrow();
@@ -256,6 +304,12 @@ impl Walker {
             self.out.parts.push(Part {
                 text: simple.raw.clone(),
                 words: simple.words.iter().map(Word::shell_text).collect(),
+                parsed: simple
+                    .words
+                    .iter()
+                    .map(|w| self.vars.substitute(w))
+                    .collect(),
+                cwd: cwd.clone(),
                 writes_file: simple.redirects.iter().any(writes_file),
             });
         }
@@ -280,6 +334,12 @@ impl Walker {
             .collect();
         let was = std::mem::replace(&mut self.collect_parts, false);
         self.exec(&words, cwd, &stdin);
+        if words[0].literal().as_deref() == Some("alias") {
+            // `alias ls='rm -rf ~'`: what an alias would run is judged where it is made.
+            for value in words[1..].iter().filter_map(alias_value) {
+                self.nested(&value, &mut cwd.clone());
+            }
+        }
         self.collect_parts = was;
         track_cd(&words, cwd);
         match words[0].literal().as_deref() {
@@ -329,25 +389,59 @@ impl Walker {
             cwd: cwd.clone(),
             program_from_pipe: false,
             upstream,
+            args_from_input: std::mem::take(&mut self.args_from_input),
         });
+        let from_input = self.out.execs[index].args_from_input;
         match wrappers::unwrap(&name, args) {
             Unwrap::None => {}
             Unwrap::Commands(ranges) => {
                 for range in ranges {
+                    // `xargs sudo rm -rf`: the input ends up with the wrapped command.
+                    self.args_from_input = from_input && range.end == args.len();
                     self.exec(&args[range], &mut cwd.clone(), stdin);
+                    self.args_from_input = false;
                 }
             }
             Unwrap::Xargs { at, replace } => {
                 let mut command = args[at.min(args.len())..].to_vec();
-                if let (None, Some(text)) = (&replace, &piped_text) {
+                match (&replace, &piped_text) {
                     // `echo / | xargs rm -rf`: the known input becomes the arguments.
-                    command.extend(text.split_whitespace().map(reparse_word));
+                    (None, Some(text)) => {
+                        command.extend(text.split_whitespace().map(reparse_word));
+                    }
+                    // Anything else: arguments nobody can see until it runs.
+                    _ => self.args_from_input = true,
                 }
                 let was = std::mem::replace(&mut self.xargs_replace, replace);
                 self.exec(&command, &mut cwd.clone(), &Stdin::Inherited);
                 self.xargs_replace = was;
+                self.args_from_input = false;
             }
+            Unwrap::WithArgs { command, input } => {
+                // `parallel rm -rf ::: a b`: the command once per argument.
+                let command = &args[command];
+                for arg in &input {
+                    let mut one = command.to_vec();
+                    one.push(arg.clone());
+                    if command.is_empty() {
+                        self.nested(&arg.shell_text(), &mut cwd.clone());
+                    } else {
+                        self.exec(&one, &mut cwd.clone(), &Stdin::Inherited);
+                    }
+                }
+                if input.is_empty() && !command.is_empty() {
+                    self.args_from_input = true;
+                    self.exec(command, &mut cwd.clone(), &Stdin::Inherited);
+                    self.args_from_input = false;
+                }
+            }
+            Unwrap::Inline(why) => self.out.inline_code.push(format!("{name}: {why}")),
             Unwrap::ShellScript { text, args } => {
+                if from_input {
+                    self.out
+                        .opaque
+                        .push(format!("xargs passes its input to the {name} script"));
+                }
                 if let Some(replace) = &self.xargs_replace
                     && text.contains(replace.as_str())
                 {
@@ -382,7 +476,10 @@ impl Walker {
                     Stdin::Inherited => return,
                 };
                 match text {
-                    Some(text) if wrappers::SHELLS.contains(&name.as_str()) || name == "sudo" => {
+                    Some(text)
+                        if wrappers::SHELLS.contains(&name.as_str())
+                            || matches!(name.as_str(), "sudo" | "at" | "batch" | "capsh") =>
+                    {
                         self.nested(&text, &mut cwd.clone());
                     }
                     Some(_) => {}
@@ -392,6 +489,13 @@ impl Walker {
             Unwrap::Opaque(why) => self.out.opaque.push(why),
         }
     }
+}
+
+/// The value of an `alias name=value` word.
+fn alias_value(word: &Word) -> Option<String> {
+    let text = word.shell_text();
+    let (name, value) = text.split_once('=')?;
+    (!name.is_empty() && !value.trim().is_empty()).then(|| value.to_string())
 }
 
 /// True if the redirection writes a file.

@@ -16,15 +16,32 @@
 //!   branch (the current branch is unknown when the command runs: name it instead),
 //!   force pushes of every branch, and `--mirror`;
 //! - recursive `chmod`/`chown`/`chgrp` of `/`, system directories or home directories;
-//! - `shutdown`, `reboot`, `halt`, `poweroff`, `init 0|6`, `systemctl poweroff|reboot|…`.
+//! - `shutdown`, `reboot`, `halt`, `poweroff`, `init 0|6`, `systemctl poweroff|reboot|…`;
+//! - `find` deleting everything below such a directory ([`find`]), `git clean -f` of
+//!   the home or a system directory ([`git`]);
+//! - the home's own files ([`home`]): overwriting dotfiles, adding to or replacing
+//!   `~/.ssh/authorized_keys`, deleting `~/.ssh`, `~/.config`, start-up files, `mv ~`;
+//! - `kill -1`, `killall5`, `pkill`/`killall` of everything, `crontab -r` ([`processes`]).
 //!
 //! What the parser cannot see through is reported as [`Finding::Opaque`], which the gate
-//! turns into an `Ask` in every mode (a deny in `dontAsk`).
+//! turns into an `Ask` in every mode (a deny in `dontAsk`); so is what cannot be judged
+//! before it runs: a substitution or an expansion with an operator as the target of
+//! `rm -r` (a plain unknown `$DIR` is not counted: its value is the caller's), `xargs`
+//! input to a command that would be dangerous with the worst argument, interpreter
+//! one-liners that may touch files or run programs, `find` selecting files below the
+//! home, git settings that run commands later, appending to start-up files, replacing
+//! the crontab. Paths are judged from the shell's real working directory
+//! ([`DangerContext::cwd`]; the gate passes where the session's shell is).
 
 use std::path::Path;
 
 use super::command::path::{is_ancestor_or_same, path_comps};
-use super::command::{Analysis, Base, Comp, Exec, PathExpr, Word};
+use super::command::{Analysis, Base, Comp, Exec, PathExpr, Seg, Word};
+
+mod find;
+mod git;
+mod home;
+mod processes;
 
 /// What layer 1 found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +60,7 @@ pub struct DangerContext<'a> {
     pub protected_branches: &'a [String],
     pub home: Option<&'a Path>,
     pub root: &'a Path,
+    /// Where the command starts: the session shell's working directory.
     pub cwd: &'a Path,
 }
 
@@ -117,11 +135,17 @@ pub fn check(analysis: &Analysis, cx: &DangerContext<'_>) -> Option<Finding> {
     }
     let mut opaque = analysis.opaque.first().cloned();
     for exec in &analysis.execs {
-        if let Some(why) = exec_danger(exec, cx) {
-            return Some(Finding::Deny(format!(
-                "{} is never allowed: {why}",
-                exec.text
-            )));
+        match exec_finding(exec, cx) {
+            Some(Finding::Deny(why)) => {
+                return Some(Finding::Deny(format!(
+                    "{} is never allowed: {why}",
+                    exec.text
+                )));
+            }
+            Some(Finding::Opaque(why)) => {
+                opaque.get_or_insert(format!("{}: {why}", exec.text));
+            }
+            None => {}
         }
         if exec.program_from_pipe {
             if let Some(dl) = exec
@@ -144,39 +168,91 @@ pub fn check(analysis: &Analysis, cx: &DangerContext<'_>) -> Option<Finding> {
             });
         }
     }
+    for write in &analysis.file_writes {
+        match home::write_finding(&write.target, &write.cwd, write.append, cx) {
+            Some(Finding::Deny(why)) => {
+                return Some(Finding::Deny(format!(
+                    "writing to {} is never allowed: {why}",
+                    write.target.shell_text()
+                )));
+            }
+            Some(Finding::Opaque(why)) => {
+                opaque.get_or_insert(why);
+            }
+            None => {}
+        }
+    }
+    if let Some(why) = analysis.inline_code.first() {
+        opaque.get_or_insert_with(|| why.clone());
+    }
     opaque.map(Finding::Opaque)
 }
 
-/// Why one program is dangerous, if it is.
-fn exec_danger(exec: &Exec, cx: &DangerContext<'_>) -> Option<String> {
-    let args = exec.arg_texts();
-    match exec.name.as_str() {
-        "rm" => rm_danger(exec, &args, cx),
-        "chmod" | "chown" | "chgrp" => perm_danger(exec, &args, cx),
-        n if n.starts_with("mkfs") || n == "mke2fs" => {
-            Some("it formats a file system, destroying its data".into())
+/// What layer 1 finds in one program: its own danger, or, when some of its arguments
+/// are only known at run time (`… | xargs rm -rf`), whether the worst of them would be
+/// dangerous.
+fn exec_finding(exec: &Exec, cx: &DangerContext<'_>) -> Option<Finding> {
+    if let Some(found) = exec_danger(exec, cx) {
+        return Some(found);
+    }
+    if exec.args_from_input {
+        for worst in ["/", "~", "-1"] {
+            let mut probe = exec.clone();
+            probe.args.push(super::command::reparse_word(worst));
+            probe.args_from_input = false;
+            if exec_danger(&probe, cx).is_some() {
+                return Some(Finding::Opaque(format!(
+                    "{} gets arguments from its input, which RooCode cannot see before it runs",
+                    exec.name
+                )));
+            }
         }
-        "dd" => args
+    }
+    None
+}
+
+/// Why one program is dangerous (a deny) or cannot be judged (opaque), if it is.
+fn exec_danger(exec: &Exec, cx: &DangerContext<'_>) -> Option<Finding> {
+    let args = exec.arg_texts();
+    let deny = |why: Option<String>| why.map(Finding::Deny);
+    match exec.name.as_str() {
+        "rm" => rm_finding(exec, &args, cx),
+        "chmod" | "chown" | "chgrp" => perm_finding(exec, &args, cx),
+        n if n.starts_with("mkfs") || n == "mke2fs" => {
+            deny(Some("it formats a file system, destroying its data".into()))
+        }
+        "dd" => match args
             .iter()
             .filter_map(|a| a.strip_prefix("of="))
             .find(|p| is_block_device(p))
-            .map(|p| format!("it overwrites the block device {p}")),
-        "tee" => args
-            .iter()
-            .find(|a| is_block_device(a))
-            .map(|p| format!("it overwrites the block device {p}")),
+        {
+            Some(p) => deny(Some(format!("it overwrites the block device {p}"))),
+            None => home::writer_finding(exec, &args, cx),
+        },
+        "tee" => match args.iter().find(|a| is_block_device(a)) {
+            Some(p) => deny(Some(format!("it overwrites the block device {p}"))),
+            None => home::writer_finding(exec, &args, cx),
+        },
         "shutdown" | "reboot" | "halt" | "poweroff" => {
-            Some("it shuts down or restarts the machine".into())
+            deny(Some("it shuts down or restarts the machine".into()))
         }
-        "init" | "telinit" => matches!(first_operand(&args), Some("0" | "6"))
+        "init" | "telinit" => deny(
+            matches!(first_operand(&args), Some("0" | "6"))
+                .then(|| "it shuts down or restarts the machine".into()),
+        ),
+        "systemctl" | "loginctl" => deny(
+            matches!(
+                first_operand(&args),
+                Some("poweroff" | "reboot" | "halt" | "kexec" | "soft-reboot")
+            )
             .then(|| "it shuts down or restarts the machine".into()),
-        "systemctl" | "loginctl" => matches!(
-            first_operand(&args),
-            Some("poweroff" | "reboot" | "halt" | "kexec" | "soft-reboot")
-        )
-        .then(|| "it shuts down or restarts the machine".into()),
-        "git" => git_danger(&args, cx.protected_branches),
-        _ => None,
+        ),
+        "git" => git::git_finding(exec, &args, cx),
+        "find" => find::find_finding(exec, &args, cx),
+        "kill" | "pkill" | "killall" | "killall5" | "crontab" => {
+            processes::finding(&exec.name, &args)
+        }
+        _ => home::writer_finding(exec, &args, cx),
     }
 }
 
@@ -217,27 +293,95 @@ fn has_short(flags: &[&str], letters: &[char]) -> bool {
         .any(|f| !f.starts_with("--") && f.chars().skip(1).any(|c| letters.contains(&c)))
 }
 
-fn rm_danger(exec: &Exec, args: &[String], cx: &DangerContext<'_>) -> Option<String> {
+fn rm_finding(exec: &Exec, args: &[String], cx: &DangerContext<'_>) -> Option<Finding> {
     let (flags, operands) = flags_and_operands(args);
+    if let Some(what) = operands
+        .iter()
+        .find_map(|&i| home::sensitive_entry(&exec.args[i], &exec.cwd, cx))
+    {
+        return Some(Finding::Deny(format!("it deletes {what}")));
+    }
     if !(has_short(&flags, &['r', 'R']) || has_long(&flags, "recursive")) {
         return None;
     }
-    operands.iter().find_map(|&i| {
-        target_danger(&exec.args[i], &exec.cwd, cx, true).map(|what| format!("it deletes {what}"))
-    })
+    if let Some(what) = operands
+        .iter()
+        .find_map(|&i| target_danger(&exec.args[i], &exec.cwd, cx, true))
+    {
+        return Some(Finding::Deny(format!("it deletes {what}")));
+    }
+    operands
+        .iter()
+        .find_map(|&i| {
+            unknowable(&exec.args[i]).or_else(|| in_unknown_dir(&exec.args[i], &exec.cwd))
+        })
+        .map(|raw| {
+            Finding::Opaque(format!(
+                "rm -r deletes {raw}, which is only known when it runs"
+            ))
+        })
 }
 
-fn perm_danger(exec: &Exec, args: &[String], cx: &DangerContext<'_>) -> Option<String> {
+/// `cd "$X" && rm -rf *` (or after `cd -`): everything in a directory only known at
+/// run time (an empty `$X` is the home directory).
+fn in_unknown_dir(word: &Word, cwd: &PathExpr) -> Option<String> {
+    let rel = PathExpr::from_word(word);
+    (cwd.base == Base::Unknown && rel.base == Base::Cwd && rel.comps.is_empty())
+        .then(|| format!("{} in a directory only known when it runs", word.raw))
+}
+
+fn perm_finding(exec: &Exec, args: &[String], cx: &DangerContext<'_>) -> Option<Finding> {
     let (flags, operands) = flags_and_operands(args);
     if !(has_short(&flags, &['R']) || has_long(&flags, "recursive")) {
         return None;
     }
     // The first operand is the mode or owner unless --reference gives it.
     let skip = usize::from(!has_long(&flags, "reference"));
-    operands.iter().skip(skip).find_map(|&i| {
-        target_danger(&exec.args[i], &exec.cwd, cx, false)
-            .map(|what| format!("it changes the ownership or permissions of everything in {what}"))
-    })
+    if let Some(what) = operands
+        .iter()
+        .skip(skip)
+        .find_map(|&i| target_danger(&exec.args[i], &exec.cwd, cx, false))
+    {
+        return Some(Finding::Deny(format!(
+            "it changes the ownership or permissions of everything in {what}"
+        )));
+    }
+    operands
+        .iter()
+        .skip(skip)
+        .find_map(|&i| unknowable(&exec.args[i]))
+        .map(|raw| {
+            Finding::Opaque(format!(
+                "{} -R changes {raw}, which is only known when it runs",
+                exec.name
+            ))
+        })
+}
+
+/// `${X:-/}`, `${X=~}`, `${X:+…}`: a braced expansion with an operator that may
+/// give it another value (`:?` and `?` only fail when unset).
+fn has_operator(raw: &str) -> bool {
+    let Some(inner) = raw.strip_prefix("${").and_then(|r| r.strip_suffix('}')) else {
+        return false;
+    };
+    let rest = inner.trim_start_matches(|c: char| c == '_' || c.is_ascii_alphanumeric());
+    !rest.is_empty() && !rest.starts_with(":?") && !rest.starts_with('?')
+}
+
+/// A target only known at run time that may be anything: a command substitution or
+/// an expansion with an operator (`"$(echo ~)"`, `"${HOME%/}"`, `${X:-/}`) naming a
+/// directory itself or everything in it. A plain unknown `$DIR` is not counted (its
+/// value is the caller's, and an empty one deletes nothing); `$DIR/build` is a named
+/// entry, not the directory.
+fn unknowable(word: &Word) -> Option<String> {
+    let from_run_time = match word.segs.first() {
+        Some(Seg::Subst { raw, .. }) => !raw.contains("pwd"),
+        Some(Seg::Var { name: None, .. } | Seg::Arith(_)) => true,
+        Some(Seg::Var { raw, .. }) => has_operator(raw),
+        _ => false,
+    };
+    let path = PathExpr::from_word(word);
+    (from_run_time && path.base == Base::Unknown && path.comps.is_empty()).then(|| word.raw.clone())
 }
 
 /// What a recursive operation on `word` (run in `cwd`) would hit, if that is
@@ -348,122 +492,9 @@ pub fn is_block_device(path: &str) -> bool {
         || name.starts_with("disk/")
 }
 
-/// `git [global options] push …` that rewrites or deletes a shared branch.
-fn git_danger(args: &[String], protected: &[String]) -> Option<String> {
-    let mut i = 0;
-    while let Some(a) = args.get(i) {
-        if !a.starts_with('-') {
-            break;
-        }
-        let takes_value = matches!(
-            a.as_str(),
-            "-C" | "-c"
-                | "--git-dir"
-                | "--work-tree"
-                | "--namespace"
-                | "--super-prefix"
-                | "--config-env"
-        );
-        i += if takes_value { 2 } else { 1 };
-    }
-    if args.get(i).map(String::as_str) != Some("push") {
-        return None;
-    }
-    push_danger(&args[i + 1..], protected)
-}
-
-fn push_danger(args: &[String], protected: &[String]) -> Option<String> {
-    let (mut force, mut delete, mut all, mut mirror) = (false, false, false, false);
-    let mut positional: Vec<&str> = Vec::new();
-    let mut done = false;
-    let mut i = 0;
-    while let Some(a) = args.get(i) {
-        i += 1;
-        if done || !a.starts_with('-') || a == "-" {
-            positional.push(a);
-        } else if a == "--" {
-            done = true;
-        } else if let Some(long) = a.strip_prefix("--") {
-            match long.split('=').next().unwrap_or(long) {
-                "force" | "force-with-lease" => force = true,
-                "delete" => delete = true,
-                "all" | "branches" => all = true,
-                "mirror" => mirror = true,
-                "repo" | "receive-pack" | "exec" | "push-option" if !long.contains('=') => i += 1,
-                _ => {}
-            }
-        } else {
-            let letters: Vec<char> = a.chars().skip(1).collect();
-            for (k, c) in letters.iter().enumerate() {
-                match c {
-                    'f' => force = true,
-                    'd' => delete = true,
-                    'o' => {
-                        i += usize::from(k + 1 == letters.len());
-                        break;
-                    }
-                    _ => {}
-                }
-            }
-        }
-    }
-    let shared = || protected.join(", ");
-    if mirror {
-        return Some(format!(
-            "--mirror overwrites and deletes every branch on the remote, shared ones ({}) included",
-            shared()
-        ));
-    }
-    if force && all {
-        return Some(format!(
-            "it force-pushes every branch, shared ones ({}) included",
-            shared()
-        ));
-    }
-    let implicit = || {
-        format!(
-            "a force push that names no branch may rewrite a shared branch ({}); \
-             name the branch, as in `git push --force origin my-branch`",
-            shared()
-        )
-    };
-    let refspecs = positional.get(1..).unwrap_or(&[]);
-    if refspecs.is_empty() {
-        return force.then(implicit);
-    }
-    for spec in refspecs {
-        let plus = spec.starts_with('+');
-        let spec = spec.trim_start_matches('+');
-        let (src, dst) = spec.split_once(':').unwrap_or((spec, spec));
-        let dst = dst.strip_prefix("refs/heads/").unwrap_or(dst);
-        let deleting = delete || (spec.contains(':') && src.is_empty());
-        let forced = force || plus;
-        if !forced && !deleting {
-            continue;
-        }
-        // A branch computed at run time (`$(git branch --show-current)`) is as unknown
-        // as no branch at all.
-        let unknown = dst.contains('$') || dst.contains('`');
-        if forced && (unknown || matches!(dst, "HEAD" | "@" | "")) {
-            return Some(implicit());
-        }
-        let verb = if deleting {
-            "deletes"
-        } else {
-            "force-pushes to"
-        };
-        if dst.contains('*') {
-            return Some(format!(
-                "it {verb} every branch matching {dst}, shared ones ({}) included",
-                shared()
-            ));
-        }
-        if protected.iter().any(|p| p == dst) {
-            return Some(format!("it {verb} the shared branch `{dst}`"));
-        }
-    }
-    None
-}
-
+#[cfg(test)]
+mod attack_tests;
+#[cfg(test)]
+mod gate_cwd_tests;
 #[cfg(test)]
 pub(crate) mod tests;

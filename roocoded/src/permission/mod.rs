@@ -176,7 +176,8 @@ impl PermissionGate {
         let mode = self.settings.mode;
         let home = self.settings.home.as_deref();
 
-        // Layer 1: dangerous commands.
+        // Layer 1: dangerous commands, judged from where the shell really is.
+        let shell_cwd = ctx.shell.next_dir(ctx);
         let mut cannot_see = None;
         let analysis = match &target {
             PermissionTarget::Command(line) => {
@@ -185,7 +186,7 @@ impl PermissionGate {
                     protected_branches: &self.protected,
                     home,
                     root: &ctx.root,
-                    cwd: &ctx.cwd,
+                    cwd: &shell_cwd,
                 };
                 match dangerous::check(&analysis, &cx) {
                     Some(Finding::Deny(reason)) => return Decision::Deny { reason },
@@ -240,7 +241,18 @@ impl PermissionGate {
             home,
             real_home: real_home.as_deref(),
         };
-        let verdict = self.settings.rules.evaluate(tool.name(), &subject, &bases);
+        let inside = |path: &Path, write: bool| {
+            let access = if write { Access::Write } else { Access::Read };
+            check_access(path, access, ctx).is_ok()
+        };
+        let workspace = rules::Workspace {
+            cwd: &shell_cwd,
+            inside: &inside,
+        };
+        let verdict =
+            self.settings
+                .rules
+                .evaluate_in(tool.name(), &subject, &bases, Some(&workspace));
         // Files that usually hold credentials: asked in every mode but bypass.
         if let Some(decision) = secrets::guard(
             tool.name(),

@@ -21,11 +21,15 @@
 //! written is allowed, or the whole line is exactly an allowed `Bash(…)` rule (which is
 //! what "allow always" writes). A `prefix:*` rule does not allow a command that also
 //! writes a file with a redirection (`git diff > x`); globs and exact rules see the
-//! redirection in the text. Deny and ask rules see files by their lexical and their
+//! redirection in the text. Neither a prefix nor a glob rule allows a command whose
+//! path-taking options name a file outside the workspace (`git diff --no-index
+//! --output=~/.bashrc`, `curl -o /etc/x`, `tee ~/.profile`; see [`escape`]); an exact
+//! rule names the whole command and does. Deny and ask rules see files by their lexical and their
 //! real path; allow rules only by their real path.
 //!
 //! Invalid rules are reported by [`validate`] / [`Rules::parse`] and otherwise ignored.
 
+mod escape;
 mod pattern;
 
 use std::path::Path;
@@ -35,6 +39,7 @@ use serde_json::Value;
 use super::command::Analysis;
 use crate::config::PermissionsConfig;
 
+pub use escape::Workspace;
 use pattern::{CommandSpec, DomainSpec, PathBase, PathSpec, Wildcard};
 pub use pattern::{escape_glob, host_of, normalize};
 
@@ -336,12 +341,25 @@ impl Rules {
         self.allow.is_empty() && self.ask.is_empty() && self.deny.is_empty()
     }
 
-    /// The rules' verdict on a call, or `None` when no rule speaks.
+    /// The rules' verdict on a call, or `None` when no rule speaks; commands are judged
+    /// as run in the project root, with the workspace being the root.
     pub fn evaluate(
         &self,
         tool: &str,
         subject: &Subject<'_>,
         bases: &Bases<'_>,
+    ) -> Option<Verdict> {
+        self.evaluate_in(tool, subject, bases, None)
+    }
+
+    /// [`Rules::evaluate`] for a command run in `workspace.cwd`, whose paths are
+    /// checked against the workspace (the path sandbox).
+    pub fn evaluate_in(
+        &self,
+        tool: &str,
+        subject: &Subject<'_>,
+        bases: &Bases<'_>,
+        workspace: Option<&Workspace<'_>>,
     ) -> Option<Verdict> {
         let verdict = |kind, rule: &Rule| Verdict {
             kind,
@@ -362,7 +380,9 @@ impl Rules {
             return Some(verdict(RuleKind::Ask, rule));
         }
         let allowed = match subject {
-            Subject::Command { line, analysis } => self.allows_command(tool, line, analysis),
+            Subject::Command { line, analysis } => {
+                self.allows_command(tool, line, analysis, bases, workspace)
+            }
             _ => self
                 .allow
                 .iter()
@@ -394,7 +414,14 @@ impl Rules {
 
     /// The allow rule that covers a whole command line (the last one needed when several
     /// cover its parts), if every part is covered.
-    fn allows_command(&self, tool: &str, line: &str, analysis: &Analysis) -> Option<&Rule> {
+    fn allows_command(
+        &self,
+        tool: &str,
+        line: &str,
+        analysis: &Analysis,
+        bases: &Bases<'_>,
+        workspace: Option<&Workspace<'_>>,
+    ) -> Option<&Rule> {
         if !analysis.opaque.is_empty() {
             return None;
         }
@@ -421,9 +448,13 @@ impl Rules {
         for part in &analysis.parts {
             // A prefix rule is about a command's words: it does not extend to writing
             // files with a redirection (`git diff > ~/.bashrc`).
+            // Nor, for prefix and glob rules, to files outside the workspace named by
+            // its options (`git diff --no-index --output=~/.bashrc`).
+            let escapes = escape::escaping_path(part, bases, workspace).is_some();
             let covers = |c: &CommandSpec| {
-                !(part.writes_file && matches!(c, CommandSpec::Prefix(_)))
-                    && c.matches(&part.text, &part.words)
+                let redirects = part.writes_file && matches!(c, CommandSpec::Prefix(_));
+                let leaves = escapes && !c.is_exact();
+                !redirects && !leaves && c.matches(&part.text, &part.words)
             };
             let rule = applying
                 .iter()

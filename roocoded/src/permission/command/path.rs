@@ -70,6 +70,7 @@ impl PathExpr {
             Some(Seg::Tilde(user)) => (Base::User(user.clone()), &segs[1..]),
             Some(Seg::Var { name: Some(n), .. }) if n == "HOME" => (Base::Home, &segs[1..]),
             Some(Seg::Var { name: Some(n), .. }) if n == "PWD" => (Base::Cwd, &segs[1..]),
+            Some(Seg::Var { name: None, raw }) if is_trimmed_home(raw) => (Base::Home, &segs[1..]),
             Some(Seg::Subst { raw, .. }) if is_pwd(raw) => (Base::Cwd, &segs[1..]),
             Some(Seg::Char { .. }) => (Base::Cwd, &segs[..]),
             Some(_) => (Base::Unknown, &segs[1..]),
@@ -84,8 +85,37 @@ impl PathExpr {
         }
         for part in parts {
             out.push(component(part));
+            out.proc_links();
         }
         out
+    }
+
+    /// `/proc/self/cwd/…` (and `/proc/thread-self/cwd`, `/proc/$$/cwd`) is the working
+    /// directory, `/proc/self/root/…` the root.
+    fn proc_links(&mut self) {
+        if self.base != Base::Root || self.comps.len() < 3 {
+            return;
+        }
+        let name = |c: &Comp| match c {
+            Comp::Name(n) => Some(n.clone()),
+            Comp::Wild => None,
+        };
+        let (first, pid, link) = (name(&self.comps[0]), &self.comps[1], name(&self.comps[2]));
+        let own = matches!(pid, Comp::Wild)
+            || name(pid).is_some_and(|p| {
+                p == "self" || p == "thread-self" || p.chars().all(|c| c.is_ascii_digit())
+            });
+        if first.as_deref() != Some("proc") || !own {
+            return;
+        }
+        let base = match link.as_deref() {
+            Some("cwd") => Base::Cwd,
+            Some("root") => Base::Root,
+            _ => return,
+        };
+        self.comps.drain(..3);
+        self.base = base;
+        self.proc_links();
     }
 
     /// Adds one component (`None` for `.`, `Some(None)` for `..`).
@@ -178,11 +208,24 @@ fn is_pwd(raw: &str) -> bool {
     matches!(inner.map(str::trim), Some("pwd" | "pwd -P" | "pwd -L"))
 }
 
-/// `*`, `.*`, `*.*`, `?*`: unquoted globs that match everything in a directory.
+/// `*`, `.*`, `*.*`, `?*`, `.[!.]*`, `.??*`: unquoted globs that match everything (or
+/// every hidden entry) in a directory: a star, question marks, dots and bracket
+/// expressions, and no other literal name.
 fn is_contents_glob(segs: &[Seg]) -> bool {
     let mut star = false;
+    let mut in_bracket = false;
     for seg in segs {
         match seg {
+            Seg::Char { quoted: false, .. } if in_bracket => {
+                if matches!(seg, Seg::Char { ch: ']', .. }) {
+                    in_bracket = false;
+                }
+            }
+            Seg::Char { .. } if in_bracket => {}
+            Seg::Char {
+                ch: '[',
+                quoted: false,
+            } => in_bracket = true,
             Seg::Char {
                 ch: '*',
                 quoted: false,
@@ -195,5 +238,16 @@ fn is_contents_glob(segs: &[Seg]) -> bool {
             _ => return false,
         }
     }
-    star
+    star && !in_bracket
+}
+
+/// `${HOME%/}`, `${HOME%%/}`, `${HOME%//}`: the home directory with trailing slashes
+/// trimmed is still the home directory (`%` patterns of slashes only).
+fn is_trimmed_home(raw: &str) -> bool {
+    raw.strip_prefix("${HOME%")
+        .and_then(|r| r.strip_suffix('}'))
+        .is_some_and(|pattern| {
+            let pattern = pattern.trim_start_matches('%');
+            !pattern.is_empty() && pattern.chars().all(|c| c == '/')
+        })
 }

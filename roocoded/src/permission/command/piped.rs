@@ -5,7 +5,7 @@ use super::ast::{Command, RedirOp, Word};
 use super::parse;
 
 /// A word as the shell would read `text` (so `~` and `$HOME` keep their meaning).
-pub(super) fn reparse_word(text: &str) -> Word {
+pub fn reparse_word(text: &str) -> Word {
     match parse::parse(text) {
         Ok(script) => match script.items.as_slice() {
             [item] => match item.pipelines.as_slice() {

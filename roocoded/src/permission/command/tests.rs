@@ -141,3 +141,25 @@ fn never_panics_and_stays_bounded() {
     let _ = analyze(&format!("bash -c '{}'", "bash -c \\'".repeat(50)));
     assert!(started.elapsed().as_secs() < 2);
 }
+
+#[test]
+fn sees_through_the_launchers_of_issue_9() {
+    assert_eq!(
+        names("strace -f taskset 1 flock /tmp/l setpriv --reuid=1 rm x"),
+        ["strace", "taskset", "flock", "setpriv", "rm"]
+    );
+    assert_eq!(names("script -qc 'rm x' /dev/null"), ["script", "rm"]);
+    assert_eq!(names("git -c alias.x='!rm y' x"), ["git", "rm"]);
+    assert_eq!(names("alias l='rm z'"), ["alias", "rm"]);
+    assert_eq!(names("parallel rm ::: a b"), ["parallel", "rm", "rm"]);
+    assert_eq!(names("echo 'rm q' | at now"), ["echo", "at", "rm"]);
+    let a = analyze("ls | xargs sudo rm -rf");
+    let rm = a.execs.iter().find(|e| e.name == "rm").unwrap();
+    assert!(rm.args_from_input);
+    assert!(!a.execs[0].args_from_input);
+    assert_eq!(
+        analyze("python3 -c 'print(1)'").inline_code,
+        Vec::<String>::new()
+    );
+    assert_eq!(analyze("python3 -c 'import os'").inline_code.len(), 1);
+}

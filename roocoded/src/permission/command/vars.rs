@@ -46,7 +46,7 @@ impl Vars {
         if !is_name(&name) {
             return;
         }
-        let value = self.substitute_segs(&word.segs[eq + 1..]);
+        let value = tilde_value(self.substitute_segs(&word.segs[eq + 1..]));
         self.named.insert(name, value);
     }
 
@@ -81,7 +81,7 @@ impl Vars {
         out
     }
 
-    /// `word` with the known variables put in place.
+    /// `word` with the known variables put in place (`D=~; rm -rf "$D"` is `rm -rf ~`).
     pub fn substitute(&self, word: &Word) -> Word {
         let known = word
             .segs
@@ -97,4 +97,35 @@ impl Vars {
         out.raw = out.shell_text();
         out
     }
+}
+
+/// An assigned value starting with an unquoted `~` expands it, as the shell does in
+/// assignments (`D=~`, `D=~/x`, `D=~root`).
+fn tilde_value(mut segs: Vec<Seg>) -> Vec<Seg> {
+    if !matches!(
+        segs.first(),
+        Some(Seg::Char {
+            ch: '~',
+            quoted: false
+        })
+    ) {
+        return segs;
+    }
+    let user_len = segs[1..]
+        .iter()
+        .take_while(|s| {
+            matches!(s, Seg::Char { ch, quoted: false } if ch.is_alphanumeric() || "._-+".contains(*ch))
+        })
+        .count();
+    let user: String = segs[1..=user_len]
+        .iter()
+        .filter_map(|s| match s {
+            Seg::Char { ch, .. } => Some(*ch),
+            _ => None,
+        })
+        .collect();
+    let rest = segs.split_off(1 + user_len);
+    let mut out = vec![Seg::Tilde(user)];
+    out.extend(rest);
+    out
 }

@@ -26,6 +26,14 @@ pub enum Unwrap {
     ProgramFromStdin,
     /// Runs something the parser cannot see; the reason.
     Opaque(String),
+    /// The command in this range, run once with each of these arguments added
+    /// (`parallel cmd ::: a b`); none: arguments read from standard input.
+    WithArgs {
+        command: Range<usize>,
+        input: Vec<Word>,
+    },
+    /// An interpreter given inline code that may do more than compute and print; why.
+    Inline(String),
 }
 
 /// Shells: `-c` runs a script; no script operand means the program comes from stdin.
@@ -43,7 +51,7 @@ pub const SHELLS: [&str; 10] = [
 ];
 
 /// Other interpreters and the flags that give them their program inline.
-const INTERPRETERS: [(&str, &str); 12] = [
+const INTERPRETERS: [(&str, &str); 20] = [
     ("python", "cm"),
     ("python2", "cm"),
     ("python3", "cm"),
@@ -56,6 +64,14 @@ const INTERPRETERS: [(&str, &str); 12] = [
     ("php", "rR"),
     ("lua", "e"),
     ("osascript", "e"),
+    ("Rscript", "e"),
+    ("julia", "e"),
+    ("bun", "e"),
+    ("elixir", "e"),
+    ("guile", "c"),
+    ("racket", "e"),
+    ("groovy", "e"),
+    ("pwsh", "c"),
 ];
 
 /// True if `name` runs programs (shells and the interpreters above).
@@ -74,20 +90,20 @@ fn interpreter_flags(name: &str) -> Option<&'static str> {
 }
 
 /// Options parsed from the front of an argument list.
-struct Opts {
+pub(super) struct Opts {
     /// Short flag letters and long option names seen.
-    flags: Vec<String>,
+    pub(super) flags: Vec<String>,
     /// Values of options that take one, by flag.
-    values: Vec<(String, String)>,
+    pub(super) values: Vec<(String, String)>,
     /// Index of the first operand.
-    operand: usize,
+    pub(super) operand: usize,
 }
 
 impl Opts {
-    fn has(&self, flag: &str) -> bool {
+    pub(super) fn has(&self, flag: &str) -> bool {
         self.flags.iter().any(|f| f == flag)
     }
-    fn value(&self, flag: &str) -> Option<&str> {
+    pub(super) fn value(&self, flag: &str) -> Option<&str> {
         self.values
             .iter()
             .find(|(f, _)| f == flag)
@@ -97,7 +113,7 @@ impl Opts {
 
 /// Parses options until the first operand or `--`. `short_arg` lists short options
 /// taking a value; `long_arg` long ones (`--user x` or `--user=x`).
-fn options(args: &[Word], short_arg: &str, long_arg: &[&str]) -> Opts {
+pub(super) fn options(args: &[Word], short_arg: &str, long_arg: &[&str]) -> Opts {
     let mut opts = Opts {
         flags: Vec::new(),
         values: Vec::new(),
@@ -149,7 +165,7 @@ fn options(args: &[Word], short_arg: &str, long_arg: &[&str]) -> Opts {
     opts
 }
 
-fn from(at: usize, len: usize) -> Unwrap {
+pub(super) fn from(at: usize, len: usize) -> Unwrap {
     if at < len {
         Unwrap::Commands(std::iter::once(at..len).collect())
     } else {
@@ -272,7 +288,7 @@ pub fn unwrap(name: &str, args: &[Word]) -> Unwrap {
         _ if SHELLS.contains(&name) => shell(name, args),
         _ => match interpreter_flags(name) {
             Some(inline) => interpreter(name, args, inline),
-            None => Unwrap::None,
+            None => super::launchers::unwrap(name, args).unwrap_or(Unwrap::None),
         },
     }
 }
@@ -371,7 +387,18 @@ fn shell(name: &str, args: &[Word]) -> Unwrap {
 fn interpreter(name: &str, args: &[Word], inline: &str) -> Unwrap {
     let o = options(args, "WXI", &[]);
     if inline.chars().any(|c| o.has(&c.to_string())) || o.has("eval") || o.has("print") {
-        return Unwrap::None;
+        // The code is the first operand (`python3 -c CODE`, `perl -n -e CODE`) or the
+        // value glued to the flag (`--eval=CODE`).
+        let code = o
+            .value("eval")
+            .map(str::to_string)
+            .or_else(|| args.get(o.operand).map(Word::shell_text))
+            .unwrap_or_default();
+        let module = name.starts_with("python") && o.has("m") && !o.has("c");
+        return match super::inline::judge(name, &code, module) {
+            Some(why) => Unwrap::Inline(why),
+            None => Unwrap::None,
+        };
     }
     match args.get(o.operand) {
         None => Unwrap::ProgramFromStdin,

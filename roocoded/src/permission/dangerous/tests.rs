@@ -8,7 +8,7 @@ use std::path::Path;
 use super::*;
 use crate::permission::command::analyze;
 
-fn find(line: &str) -> Option<Finding> {
+pub(super) fn find(line: &str) -> Option<Finding> {
     let protected = ["main", "master", "trunk", "release/1.x"].map(String::from);
     let cx = DangerContext {
         protected_branches: &protected,

@@ -34,6 +34,17 @@ impl ShellState {
         lock(&self.cwd).clone()
     }
 
+    /// Where the next command will start, changing nothing: what permission checks
+    /// judge a command's relative paths from (a previous call's `cd` included).
+    pub fn next_dir(&self, ctx: &ToolContext) -> PathBuf {
+        match lock(&self.cwd).as_ref() {
+            Some(dir) if dir.is_dir() => dir.clone(),
+            Some(_) => ctx.root.clone(),
+            None if ctx.cwd.is_dir() => ctx.cwd.clone(),
+            None => ctx.root.clone(),
+        }
+    }
+
     /// Kill every running background shell (whole process groups) and wait until they
     /// are gone. The daemon calls this when a session is deleted or on shutdown.
     pub async fn kill_all(&self) {

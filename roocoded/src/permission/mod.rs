@@ -231,6 +231,21 @@ impl PermissionGate {
             real_home: real_home.as_deref(),
         };
         let verdict = self.settings.rules.evaluate(tool.name(), &subject, &bases);
+        // Layer 2, continued: a file with other names (hard links) asks (sandbox::links).
+        let rule_kind = verdict.as_ref().map(|v| v.kind);
+        if let (PermissionTarget::Path { path, write }, Some(real)) = (&target, &real)
+            && rule_kind != Some(RuleKind::Deny)
+            && let Some(decision) = sandbox::links::ask_for_hard_link(
+                mode,
+                tool.name(),
+                path,
+                real,
+                *write,
+                rule_kind == Some(RuleKind::Allow),
+            )
+        {
+            return decision;
+        }
         let described = || modes::describe(tool.name(), &target);
         match (&verdict, cannot_see) {
             (

@@ -63,3 +63,110 @@ pub fn ask_for_hard_link(
         format!("{tool} wants to read {} ({why})", shown.display()),
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used, clippy::expect_used)]
+
+    use serde_json::json;
+
+    use crate::permission::{Decision, GateSettings, Mode, PermissionGate, Rules};
+    use crate::tools::ReadTool;
+    use crate::tools::test_support::{FakeTool, Project};
+
+    fn short(decision: &Decision) -> &'static str {
+        match decision {
+            Decision::Allow => "allow",
+            Decision::Ask { .. } => "ask",
+            Decision::Deny { .. } => "deny",
+        }
+    }
+
+    fn gate(mode: Mode, allow: &[&str], deny: &[&str]) -> PermissionGate {
+        let owned = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let (rules, errors) = Rules::parse(&owned(allow), &[], &owned(deny));
+        assert!(errors.is_empty());
+        PermissionGate::new(GateSettings {
+            rules,
+            ..GateSettings::new(mode)
+        })
+    }
+
+    /// `x` inside the project is a second name of `<tmp>/outside/secret`; `plain` is not.
+    fn project() -> Project {
+        let project = Project::new();
+        let outside = project.root.parent().unwrap().join("outside");
+        std::fs::create_dir_all(&outside).unwrap();
+        std::fs::write(outside.join("secret"), "s\n").unwrap();
+        std::fs::hard_link(outside.join("secret"), project.root.join("x")).unwrap();
+        project.write("plain", "p\n");
+        project
+    }
+
+    /// (read x, write x, read plain, write plain) in each mode.
+    #[test]
+    fn hard_linked_files_ask_whatever_the_mode() {
+        let project = project();
+        let table = [
+            (Mode::Default, ["ask", "ask", "allow", "ask"]),
+            (Mode::AcceptEdits, ["ask", "ask", "allow", "allow"]),
+            (Mode::Plan, ["ask", "ask", "allow", "ask"]),
+            (Mode::BypassPermissions, ["allow", "ask", "allow", "allow"]),
+            (Mode::DontAsk, ["deny", "deny", "allow", "deny"]),
+        ];
+        for (mode, expected) in table {
+            let gate = gate(mode, &[], &[]);
+            let decide = |write: bool, name: &str| {
+                let decision = if write {
+                    let tool = FakeTool::writing("Edit", &project.path(name));
+                    gate.check(&tool, &json!({}), &project.ctx)
+                } else {
+                    gate.check(&ReadTool, &json!({"file_path": name}), &project.ctx)
+                };
+                short(&decision)
+            };
+            let got = [
+                decide(false, "x"),
+                decide(true, "x"),
+                decide(false, "plain"),
+                decide(true, "plain"),
+            ];
+            assert_eq!(got, expected, "{mode:?}");
+        }
+    }
+
+    #[test]
+    fn the_reason_says_why_and_rules_only_open_reads() {
+        let project = project();
+        let Decision::Ask { reason } = gate(Mode::Default, &[], &[]).check(
+            &ReadTool,
+            &json!({"file_path": "x"}),
+            &project.ctx,
+        ) else {
+            panic!("not an ask");
+        };
+        assert!(reason.contains("2 hard links"), "{reason}");
+        assert!(reason.contains("outside the project"), "{reason}");
+        let allowing = gate(Mode::Default, &["Read(x)", "Edit(x)"], &[]);
+        let read = allowing.check(&ReadTool, &json!({"file_path": "x"}), &project.ctx);
+        assert_eq!(short(&read), "allow");
+        let edit = FakeTool::writing("Edit", &project.path("x"));
+        let write = allowing.check(&edit, &json!({}), &project.ctx);
+        assert_eq!(short(&write), "ask");
+        let denying = gate(Mode::BypassPermissions, &[], &["Edit(x)"]);
+        let Decision::Deny { reason } = denying.check(&edit, &json!({}), &project.ctx) else {
+            panic!("not a deny");
+        };
+        assert!(reason.contains("denied by rule"), "{reason}");
+    }
+
+    #[test]
+    fn directories_and_missing_files_are_not_concerned() {
+        let project = project();
+        std::fs::create_dir(project.root.join("d")).unwrap();
+        assert_eq!(super::extra_links(&project.root.join("d")), None);
+        assert_eq!(super::extra_links(&project.root.join("none")), None);
+        assert_eq!(super::extra_links(&project.root.join("plain")), None);
+        assert_eq!(super::extra_links(&project.root.join("x")), Some(2));
+    }
+}

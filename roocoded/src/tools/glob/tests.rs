@@ -181,3 +181,14 @@ fn plans_split_literal_prefixes() {
     );
     assert_eq!(plan_of("../*", None), (p.path(".."), "*".into()));
 }
+
+#[tokio::test]
+async fn control_characters_in_names_are_shown_escaped() {
+    let p = Project::new();
+    p.write("a\nb.rs", "x");
+    p.write("c\u{1b}[31m.rs", "x");
+    let out = p.ok("Glob", json!({"pattern": "*.rs"})).await;
+    let mut lines: Vec<&str> = out.lines().collect();
+    lines.sort_unstable();
+    assert_eq!(lines, ["a\\nb.rs", "c\\x1b[31m.rs"]);
+}

@@ -8,9 +8,10 @@
 //! - **writing** (Write, Edit) a regular file with more than one link asks in every
 //!   mode, `bypassPermissions` included (a deny in `dontAsk`); no allow rule skips it,
 //!   since the rule names this name, not the others;
-//! - **reading** it asks in every mode but `bypassPermissions`, unless an allow rule
-//!   names the file; reading is less harmful than writing and trees of hard links exist
-//!   (pnpm stores, `cp -al` backups), so bypass and rules can still open them;
+//! - **reading** it asks in every mode too, `bypassPermissions` included (the path
+//!   sandbox is not overridable by a mode, and this is a way around it), unless an
+//!   allow rule names the file: trees of hard links exist (pnpm's `node_modules`,
+//!   `cp -al` backups) and `Read(node_modules/**)` opens them without asking;
 //! - Grep leaves such files out of a directory search with a note (a file named as
 //!   Grep's path went through the gate like a Read); Glob only lists names.
 //!
@@ -55,7 +56,7 @@ pub fn ask_for_hard_link(
             format!("{tool} wants to write {} ({why})", shown.display()),
         ));
     }
-    if mode == Mode::BypassPermissions || allowed_by_rule {
+    if allowed_by_rule {
         return None;
     }
     Some(modes::ask(
@@ -111,7 +112,7 @@ mod tests {
             (Mode::Default, ["ask", "ask", "allow", "ask"]),
             (Mode::AcceptEdits, ["ask", "ask", "allow", "allow"]),
             (Mode::Plan, ["ask", "ask", "allow", "ask"]),
-            (Mode::BypassPermissions, ["allow", "ask", "allow", "allow"]),
+            (Mode::BypassPermissions, ["ask", "ask", "allow", "allow"]),
             (Mode::DontAsk, ["deny", "deny", "allow", "deny"]),
         ];
         for (mode, expected) in table {

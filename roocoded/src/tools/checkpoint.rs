@@ -28,6 +28,7 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 
 use super::ToolContext;
+use crate::permission::sandbox::{Beneath, Purpose, Strategy};
 
 /// Name of the directory below the data directory.
 const CHECKPOINTS_DIR: &str = "checkpoints";
@@ -306,9 +307,21 @@ pub fn restore_turn(
         .collect())
 }
 
+/// Put one file back. The manifest holds real paths, which have no symbolic link in
+/// them; so the file is reached from `/` one component at a time without following
+/// any ([`Beneath`] with the walk), and a link planted since the turn (at the file's
+/// name or in place of a directory above it) makes this file fail instead of sending
+/// the old content wherever it points.
 fn restore_one(dir: &Path, entry: &ManifestEntry) -> io::Result<RestoreAction> {
+    let root = Beneath::open(Path::new("/"), Strategy::Walk)?;
+    let rel = entry.path.strip_prefix("/").map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            "the manifest holds a relative path",
+        )
+    })?;
     if !entry.existed {
-        return match fs::remove_file(&entry.path) {
+        return match root.remove_file(rel) {
             Ok(()) => Ok(RestoreAction::Deleted),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(RestoreAction::AlreadyAbsent),
             Err(e) => Err(e),
@@ -321,12 +334,21 @@ fn restore_one(dir: &Path, entry: &ManifestEntry) -> io::Result<RestoreAction> {
         ));
     };
     let content = fs::read(dir.join(BLOBS).join(blob))?;
-    if let Some(parent) = entry.path.parent() {
-        fs::create_dir_all(parent)?;
+    let mut file = match root.open_file(rel, Purpose::ReadWrite) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => root.create_file(rel)?,
+        Err(e) => return Err(e),
+    };
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "it is no longer a regular file",
+        ));
     }
-    fs::write(&entry.path, content)?;
+    file.set_len(0)?;
+    file.write_all(&content)?;
     if let Some(mode) = entry.mode {
-        fs::set_permissions(&entry.path, fs::Permissions::from_mode(mode))?;
+        file.set_permissions(fs::Permissions::from_mode(mode))?;
     }
     Ok(RestoreAction::Restored)
 }

@@ -220,6 +220,15 @@ impl Beneath {
         Ok(File::from(fd))
     }
 
+    /// Remove the file `rel` (not a directory) from its parent, reached without
+    /// following a link; a link at the name itself is removed, never its target.
+    pub fn remove_file(&self, rel: &Path) -> io::Result<()> {
+        let (parent, name) = split(rel)?;
+        let dir = self.resolve(parent, OFlag::O_RDONLY | OFlag::O_DIRECTORY, Mode::empty())?;
+        nix::unistd::unlinkat(dir.as_fd(), name, nix::unistd::UnlinkatFlags::NoRemoveDir)
+            .map_err(|e| explain(e, rel, &self.path))
+    }
+
     /// Resolve `rel` (plain components only; empty for the directory itself) with
     /// `flags` under the strategy's rules.
     fn resolve(&self, rel: &Path, flags: OFlag, mode: Mode) -> io::Result<OwnedFd> {
@@ -260,7 +269,11 @@ fn walk(dir: BorrowedFd<'_>, rel: &Path, flags: OFlag, mode: Mode) -> Result<Own
         current = Some(step(from, part)?);
     }
     let from = current.as_ref().map_or(dir, |fd| fd.as_fd());
-    let fd = openat(from, *last, flags | OFlag::O_NOFOLLOW, mode)?;
+    let fd = match openat(from, *last, flags | OFlag::O_NOFOLLOW, mode) {
+        // O_DIRECTORY answers ENOTDIR for a symlink; say what it really is.
+        Err(Errno::ENOTDIR) if is_symlink(from, last) => return Err(Errno::ELOOP),
+        other => other?,
+    };
     // With O_PATH, O_NOFOLLOW opens a symlink itself instead of failing.
     let st = nix::sys::stat::fstat(fd.as_fd())?;
     if SFlag::from_bits_truncate(st.st_mode) & SFlag::S_IFMT == SFlag::S_IFLNK {

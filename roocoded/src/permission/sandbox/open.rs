@@ -123,9 +123,12 @@ impl Checked {
         }
     }
 
-    /// Open the base directory, to open this path and paths below it.
+    /// Open the base directory, to open this path and paths below it. The directory
+    /// itself is a real path, so it is reached from `/` without following any link:
+    /// renaming it (or a directory above it) and putting a link in its place after the
+    /// check does not move the open.
     pub fn open_base(&self) -> io::Result<Beneath> {
-        Beneath::open(&self.base, Strategy::best())
+        Beneath::open_real(&self.base, Strategy::best())
     }
 
     /// Open the existing regular file (or refuse its replacement by a link leading out).
@@ -165,6 +168,19 @@ impl Beneath {
             Mode::empty(),
         )
         .map_err(io::Error::from)?;
+        Ok(Self {
+            dir: fd,
+            path: dir.to_path_buf(),
+            strategy,
+        })
+    }
+
+    /// Open the real directory `dir` (absolute, without links) by a no-follow walk from
+    /// `/`, then resolve below it with `strategy`.
+    pub fn open_real(dir: &Path, strategy: Strategy) -> io::Result<Self> {
+        let root = Self::open(Path::new("/"), Strategy::Walk)?;
+        let rel = dir.strip_prefix("/").map_err(|_| not_plain(dir))?;
+        let fd = root.resolve(rel, OFlag::O_PATH | OFlag::O_DIRECTORY, Mode::empty())?;
         Ok(Self {
             dir: fd,
             path: dir.to_path_buf(),

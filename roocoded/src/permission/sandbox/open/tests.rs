@@ -285,3 +285,14 @@ fn a_directory_swapped_for_a_link_never_lets_a_write_out() {
     assert!(leaked.is_empty(), "writes landed outside: {leaked:?}");
     assert!(swaps > 0 && written > 0, "swaps {swaps}, written {written}");
 }
+
+#[test]
+fn the_checked_directory_itself_swapped_for_a_link_is_refused() {
+    let fx = Fixture::new();
+    let checked = Checked::within(&fx.root().join("src/a.txt"), &fx.root()).unwrap();
+    std::fs::rename(fx.root(), fx.top.join("p.moved")).unwrap();
+    symlink(fx.outside(), fx.root()).unwrap();
+    assert_refused(checked.open_base(), "base swapped");
+    assert_refused(checked.create_file(), "create below a swapped base");
+    assert!(!fx.outside().join("src").exists());
+}

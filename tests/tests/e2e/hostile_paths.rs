@@ -464,6 +464,12 @@ async fn a_directory_swapped_for_a_symlink_while_the_agent_writes_lets_nothing_o
         leaked.len()
     );
     assert!(leaked.is_empty(), "writes landed outside: {leaked:?}");
+    // Every write reported done is inside (wherever the swaps left its directory).
+    let inside = snapshot(&p)
+        .into_iter()
+        .filter(|(path, content)| path.extension().is_some_and(|e| e == "txt") && content == "x\n")
+        .count();
+    assert_eq!(inside, ok, "writes reported done vs files inside");
     assert_eq!(
         std::fs::read_to_string(o.join("canary.txt")).unwrap(),
         OUTSIDE_CANARY

@@ -139,11 +139,19 @@ pub fn real_path(path: &Path) -> Result<PathBuf, SandboxError> {
     };
     let mut missing: Vec<OsString> = Vec::new();
     let mut current = path;
+    // How often a path that appeared between two looks is looked at again (something
+    // is renaming it right now); past that it is judged as it is.
+    let mut retries = 3;
     let base = loop {
         match std::fs::canonicalize(current) {
             Ok(real) => break real,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 if current.symlink_metadata().is_ok() {
+                    if retries > 0 && std::fs::canonicalize(current).is_ok() {
+                        // Not dangling: it was missing a moment ago and is back.
+                        retries -= 1;
+                        continue;
+                    }
                     // The entry exists but cannot be followed: a dangling symlink.
                     return Err(SandboxError::DanglingSymlink {
                         path: path.to_path_buf(),

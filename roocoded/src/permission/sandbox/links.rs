@@ -46,9 +46,8 @@ pub fn ask_for_hard_link(
 ) -> Option<Decision> {
     let links = extra_links(real)?;
     let why = format!(
-        "{} has {links} hard links: the same file has other names, possibly outside the \
-         project, which RooCode cannot see",
-        shown.display()
+        "it has {links} hard links: the same file has other names, possibly outside the \
+         project, which RooCode cannot see"
     );
     if write {
         return Some(modes::ask(

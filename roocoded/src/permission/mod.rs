@@ -253,6 +253,21 @@ impl PermissionGate {
             self.settings
                 .rules
                 .evaluate_in(tool.name(), &subject, &bases, Some(&workspace));
+        // Layer 2, continued: a file with other names (hard links) asks (sandbox::links).
+        let rule_kind = verdict.as_ref().map(|v| v.kind);
+        if let (PermissionTarget::Path { path, write }, Some(real)) = (&target, &real)
+            && rule_kind != Some(RuleKind::Deny)
+            && let Some(decision) = sandbox::links::ask_for_hard_link(
+                mode,
+                tool.name(),
+                path,
+                real,
+                *write,
+                rule_kind == Some(RuleKind::Allow),
+            )
+        {
+            return decision;
+        }
         // Files that usually hold credentials: asked in every mode but bypass.
         if let Some(decision) = secrets::guard(
             tool.name(),

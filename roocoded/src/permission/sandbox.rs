@@ -10,14 +10,24 @@
 //! create its target, wherever that is). Containment is component-wise on real paths,
 //! so `/p2` is not inside `/p`.
 //!
-//! This is a check at one instant: a file swapped for a symlink between the check and
-//! the open is not caught here (the OS sandbox for commands is the later defence).
+//! The check is made at one instant; the file tools then open what it let through with
+//! [`Checked`] ([`open`]): relative to the directory it was judged inside, refusing any
+//! link that leads out of it, so a directory swapped for a symlink between the check and
+//! the use cannot escape. Hard links cannot be resolved to their other names: a file
+//! with more than one is asked about ([`links`]). File names with control characters are
+//! shown escaped and never created ([`names`]).
 
 use std::ffi::OsString;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
 use crate::tools::ToolContext;
+
+pub mod links;
+pub mod names;
+pub mod open;
+
+pub use open::{Beneath, Checked, Purpose, Strategy};
 
 /// What the caller will do with the path.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,20 +72,30 @@ pub fn check_access(
     access: Access,
     ctx: &ToolContext,
 ) -> Result<PathBuf, SandboxError> {
+    check_beneath(path, access, ctx).map(|checked| checked.real().to_path_buf())
+}
+
+/// Layer 2 for the given access, keeping the directory the path was judged inside, so
+/// that the caller opens it from there ([`Checked`]) rather than by its path again.
+pub fn check_beneath(
+    path: &Path,
+    access: Access,
+    ctx: &ToolContext,
+) -> Result<Checked, SandboxError> {
     let given = ctx.resolve(path);
     let real = real_path(&given)?;
     let real_root = real_path(&ctx.root)?;
-    if real.starts_with(&real_root) {
-        return Ok(real);
+    if let Some(checked) = Checked::within(&real, &real_root) {
+        return Ok(checked);
     }
     let resolve_dir = |dir: &PathBuf| real_path(&ctx.resolve(dir)).ok();
-    if ctx
+    if let Some(checked) = ctx
         .additional_dirs
         .iter()
         .filter_map(resolve_dir)
-        .any(|dir| real.starts_with(dir))
+        .find_map(|dir| Checked::within(&real, &dir))
     {
-        return Ok(real);
+        return Ok(checked);
     }
     if let Some(dir) = ctx
         .readable_dirs
@@ -83,9 +103,9 @@ pub fn check_access(
         .filter_map(resolve_dir)
         .find(|dir| real.starts_with(dir))
     {
-        return match access {
-            Access::Read => Ok(real),
-            Access::Write => Err(SandboxError::ReadOnly { path: given, dir }),
+        return match (access, Checked::within(&real, &dir)) {
+            (Access::Read, Some(checked)) => Ok(checked),
+            _ => Err(SandboxError::ReadOnly { path: given, dir }),
         };
     }
     let shown = if real == given {
@@ -119,11 +139,19 @@ pub fn real_path(path: &Path) -> Result<PathBuf, SandboxError> {
     };
     let mut missing: Vec<OsString> = Vec::new();
     let mut current = path;
+    // How often a path that appeared between two looks is looked at again (something
+    // is renaming it right now); past that it is judged as it is.
+    let mut retries = 3;
     let base = loop {
         match std::fs::canonicalize(current) {
             Ok(real) => break real,
             Err(e) if e.kind() == io::ErrorKind::NotFound => {
                 if current.symlink_metadata().is_ok() {
+                    if retries > 0 && std::fs::canonicalize(current).is_ok() {
+                        // Not dangling: it was missing a moment ago and is back.
+                        retries -= 1;
+                        continue;
+                    }
                     // The entry exists but cannot be followed: a dangling symlink.
                     return Err(SandboxError::DanglingSymlink {
                         path: path.to_path_buf(),

@@ -28,6 +28,7 @@ use std::sync::Mutex;
 use serde::{Deserialize, Serialize};
 
 use super::ToolContext;
+use crate::permission::sandbox::{Beneath, Purpose, Strategy};
 
 /// Name of the directory below the data directory.
 const CHECKPOINTS_DIR: &str = "checkpoints";
@@ -117,8 +118,37 @@ impl Checkpoints {
         &self.dir
     }
 
-    /// Like [`Checkpoints::save`], on this turn's store.
+    /// Like [`Checkpoints::save`], on this turn's store, reading the file by its path.
+    /// The writing tools use [`Checkpoints::save_prior`] with the content they read
+    /// through the sandbox's descriptor instead, so nothing is opened by name again.
     pub fn save_path(&self, real_path: &Path) -> Result<bool, CheckpointError> {
+        let prior = match fs::metadata(real_path) {
+            Err(e) if e.kind() == io::ErrorKind::NotFound => None,
+            Err(e) => return Err(io_err(real_path)(e)),
+            Ok(meta) if !meta.is_file() => {
+                return Err(CheckpointError::NotAFile {
+                    path: real_path.to_path_buf(),
+                });
+            }
+            Ok(meta) => {
+                let bytes = fs::read(real_path).map_err(io_err(real_path))?;
+                Some(Prior {
+                    bytes,
+                    mode: meta.permissions().mode(),
+                })
+            }
+        };
+        self.save_prior(real_path, prior.as_ref())
+    }
+
+    /// Save `prior` (the file's content and mode before the change, or `None` if it did
+    /// not exist) as `real_path`'s checkpoint of this turn, unless the turn already
+    /// saved that path. Returns true if it saved now.
+    pub fn save_prior(
+        &self,
+        real_path: &Path,
+        prior: Option<&Prior>,
+    ) -> Result<bool, CheckpointError> {
         // A panic while holding the lock leaves nothing half-done in memory.
         let _guard = SAVE_LOCK
             .lock()
@@ -130,28 +160,22 @@ impl Checkpoints {
         }
         let blobs = self.dir.join(BLOBS);
         fs::create_dir_all(&blobs).map_err(io_err(&blobs))?;
-        let entry = match fs::metadata(real_path) {
-            Err(e) if e.kind() == io::ErrorKind::NotFound => ManifestEntry {
+        let entry = match prior {
+            None => ManifestEntry {
                 path: real_path.to_path_buf(),
                 existed: false,
                 blob: None,
                 mode: None,
             },
-            Err(e) => return Err(io_err(real_path)(e)),
-            Ok(meta) if !meta.is_file() => {
-                return Err(CheckpointError::NotAFile {
-                    path: real_path.to_path_buf(),
-                });
-            }
-            Ok(meta) => {
+            Some(prior) => {
                 let name = format!("{:06}", entries.len() + 1);
                 let blob = blobs.join(&name);
-                fs::copy(real_path, &blob).map_err(io_err(real_path))?;
+                fs::write(&blob, &prior.bytes).map_err(io_err(&blob))?;
                 ManifestEntry {
                     path: real_path.to_path_buf(),
                     existed: true,
                     blob: Some(name),
-                    mode: Some(meta.permissions().mode()),
+                    mode: Some(prior.mode),
                 }
             }
         };
@@ -170,6 +194,13 @@ impl Checkpoints {
             .map_err(io_err(&manifest))?;
         Ok(true)
     }
+}
+
+/// A file as it was before a change: its bytes and Unix mode.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Prior {
+    pub bytes: Vec<u8>,
+    pub mode: u32,
 }
 
 /// `<data_dir>/checkpoints/<session_id>/<turn_id>`, refusing ids that are not a single
@@ -276,9 +307,21 @@ pub fn restore_turn(
         .collect())
 }
 
+/// Put one file back. The manifest holds real paths, which have no symbolic link in
+/// them; so the file is reached from `/` one component at a time without following
+/// any ([`Beneath`] with the walk), and a link planted since the turn (at the file's
+/// name or in place of a directory above it) makes this file fail instead of sending
+/// the old content wherever it points.
 fn restore_one(dir: &Path, entry: &ManifestEntry) -> io::Result<RestoreAction> {
+    let root = Beneath::open(Path::new("/"), Strategy::Walk)?;
+    let rel = entry.path.strip_prefix("/").map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            "the manifest holds a relative path",
+        )
+    })?;
     if !entry.existed {
-        return match fs::remove_file(&entry.path) {
+        return match root.remove_file(rel) {
             Ok(()) => Ok(RestoreAction::Deleted),
             Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(RestoreAction::AlreadyAbsent),
             Err(e) => Err(e),
@@ -291,12 +334,21 @@ fn restore_one(dir: &Path, entry: &ManifestEntry) -> io::Result<RestoreAction> {
         ));
     };
     let content = fs::read(dir.join(BLOBS).join(blob))?;
-    if let Some(parent) = entry.path.parent() {
-        fs::create_dir_all(parent)?;
+    let mut file = match root.open_file(rel, Purpose::ReadWrite) {
+        Ok(file) => file,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => root.create_file(rel)?,
+        Err(e) => return Err(e),
+    };
+    if !file.metadata()?.is_file() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "it is no longer a regular file",
+        ));
     }
-    fs::write(&entry.path, content)?;
+    file.set_len(0)?;
+    file.write_all(&content)?;
     if let Some(mode) = entry.mode {
-        fs::set_permissions(&entry.path, fs::Permissions::from_mode(mode))?;
+        file.set_permissions(fs::Permissions::from_mode(mode))?;
     }
     Ok(RestoreAction::Restored)
 }

@@ -4,7 +4,6 @@
 //! to change, including a hint when the text exists with different whitespace.
 
 use std::fmt::Write as _;
-use std::fs;
 
 use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
@@ -151,19 +150,13 @@ fn edit_file(
     checkpoints: &Checkpoints,
 ) -> Result<ToolOutput, ToolError> {
     let shown = &target.shown;
-    let meta = match fs::metadata(&target.real) {
-        Ok(meta) => meta,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            return Err(ToolError::Failed(format!(
-                "File does not exist: {shown}. Check the path (Glob can find files), or use \
-                 Write to create a new file."
-            )));
-        }
-        Err(e) => return Err(target.io_failed("inspect")(e)),
+    let Some((mut file, meta, bytes)) = target.open_existing()? else {
+        return Err(ToolError::Failed(format!(
+            "File does not exist: {shown}. Check the path (Glob can find files), or use \
+             Write to create a new file."
+        )));
     };
-    target.check_regular_file(&meta)?;
     require_fresh_read(files, &target.real, shown, "edit")?;
-    let bytes = fs::read(&target.real).map_err(target.io_failed("read"))?;
     if bytes.contains(&0) {
         return Err(ToolError::InvalidInput(format!(
             "{shown} is a binary file; Edit only edits text files."
@@ -185,11 +178,9 @@ fn edit_file(
         input.replace_all,
     )
     .map_err(|failure| ToolError::InvalidInput(failure.message(shown)))?;
-    checkpoints
-        .save_path(&target.real)
-        .map_err(checkpoint_failed)?;
-    fs::write(&target.real, &plan.text).map_err(target.io_failed("write"))?;
-    target.record(files)?;
+    target.save_checkpoint(checkpoints, Some((&meta, text.clone().into_bytes())))?;
+    target.replace_content(&mut file, plan.text.as_bytes())?;
+    target.record(files, &file)?;
     let occurrences = if plan.ranges.len() == 1 {
         "1 occurrence".to_string()
     } else {

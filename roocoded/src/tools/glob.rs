@@ -21,7 +21,7 @@ use super::{
     PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
     run_blocking,
 };
-use crate::permission::sandbox;
+use crate::permission::sandbox::{self, names};
 use crate::permission::secrets::{LeftOut, SecretFiles};
 
 /// Most paths listed.
@@ -146,12 +146,13 @@ impl Tool for GlobTool {
         async move {
             let input: GlobInput = parse_input(self.name(), input)?;
             let plan = plan(&input.pattern, input.path.as_deref(), ctx);
-            let dir = sandbox::check_path(&plan.dir, ctx)
+            let checked = sandbox::check_beneath(&plan.dir, sandbox::Access::Read, ctx)
                 .map_err(|e| ToolError::Failed(e.to_string()))?;
             let cwd = sandbox::real_path(&ctx.cwd).unwrap_or_else(|_| ctx.cwd.clone());
             let shown = plan.dir.display().to_string();
             let search = Search {
-                dir,
+                dir: checked.real().to_path_buf(),
+                checked,
                 shown,
                 cwd,
                 pattern: plan.pattern,
@@ -168,6 +169,8 @@ impl Tool for GlobTool {
 struct Search {
     /// Real path of the directory to walk.
     dir: PathBuf,
+    /// The same as the sandbox let it through: each match is confirmed from there.
+    checked: sandbox::Checked,
     /// That directory as the model named it, for messages.
     shown: String,
     /// Real working directory, for relative display.
@@ -194,6 +197,10 @@ impl Search {
             }
         }
         let matcher = compile_glob(&self.pattern)?;
+        let beneath = self
+            .checked
+            .open_base()
+            .map_err(|e| ToolError::Failed(format!("Cannot search {}: {e}", self.shown)))?;
         let walk = walker(&self.dir, &self.cwd, names_hidden(&self.pattern)).build();
         let mut found: Vec<(SystemTime, PathBuf)> = Vec::new();
         let secret_files = SecretFiles::for_daemon_user().with_project(project);
@@ -209,13 +216,15 @@ impl Search {
             let Ok(rel) = entry.path().strip_prefix(&self.dir) else {
                 continue;
             };
-            if matcher.is_match(rel) {
+            // Confirmed from the checked directory: a name reached through a directory
+            // swapped for a link meanwhile is not listed.
+            if matcher.is_match(rel) && beneath.contains(&self.checked.rel_of(rel)) {
                 let meta = entry.metadata().ok();
                 if secret_files
                     .classify(entry.path(), entry.path(), meta.as_ref())
                     .is_some()
                 {
-                    left_out.add(display_path(entry.path(), &self.cwd));
+                    left_out.add(names::escape(&display_path(entry.path(), &self.cwd)));
                     continue;
                 }
                 let mtime = meta
@@ -241,7 +250,7 @@ impl Search {
         let total = found.len();
         let mut out = BoundedLines::new(MAX_OUTPUT_CHARS - 200);
         for (_, path) in found.iter().take(MAX_RESULTS) {
-            if !out.push(&display_path(path, &self.cwd)) {
+            if !out.push(&names::escape(&display_path(path, &self.cwd))) {
                 break;
             }
         }

@@ -20,7 +20,7 @@ use super::{
     PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
     run_blocking,
 };
-use crate::permission::sandbox;
+use crate::permission::sandbox::{self, Purpose, links, names};
 use crate::permission::secrets::{LeftOut, SecretFiles};
 
 /// Longest matched or context line shown in full (minified files would flood output).
@@ -151,10 +151,10 @@ impl Tool for GrepTool {
         async move {
             let input: GrepInput = parse_input(self.name(), input)?;
             let given = ctx.resolve(input.path.as_deref().unwrap_or(""));
-            let root =
-                sandbox::check_path(&given, ctx).map_err(|e| ToolError::Failed(e.to_string()))?;
+            let checked = sandbox::check_beneath(&given, sandbox::Access::Read, ctx)
+                .map_err(|e| ToolError::Failed(e.to_string()))?;
             let cwd = sandbox::real_path(&ctx.cwd).unwrap_or_else(|_| ctx.cwd.clone());
-            let search = Search::new(input, root, given, cwd)?;
+            let search = Search::new(input, checked, given, cwd)?;
             let project = ctx.root.clone();
             run_blocking(ctx, move |cancel| search.run(&cancel, &project))
                 .await
@@ -166,7 +166,10 @@ impl Tool for GrepTool {
 
 /// A prepared search: everything checked, ready to walk.
 struct Search {
+    /// Real path of the file or directory searched.
     root: PathBuf,
+    /// The same as the sandbox let it through: files are opened from its directory.
+    checked: sandbox::Checked,
     shown: PathBuf,
     cwd: PathBuf,
     matcher: RegexMatcher,
@@ -182,7 +185,7 @@ struct Search {
 impl Search {
     fn new(
         input: GrepInput,
-        root: PathBuf,
+        checked: sandbox::Checked,
         shown: PathBuf,
         cwd: PathBuf,
     ) -> Result<Self, ToolError> {
@@ -227,7 +230,8 @@ impl Search {
         };
         Ok(Self {
             include_hidden: input.glob.as_deref().is_some_and(names_hidden),
-            root,
+            root: checked.real().to_path_buf(),
+            checked,
             shown,
             cwd,
             matcher,
@@ -265,6 +269,9 @@ impl Search {
             builder.types(types);
         }
         builder.sort_by_file_name(|a, b| a.cmp(b));
+        let beneath = self.checked.open_base().map_err(|e| {
+            ToolError::Failed(format!("Cannot search {}: {e}", self.shown.display()))
+        })?;
         let mut out = Output::new(self.head_limit);
         let mut binary_skipped = 0usize;
         let context = self.searcher.before_context() > 0 || self.searcher.after_context() > 0;
@@ -278,19 +285,35 @@ impl Search {
             if !is_regular_file(&entry) || (entry.depth() > 0 && !self.glob_allows(entry.path())) {
                 continue;
             }
-            let shown = display_path(entry.path(), &self.cwd);
-            let meta = entry.metadata().ok();
+            // Opened from the directory the sandbox checked, never by the walked path:
+            // a directory swapped for a link meanwhile is refused, not followed.
+            let Ok(below) = entry.path().strip_prefix(&self.root) else {
+                continue;
+            };
+            let Ok(file) = beneath.open_file(&self.checked.rel_of(below), Purpose::Read) else {
+                continue; // unreadable or swapped file: skipped like ripgrep does
+            };
+            let Ok(meta) = file.metadata() else { continue };
+            if !meta.is_file() {
+                continue;
+            }
+            let shown = names::escape(&display_path(entry.path(), &self.cwd));
             if secret_files
-                .classify(entry.path(), entry.path(), meta.as_ref())
+                .classify(entry.path(), entry.path(), Some(&meta))
                 .is_some()
             {
                 left_out.add(shown);
                 continue;
             }
+            if entry.depth() > 0 && links::is_hard_linked(&meta) {
+                // Its other names may be outside the project (sandbox::links).
+                out.hard_linked += 1;
+                continue;
+            }
             let mut sink = FileSink::new(&shown, self.mode, self.line_numbers);
             if self
                 .searcher
-                .search_path(&self.matcher, entry.path(), &mut sink)
+                .search_file(&self.matcher, &file, &mut sink)
                 .is_err()
             {
                 continue; // unreadable file: skipped like ripgrep does
@@ -342,6 +365,8 @@ struct Output {
     lines: BoundedLines,
     head_limit: Option<usize>,
     head_hit: bool,
+    /// Files left out because they have other names (hard links).
+    hard_linked: usize,
 }
 
 impl Output {
@@ -350,6 +375,7 @@ impl Output {
             lines: BoundedLines::new(MAX_OUTPUT_CHARS - 200),
             head_limit,
             head_hit: false,
+            hard_linked: 0,
         }
     }
 
@@ -370,11 +396,21 @@ impl Output {
     }
 
     fn finish(self, binary_skipped: usize) -> String {
+        let linked_note = match self.hard_linked {
+            0 => String::new(),
+            n => format!(
+                "\n({n} file{} with more than one hard link left out: the same file has other \
+                 names, possibly outside the project. Read such a file by name to see it; \
+                 that asks first.)",
+                if n == 1 { "" } else { "s" }
+            ),
+        };
         if self.lines.is_empty() {
-            return match binary_skipped {
+            let text = match binary_skipped {
                 0 => "No matches found".to_string(),
                 _ => "No matches found (binary file skipped: Grep only searches text)".to_string(),
             };
+            return text + &linked_note;
         }
         let capped = self.lines.is_full();
         let limit = self.head_limit;
@@ -389,7 +425,7 @@ impl Output {
                 "\n(head_limit {limit} reached; more results not shown.)"
             ));
         }
-        text
+        text + &linked_note
     }
 }
 

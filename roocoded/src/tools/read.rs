@@ -16,7 +16,7 @@ use super::{
     FileStamp, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput,
     parse_input, run_blocking,
 };
-use crate::permission::sandbox;
+use crate::permission::sandbox::{self, Purpose};
 
 /// Lines returned when no limit is given.
 pub const DEFAULT_LIMIT: u64 = 2000;
@@ -129,11 +129,12 @@ impl Tool for ReadTool {
         async move {
             let input: ReadInput = parse_input(self.name(), input)?;
             let given = ctx.resolve(&input.file_path);
-            let real =
-                sandbox::check_path(&given, ctx).map_err(|e| ToolError::Failed(e.to_string()))?;
+            let checked = sandbox::check_beneath(&given, sandbox::Access::Read, ctx)
+                .map_err(|e| ToolError::Failed(e.to_string()))?;
+            let real = checked.real().to_path_buf();
             let request = Request {
                 shown: given,
-                real: real.clone(),
+                checked,
                 offset: input.offset.unwrap_or(1).max(1),
                 limit: input.limit.unwrap_or(DEFAULT_LIMIT).max(1),
             };
@@ -148,7 +149,8 @@ impl Tool for ReadTool {
 struct Request {
     /// The path as the model gave it, resolved against the working directory.
     shown: PathBuf,
-    real: PathBuf,
+    /// The path as the sandbox let it through; the file is opened from its directory.
+    checked: sandbox::Checked,
     offset: u64,
     limit: u64,
 }
@@ -156,13 +158,16 @@ struct Request {
 impl Request {
     fn run(&self, cancel: &CancellationToken) -> Result<(String, FileStamp), ToolError> {
         let shown = self.shown.display();
-        let meta = match std::fs::metadata(&self.real) {
-            Ok(meta) => meta,
+        let mut file = match self.checked.open_file(Purpose::Read) {
+            Ok(file) => file,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(ToolError::Failed(format!("File does not exist: {shown}")));
             }
             Err(e) => return Err(ToolError::Failed(format!("Cannot read {shown}: {e}"))),
         };
+        let meta = file
+            .metadata()
+            .map_err(|e| ToolError::Failed(format!("Cannot read {shown}: {e}")))?;
         if meta.is_dir() {
             return Err(ToolError::InvalidInput(format!(
                 "{shown} is a directory, not a file. Use Glob to list the files in it."
@@ -175,8 +180,7 @@ impl Request {
         }
         let stamp = FileStamp::of(&meta);
         let io_err = |e: std::io::Error| ToolError::Failed(format!("Cannot read {shown}: {e}"));
-        let mut file = File::open(&self.real).map_err(io_err)?;
-        if is_binary(&self.real, &mut file).map_err(io_err)? {
+        if is_binary(self.checked.real(), &mut file).map_err(io_err)? {
             return Err(ToolError::InvalidInput(format!(
                 "Cannot read {shown}: it is a binary file ({} bytes). Read only shows text files.",
                 meta.len()

@@ -4,7 +4,8 @@
 //! diff for clients.
 
 use std::fs;
-use std::io;
+use std::io::{self, Read as _, Seek as _, Write as _};
+use std::os::unix::fs::PermissionsExt as _;
 use std::path::{Path, PathBuf};
 
 use futures_util::FutureExt as _;
@@ -12,7 +13,7 @@ use futures_util::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use super::checkpoint::{CheckpointError, Checkpoints};
+use super::checkpoint::{CheckpointError, Checkpoints, Prior};
 use super::output::display_path;
 use super::redact::check_markers;
 use super::{
@@ -103,6 +104,13 @@ impl Tool for WriteTool {
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         async move {
             let input: WriteInput = parse_input(self.name(), input)?;
+            if let Some(c) = sandbox::names::misleading_char(&input.file_path) {
+                return Err(ToolError::InvalidInput(format!(
+                    "file_path contains the character {c}, which would make the file's name \
+                     display misleadingly in listings and terminals; RooCode does not create \
+                     such names. Choose a name without control or direction characters."
+                )));
+            }
             let target = Target::resolve(ctx, &input.file_path)?;
             let files = ctx.files.clone();
             let checkpoints = Checkpoints::of(ctx).map_err(checkpoint_failed)?;
@@ -122,28 +130,28 @@ fn write_file(
     checkpoints: &Checkpoints,
 ) -> Result<ToolOutput, ToolError> {
     let shown = &target.shown;
-    let old = match fs::metadata(&target.real) {
-        Ok(meta) => {
-            target.check_regular_file(&meta)?;
-            require_fresh_read(files, &target.real, shown, "overwrite")?;
-            let bytes = fs::read(&target.real).map_err(target.io_failed("read"))?;
-            Some(String::from_utf8_lossy(&bytes).into_owned())
-        }
-        Err(e) if e.kind() == io::ErrorKind::NotFound => None,
-        Err(e) => return Err(target.io_failed("inspect")(e)),
-    };
+    let existing = target.open_existing()?;
+    let old = existing
+        .as_ref()
+        .map(|(_, _, bytes)| String::from_utf8_lossy(bytes).into_owned());
     // A redaction marker stands for a secret the model never saw (tools/redact.rs).
     check_markers(content, old.as_deref()).map_err(ToolError::InvalidInput)?;
-    checkpoints
-        .save_path(&target.real)
-        .map_err(checkpoint_failed)?;
-    if old.is_none()
-        && let Some(parent) = target.real.parent()
-    {
-        fs::create_dir_all(parent).map_err(target.io_failed("create the directories of"))?;
-    }
-    fs::write(&target.real, content).map_err(target.io_failed("write"))?;
-    target.record(files)?;
+    let mut file = match existing {
+        Some((file, meta, bytes)) => {
+            require_fresh_read(files, &target.real, shown, "overwrite")?;
+            target.save_checkpoint(checkpoints, Some((&meta, bytes)))?;
+            file
+        }
+        None => {
+            target.save_checkpoint(checkpoints, None)?;
+            target
+                .checked
+                .create_file()
+                .map_err(target.io_failed("create"))?
+        }
+    };
+    target.replace_content(&mut file, content.as_bytes())?;
+    target.record(files, &file)?;
     let lines = match content.lines().count() {
         1 => "1 line".to_string(),
         n => format!("{n} lines"),
@@ -161,6 +169,8 @@ fn write_file(
 pub(super) struct Target {
     /// Real path (symlinks resolved) as checked by the sandbox.
     pub real: PathBuf,
+    /// The same, with the directory it was judged inside: the file is opened from there.
+    pub checked: sandbox::Checked,
     /// How the model is shown the path: relative to the working directory when under it.
     pub shown: String,
     /// The path in diff headers: relative to the project root when under it.
@@ -172,15 +182,72 @@ impl Target {
     /// sandbox for writing.
     pub(super) fn resolve(ctx: &ToolContext, file_path: &str) -> Result<Self, ToolError> {
         let given = ctx.resolve(file_path);
-        let real = sandbox::check_access(&given, Access::Write, ctx)
+        let checked = sandbox::check_beneath(&given, Access::Write, ctx)
             .map_err(|e| ToolError::Failed(e.to_string()))?;
+        let real = checked.real().to_path_buf();
         let root = sandbox::real_path(&ctx.root).unwrap_or_else(|_| ctx.root.clone());
         let label = display_path(&real, &root);
         Ok(Self {
             shown: display_path(&given, &ctx.cwd),
             label: label.trim_start_matches('/').to_string(),
             real,
+            checked,
         })
+    }
+
+    /// Open the existing file through the sandbox's directory for reading and writing:
+    /// the file, its metadata and its current bytes; `None` if it does not exist.
+    /// Directories and special files are refused.
+    pub(super) fn open_existing(
+        &self,
+    ) -> Result<Option<(fs::File, fs::Metadata, Vec<u8>)>, ToolError> {
+        let mut file = match self.checked.open_existing() {
+            Ok(Some(file)) => file,
+            Ok(None) => return Ok(None),
+            Err(e) if e.kind() == io::ErrorKind::IsADirectory => {
+                return Err(ToolError::InvalidInput(format!(
+                    "{} is a directory; give the path of a file.",
+                    self.shown
+                )));
+            }
+            Err(e) => return Err(self.io_failed("open")(e)),
+        };
+        let meta = file.metadata().map_err(self.io_failed("inspect"))?;
+        self.check_regular_file(&meta)?;
+        let mut bytes = Vec::new();
+        file.read_to_end(&mut bytes)
+            .map_err(self.io_failed("read"))?;
+        Ok(Some((file, meta, bytes)))
+    }
+
+    /// Save the file's state before the change (`None`: it does not exist yet).
+    pub(super) fn save_checkpoint(
+        &self,
+        checkpoints: &Checkpoints,
+        prior: Option<(&fs::Metadata, Vec<u8>)>,
+    ) -> Result<(), ToolError> {
+        let prior = prior.map(|(meta, bytes)| Prior {
+            bytes,
+            mode: meta.permissions().mode(),
+        });
+        checkpoints
+            .save_prior(&self.real, prior.as_ref())
+            .map(|_| ())
+            .map_err(checkpoint_failed)
+    }
+
+    /// Replace the whole content of the opened file in place (same file, same mode and
+    /// links, as `fs::write` did by name).
+    pub(super) fn replace_content(
+        &self,
+        file: &mut fs::File,
+        content: &[u8],
+    ) -> Result<(), ToolError> {
+        file.set_len(0)
+            .and_then(|()| file.seek(io::SeekFrom::Start(0)).map(|_| ()))
+            .and_then(|()| file.write_all(content))
+            .and_then(|()| file.flush())
+            .map_err(self.io_failed("write"))
     }
 
     /// Refuse directories and special files.
@@ -208,8 +275,8 @@ impl Target {
 
     /// Record the file as this agent now knows it, so a following Edit or Write is
     /// allowed without another Read.
-    pub(super) fn record(&self, files: &FileState) -> Result<(), ToolError> {
-        let meta = fs::metadata(&self.real).map_err(self.io_failed("inspect"))?;
+    pub(super) fn record(&self, files: &FileState, file: &fs::File) -> Result<(), ToolError> {
+        let meta = file.metadata().map_err(self.io_failed("inspect"))?;
         files.record(self.real.clone(), FileStamp::of(&meta));
         Ok(())
     }

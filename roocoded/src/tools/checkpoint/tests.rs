@@ -170,3 +170,54 @@ fn bad_ids_missing_turns_and_directories_are_refused() {
         Err(CheckpointError::NotAFile { .. })
     ));
 }
+
+#[test]
+fn links_planted_since_the_turn_are_not_restored_through() {
+    let s = setup();
+    let outside = s.work.parent().unwrap().join("outside");
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(outside.join("bashrc"), "the user's\n").unwrap();
+    let store = Checkpoints::for_turn(&s.data, "sess", "t").unwrap();
+    let file = s.work.join("notes.txt");
+    fs::write(&file, "old\n").unwrap();
+    let deep = s.work.join("dir/deep.txt");
+    fs::create_dir_all(deep.parent().unwrap()).unwrap();
+    fs::write(&deep, "deep\n").unwrap();
+    let created = s.work.join("dir2/made.txt");
+    for path in [&file, &deep, &created] {
+        store.save_path(path).unwrap();
+    }
+    // Since the turn: the file became a link to a file outside, the directory a link
+    // to the outside directory, and the created file's directory too.
+    fs::remove_file(&file).unwrap();
+    std::os::unix::fs::symlink(outside.join("bashrc"), &file).unwrap();
+    fs::remove_dir_all(s.work.join("dir")).unwrap();
+    std::os::unix::fs::symlink(&outside, s.work.join("dir")).unwrap();
+    fs::write(outside.join("deep.txt"), "outside deep\n").unwrap();
+    fs::write(outside.join("made.txt"), "outside made\n").unwrap();
+    std::os::unix::fs::symlink(&outside, s.work.join("dir2")).unwrap();
+
+    let report = restore_turn(&s.data, "sess", "t").unwrap();
+    for r in &report {
+        let RestoreAction::Failed(why) = &r.action else {
+            panic!(
+                "{} was restored through a link: {:?}",
+                r.path.display(),
+                r.action
+            );
+        };
+        assert!(why.contains("symbolic link"), "{why}");
+    }
+    assert_eq!(
+        fs::read_to_string(outside.join("bashrc")).unwrap(),
+        "the user's\n"
+    );
+    assert_eq!(
+        fs::read_to_string(outside.join("deep.txt")).unwrap(),
+        "outside deep\n"
+    );
+    assert_eq!(
+        fs::read_to_string(outside.join("made.txt")).unwrap(),
+        "outside made\n"
+    );
+}

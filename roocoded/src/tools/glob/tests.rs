@@ -198,3 +198,14 @@ async fn files_that_hold_credentials_are_left_out_with_a_note() {
     let out = p.ok("Glob", json!({"pattern": "keys/*"})).await;
     assert!(out.starts_with("keys/id_ed25519.pub\n(1 file"), "{out}");
 }
+
+#[tokio::test]
+async fn control_characters_in_names_are_shown_escaped() {
+    let p = Project::new();
+    p.write("a\nb.rs", "x");
+    p.write("c\u{1b}[31m.rs", "x");
+    let out = p.ok("Glob", json!({"pattern": "*.rs"})).await;
+    let mut lines: Vec<&str> = out.lines().collect();
+    lines.sort_unstable();
+    assert_eq!(lines, ["a\\nb.rs", "c\\x1b[31m.rs"]);
+}

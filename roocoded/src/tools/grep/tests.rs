@@ -332,3 +332,29 @@ async fn a_hard_link_to_a_credentials_file_is_left_out_too() {
         "{out}"
     );
 }
+
+#[tokio::test]
+async fn hard_linked_files_are_left_out_of_directory_searches_with_a_note() {
+    let p = project();
+    let outside = p.root.parent().unwrap().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::write(outside.join("secret"), "hello from outside\n").unwrap();
+    std::fs::hard_link(outside.join("secret"), p.root.join("linked.txt")).unwrap();
+    let out = grep(&p, json!({"pattern": "outside", "output_mode": "content"})).await;
+    assert!(!out.contains("hello from outside"), "{out}");
+    assert!(
+        out.contains("1 file with more than one hard link left out"),
+        "{out}"
+    );
+    // Named directly, the file went through the gate like a Read: it is searched.
+    let out = grep(&p, json!({"pattern": "outside", "path": "linked.txt"})).await;
+    assert!(out.contains("linked.txt"), "{out}");
+}
+
+#[tokio::test]
+async fn control_characters_in_names_are_shown_escaped() {
+    let p = project();
+    p.write("two\nlines.txt", "hello\n");
+    let out = grep(&p, json!({"pattern": "hello", "glob": "two*"})).await;
+    assert_eq!(out, "two\\nlines.txt");
+}

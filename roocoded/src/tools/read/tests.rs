@@ -195,3 +195,18 @@ async fn cancelled_before_start() {
         Err(ToolError::Cancelled)
     );
 }
+
+#[tokio::test]
+async fn a_fifo_is_refused_without_hanging() {
+    let p = Project::new();
+    nix::unistd::mkfifo(
+        &p.root.join("pipe"),
+        nix::sys::stat::Mode::from_bits_truncate(0o600),
+    )
+    .unwrap();
+    let err = p
+        .run("Read", json!({"file_path": "pipe"}))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("not a regular file"), "{err}");
+}

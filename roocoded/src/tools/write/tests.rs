@@ -237,3 +237,74 @@ async fn a_redaction_marker_is_refused_unless_the_file_already_holds_it() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn names_with_control_or_direction_characters_are_not_created() {
+    let p = project();
+    for name in [
+        "a\nb.txt",
+        "esc\u{1b}[2J.txt",
+        "tab\there",
+        "evil\u{202e}txt.sh",
+    ] {
+        let err = p
+            .run("Write", json!({"file_path": name, "content": "x"}))
+            .await
+            .unwrap_err();
+        let ToolError::InvalidInput(message) = err else {
+            panic!("{name:?}: {err:?}");
+        };
+        assert!(message.contains("misleadingly"), "{message}");
+        assert!(
+            !message.contains('\n'),
+            "the character is shown escaped: {message}"
+        );
+    }
+    assert_eq!(std::fs::read_dir(&p.root).unwrap().count(), 0);
+}
+
+#[tokio::test]
+async fn a_parent_swapped_for_a_link_after_the_check_is_not_written_through() {
+    // The swap happens between the sandbox check (Target::resolve) and the write: the
+    // tool opens from the checked directory, so the link is refused.
+    let p = project();
+    let outside = p.root.parent().unwrap().join("outside");
+    std::fs::create_dir_all(&outside).unwrap();
+    std::fs::create_dir(p.root.join("sub")).unwrap();
+    let target = super::Target::resolve(&p.ctx, "sub/f.txt").unwrap();
+    std::fs::remove_dir(p.root.join("sub")).unwrap();
+    std::os::unix::fs::symlink(&outside, p.root.join("sub")).unwrap();
+    let checkpoints = Checkpoints::of(&p.ctx).unwrap();
+    let err = super::write_file(&target, "leak", &p.ctx.files, &checkpoints).unwrap_err();
+    assert!(
+        err.to_string().contains("refused by the path sandbox"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_dir(&outside).unwrap().count(), 0);
+}
+
+#[tokio::test]
+async fn overwriting_keeps_the_file_its_mode_and_its_inode() {
+    use std::os::unix::fs::{MetadataExt as _, PermissionsExt as _};
+    let p = project();
+    let path = p.write("run.sh", "#!/bin/sh\necho old\n");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o750)).unwrap();
+    let before = std::fs::metadata(&path).unwrap();
+    p.ok("Read", json!({"file_path": "run.sh"})).await;
+    p.ok(
+        "Write",
+        json!({"file_path": "run.sh", "content": "#!/bin/sh\necho new\n"}),
+    )
+    .await;
+    let after = std::fs::metadata(&path).unwrap();
+    assert_eq!(after.ino(), before.ino());
+    assert_eq!(after.permissions().mode() & 0o777, 0o750);
+    assert_eq!(
+        std::fs::read_to_string(&path).unwrap(),
+        "#!/bin/sh\necho new\n"
+    );
+    // The checkpoint holds the old bytes and mode.
+    let entries = manifest(&p);
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0]["mode"].as_u64().unwrap() & 0o777, 0o750);
+}

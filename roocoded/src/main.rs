@@ -13,6 +13,9 @@ struct Args {
 }
 
 fn main() -> std::process::ExitCode {
+    // Before anything else: a descriptor inherited from whoever started us (a pipe a
+    // caller waits on for end-of-file) must not live as long as the daemon.
+    roocoded::daemon::detach::close_inherited_descriptors();
     let args = Args::parse();
     match roocoded::daemon::run_blocking(roocoded::daemon::Options {
         foreground: args.foreground,

@@ -85,8 +85,9 @@ async fn accept(client: UnixStream, limits: &Limits) -> Result<Ws<UnixStream>, R
         .await
         .map_err(|e| RelayError::Client(e.to_string()))?;
     let mut builder = server.into_builder();
+    // Only the message bound: a larger message is then read past (never buffered) and
+    // answered, while a frame bound would drop the connection with no answer.
     builder.set_max_message_size(limits.max_message);
-    builder.set_max_frame_size(limits.max_message);
     Ok(builder.finish())
 }
 

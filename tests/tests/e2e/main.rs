@@ -11,6 +11,7 @@ mod context;
 mod cost;
 mod daemon;
 mod durability;
+mod hostile_daemon;
 mod interactive;
 mod llm;
 mod long_task;

@@ -73,7 +73,9 @@ fn rss_kib(pid: i32) -> u64 {
 }
 
 fn fd_count(pid: i32) -> usize {
-    std::fs::read_dir(format!("/proc/{pid}/fd")).unwrap().count()
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .unwrap()
+        .count()
 }
 
 type Ws = (Sender<Compat<UnixStream>>, Receiver<Compat<UnixStream>>);
@@ -133,7 +135,16 @@ fn case(rng: &mut Rng, max_message: usize) -> Case {
     match rng.below(12) {
         0 => {
             let odd = [
-                "0.5", "1e30", "-2.5", "1E2", "true", "false", "{}", "[]", "[1]", "{\"a\":1}",
+                "0.5",
+                "1e30",
+                "-2.5",
+                "1E2",
+                "true",
+                "false",
+                "{}",
+                "[]",
+                "[1]",
+                "{\"a\":1}",
                 "-0.0",
             ];
             let id = odd[rng.below(odd.len() as u64) as usize];
@@ -144,7 +155,10 @@ fn case(rng: &mut Rng, max_message: usize) -> Case {
             )
         }
         1 => text(
-            format!(r#"{{"jsonrpc":"2.0","id":{n},"id":{},"method":"daemon.info"}}"#, n + 1),
+            format!(
+                r#"{{"jsonrpc":"2.0","id":{n},"id":{},"method":"daemon.info"}}"#,
+                n + 1
+            ),
             Value::Null,
             INVALID,
         ),
@@ -163,7 +177,8 @@ fn case(rng: &mut Rng, max_message: usize) -> Case {
             )
         }
         4 => {
-            let whole = format!(r#"{{"jsonrpc":"2.0","id":{n},"method":"daemon.info","params":{{}}}}"#);
+            let whole =
+                format!(r#"{{"jsonrpc":"2.0","id":{n},"method":"daemon.info","params":{{}}}}"#);
             let cut = rng.below(whole.len() as u64 - 1) as usize;
             text(whole[..cut].to_string(), Value::Null, PARSE)
         }
@@ -299,7 +314,8 @@ async fn every_malformed_frame_gets_an_error_reply_and_the_daemon_stays_up_and_b
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_client_that_stops_reading_is_dropped_and_others_are_served() {
     let mut w = World::new(Script::new()).await;
-    w.vars.push(("ROOCODE_RPC_CLIENT_BUFFER".into(), "4".into()));
+    w.vars
+        .push(("ROOCODE_RPC_CLIENT_BUFFER".into(), "4".into()));
     w.vars
         .push(("ROOCODE_RPC_CLIENT_STALL_MS".into(), "300".into()));
     let pid = start_daemon(&w).await;
@@ -352,6 +368,49 @@ async fn connections_are_bounded_and_a_freed_slot_is_reused() {
     };
     let info = tokio::time::timeout(PATIENCE, wait).await.unwrap();
     assert_eq!(info["pid"].as_u64().unwrap() as i32, pid);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn subscriptions_per_connection_are_bounded() {
+    let mut w = World::new(Script::new()).await;
+    w.vars
+        .push(("ROOCODE_RPC_MAX_SUBSCRIPTIONS".into(), "2".into()));
+    start_daemon(&w).await;
+    let (mut tx, mut rx) = raw(&w).await;
+    let hello = format!(
+        r#"{{"jsonrpc":"2.0","id":0,"method":"daemon.hello","params":{{"protocol":{},"build_id":"{}","client":{{"kind":"test","name":"hostile","pid":1}}}}}}"#,
+        roocode_protocol::PROTOCOL_VERSION,
+        roocode_protocol::BUILD_ID
+    );
+    send_text(&mut tx, &hello).await;
+    let answer = recv_json(&mut rx).await;
+    assert!(answer["result"].is_object(), "{answer}");
+    let mut replies = Vec::new();
+    for id in 1..=3 {
+        let sub =
+            format!(r#"{{"jsonrpc":"2.0","id":{id},"method":"daemon.subscribe","params":{{}}}}"#);
+        send_text(&mut tx, &sub).await;
+        // Skip notifications: only the reply to this call counts.
+        loop {
+            let v = recv_json(&mut rx).await;
+            if v["id"] == id {
+                replies.push(v);
+                break;
+            }
+        }
+    }
+    assert!(
+        replies[0]["result"].is_string() || replies[0]["result"].is_number(),
+        "{replies:?}"
+    );
+    assert!(
+        replies[1]["result"].is_string() || replies[1]["result"].is_number(),
+        "{replies:?}"
+    );
+    assert!(
+        replies[2]["error"].is_object(),
+        "the third is refused: {replies:?}"
+    );
 }
 
 /// Every tool_use of a recorded request has its tool_result in the next message.
@@ -505,9 +564,16 @@ async fn kill_9_at_random_instants_loses_no_accepted_message_and_keeps_chains_va
         }
     }
     for a in &accepted {
-        assert_eq!(events.get(a).copied().unwrap_or(0), 1, "user_message of `{a}`");
+        assert_eq!(
+            events.get(a).copied().unwrap_or(0),
+            1,
+            "user_message of `{a}`"
+        );
     }
-    eprintln!("{rounds} kills, {} accepted messages, none lost", accepted.len());
+    eprintln!(
+        "{rounds} kills, {} accepted messages, none lost",
+        accepted.len()
+    );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -518,9 +584,9 @@ async fn clients_attaching_and_detaching_miss_nothing_and_leak_nothing() {
         (6, Duration::from_secs(4))
     };
     let w = World::new(Script::new()).await;
-    w.mock.set_fallback(Some(
-        ScriptedReply::new(Reply::text("an answer with a few words in it")),
-    ));
+    w.mock.set_fallback(Some(ScriptedReply::new(Reply::text(
+        "an answer with a few words in it",
+    ))));
     let first = w.run(&["send", "first"]).await;
     assert_eq!(first.code, 0, "{first:?}");
     let id = first.session_id();
@@ -532,7 +598,9 @@ async fn clients_attaching_and_detaching_miss_nothing_and_leak_nothing() {
     let driver = async {
         let mut n = 0;
         while Instant::now() < deadline {
-            let out = w.run(&["send", "--session", id, &format!("more {n}")]).await;
+            let out = w
+                .run(&["send", "--session", id, &format!("more {n}")])
+                .await;
             assert_eq!(out.code, 0, "{out:?}");
             n += 1;
         }
@@ -703,7 +771,11 @@ echo "exit=timeout" > approve.done
     let status = std::fs::read_to_string(&done).unwrap();
     let err = std::fs::read_to_string(root.join("approve.err")).unwrap_or_default();
     assert_ne!(status.trim(), "exit=0", "the command approved: {err}");
-    assert_ne!(status.trim(), "exit=timeout", "the script never saw the request");
+    assert_ne!(
+        status.trim(),
+        "exit=timeout",
+        "the script never saw the request"
+    );
     assert!(
         err.contains("refused") && err.contains("A command can never"),
         "the reason is given: {err}"

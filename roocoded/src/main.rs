@@ -22,8 +22,9 @@ fn main() -> std::process::ExitCode {
     }) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
+            // stderr is the terminal with --foreground and the log otherwise (see
+            // daemon::detach), so the error is written once, where it will be read.
             eprintln!("roocoded: {e}");
-            tracing::error!("{e}");
             std::process::ExitCode::FAILURE
         }
     }

@@ -16,7 +16,7 @@ use super::{AgentError, Agents, executor, prompt};
 use crate::context::budget::{Budget, EstimatedContext, estimate_tokens};
 use crate::context::chain;
 use crate::llm::{self, ModelRequest, ModelStopReason, ToolSpec};
-use crate::store::{ContextWrite, Delivery};
+use crate::store::{ContextWrite, Delivery, StoreError};
 
 mod model_call;
 mod request;
@@ -360,7 +360,9 @@ impl Turn<'_> {
     /// ([`crate::store::Store::deliver_input`]), so a crash never loses one.
     async fn deliver_queued(&mut self) -> Result<(), AgentError> {
         let mut state = self.rt.state.lock().await;
-        while let Some(q) = state.queue.pop_front() {
+        // Taken off the in-memory queue only once stored: a failed delivery leaves the
+        // message queued in both places, for the next model call to deliver.
+        while let Some(q) = state.queue.front().cloned() {
             // After tool results (or another queued message) the text joins that user
             // message, so roles keep alternating.
             let joined = match self.context.last() {
@@ -393,14 +395,26 @@ impl Turn<'_> {
                 input_id: q.input_id.clone(),
                 text: q.text.clone(),
             };
-            self.agents
+            match self
+                .agents
                 .events()
                 .append_delivery(delivery, payload)
-                .await?;
+                .await
+            {
+                Ok(_) => {}
+                // Delivered before (the store is the record): never twice.
+                Err(StoreError::NotQueued { input_id }) => {
+                    tracing::warn!(input = %input_id, "a queued message was delivered already; skipped");
+                    state.queue.pop_front();
+                    continue;
+                }
+                Err(e) => return Err(e.into()),
+            }
             match joined {
                 Some(message) => self.context.edit_last(|last| *last = message),
                 None => self.context.push(pushed),
             }
+            state.queue.pop_front();
         }
         Ok(())
     }

@@ -10,5 +10,8 @@ pub const INVALID_REQUEST: i32 = -32003;
 pub const CONFIG_ERROR: i32 = -32004;
 /// The call needs `daemon.hello` first, or the client speaks another protocol.
 pub const HANDSHAKE_REQUIRED: i32 = -32005;
+/// The caller is (a descendant of) a command the daemon runs for the model: it may not
+/// answer permissions or questions, change the mode or send messages.
+pub const REFUSED_FROM_COMMAND: i32 = -32006;
 /// Something failed inside the daemon; see its log.
 pub const INTERNAL: i32 = -32010;

@@ -13,14 +13,18 @@ struct Args {
 }
 
 fn main() -> std::process::ExitCode {
+    // Before anything else: a descriptor inherited from whoever started us (a pipe a
+    // caller waits on for end-of-file) must not live as long as the daemon.
+    roocoded::daemon::detach::close_inherited_descriptors();
     let args = Args::parse();
     match roocoded::daemon::run_blocking(roocoded::daemon::Options {
         foreground: args.foreground,
     }) {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
+            // stderr is the terminal with --foreground and the log otherwise (see
+            // daemon::detach), so the error is written once, where it will be read.
             eprintln!("roocoded: {e}");
-            tracing::error!("{e}");
             std::process::ExitCode::FAILURE
         }
     }

@@ -4,7 +4,10 @@
 //! lock (so concurrent clients start one daemon, not one each), probes again, spawns
 //! `roocoded` detached and polls until it answers. The daemon calls `setsid()` itself,
 //! so it is spawned *without* a process group of its own; its stdin is null and its
-//! stdout/stderr are appended to the log. A socket file that refuses connections is
+//! stdout/stderr are appended to the log. Descriptors this client inherited without
+//! close-on-exec (a pipe its caller waits on for end-of-file) reach the daemon too;
+//! the daemon closes every descriptor above 2 first thing in its `main` and moves to
+//! `/`, so it keeps nothing of the client that started it. A socket file that refuses connections is
 //! left alone: the daemon removes stale sockets under its own single-instance lock.
 //! [`connect_existing`] never starts a daemon (`daemon status`, `daemon stop`).
 

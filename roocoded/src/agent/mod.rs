@@ -111,6 +111,11 @@ impl Agents {
         &self.events
     }
 
+    /// The process groups of the commands running for the model now.
+    pub fn command_groups(&self) -> std::collections::HashSet<i32> {
+        self.processes.running_groups()
+    }
+
     /// Loads the merged configuration of a project.
     pub fn config(&self, root: &Path) -> Result<Config, AgentError> {
         Config::load(&self.paths.user_dir, root).map_err(|e| AgentError::Config(e.to_string()))

@@ -2,7 +2,8 @@
 //! row while it runs, so a daemon restarting after a crash first kills the groups its
 //! predecessor left running — no command keeps running unobserved or runs twice.
 
-use std::sync::Arc;
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::mpsc;
 
@@ -26,6 +27,7 @@ enum Change {
 pub struct SessionProcesses {
     pub session_id: String,
     tx: mpsc::UnboundedSender<Change>,
+    running: Arc<Mutex<HashSet<i32>>>,
 }
 
 impl std::fmt::Debug for Change {
@@ -39,6 +41,10 @@ impl std::fmt::Debug for Change {
 
 impl ProcessRecorder for SessionProcesses {
     fn started(&self, pgid: i32, command: &str) {
+        self.running
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(pgid);
         let _ = self.tx.send(Change::Started {
             pgid,
             session_id: self.session_id.clone(),
@@ -47,6 +53,10 @@ impl ProcessRecorder for SessionProcesses {
     }
 
     fn finished(&self, pgid: i32) {
+        self.running
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&pgid);
         let _ = self.tx.send(Change::Finished { pgid });
     }
 }
@@ -54,6 +64,9 @@ impl ProcessRecorder for SessionProcesses {
 /// The writer of process-group rows.
 pub struct ProcessBook {
     tx: mpsc::UnboundedSender<Change>,
+    /// The groups running now, known the moment they start (the rows follow a moment
+    /// later): the RPC layer refuses to be driven from inside them.
+    running: Arc<Mutex<HashSet<i32>>>,
 }
 
 impl ProcessBook {
@@ -80,13 +93,25 @@ impl ProcessBook {
                 }
             }
         });
-        ProcessBook { tx }
+        ProcessBook {
+            tx,
+            running: Arc::default(),
+        }
+    }
+
+    /// The process groups of commands running now.
+    pub fn running_groups(&self) -> HashSet<i32> {
+        self.running
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
     }
 
     pub fn for_session(&self, session_id: &str) -> Arc<dyn ProcessRecorder> {
         Arc::new(SessionProcesses {
             session_id: session_id.to_string(),
             tx: self.tx.clone(),
+            running: self.running.clone(),
         })
     }
 }

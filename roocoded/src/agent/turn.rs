@@ -17,6 +17,7 @@ use super::{AgentError, Agents, executor, prompt};
 use crate::context::budget::{Budget, EstimatedContext, estimate_tokens};
 use crate::context::chain;
 use crate::llm::{self, ModelRequest, ModelStopReason, ToolSpec};
+use crate::store::{ContextWrite, Delivery, StoreError};
 
 mod config_change;
 mod model_call;
@@ -376,33 +377,66 @@ impl Turn<'_> {
         Ok(())
     }
 
-    /// Delivers the messages queued since the last model call.
+    /// Delivers the messages queued since the last model call. Each one's status,
+    /// `user_message` event and context row commit in one transaction
+    /// ([`crate::store::Store::deliver_input`]), so a crash never loses one.
     async fn deliver_queued(&mut self) -> Result<(), AgentError> {
         let mut state = self.rt.state.lock().await;
-        let store = self.agents.store();
-        while let Some(q) = state.queue.pop_front() {
-            store
-                .mark_input_delivered(&q.input_id, self.turn_id)
-                .await?;
-            self.emit(EventPayload::UserMessage {
+        // Taken off the in-memory queue only once stored: a failed delivery leaves the
+        // message queued in both places, for the next model call to deliver.
+        while let Some(q) = state.queue.front().cloned() {
+            // After tool results (or another queued message) the text joins that user
+            // message, so roles keep alternating.
+            let joined = match self.context.last() {
+                Some(last) if last.role == Role::User => {
+                    let mut last = last.clone();
+                    last.content.push(ContentBlock::text(q.text.clone()));
+                    Some(last)
+                }
+                _ => None,
+            };
+            let pushed = Message::user_text(q.text.clone());
+            let write = match &joined {
+                Some(message) => ContextWrite::Replace {
+                    idx: self.context.len() - 1,
+                    message,
+                },
+                None => ContextWrite::Push {
+                    idx: self.context.len(),
+                    message: &pushed,
+                },
+            };
+            let delivery = Delivery {
+                session_id: &self.rt.id,
+                input_id: &q.input_id,
+                turn_id: self.turn_id,
+                write,
+            };
+            let payload = EventPayload::UserMessage {
                 turn_id: self.turn_id.to_string(),
                 input_id: q.input_id.clone(),
                 text: q.text.clone(),
-            })
-            .await?;
-            match self.context.last() {
-                // After tool results (or another queued message) the text joins that
-                // user message, so roles keep alternating.
-                Some(last) if last.role == Role::User => {
-                    self.context
-                        .edit_last(|last| last.content.push(ContentBlock::text(q.text)));
-                    let idx = self.context.len() - 1;
-                    store
-                        .update_message(self.id(), idx, &self.context[idx])
-                        .await?;
+            };
+            match self
+                .agents
+                .events()
+                .append_delivery(delivery, payload)
+                .await
+            {
+                Ok(_) => {}
+                // Delivered before (the store is the record): never twice.
+                Err(StoreError::NotQueued { input_id }) => {
+                    tracing::warn!(input = %input_id, "a queued message was delivered already; skipped");
+                    state.queue.pop_front();
+                    continue;
                 }
-                _ => self.push(Message::user_text(q.text)).await?,
+                Err(e) => return Err(e.into()),
             }
+            match joined {
+                Some(message) => self.context.edit_last(|last| *last = message),
+                None => self.context.push(pushed),
+            }
+            state.queue.pop_front();
         }
         Ok(())
     }

@@ -1,6 +1,7 @@
 //! The daemon's life: detach, log, take the single-instance lock, open the store,
 //! recover sessions a crash left running, serve the socket, stop cleanly.
 
+pub mod detach;
 mod logging;
 pub mod socket;
 
@@ -27,6 +28,10 @@ pub enum DaemonError {
         "another roocoded already serves {0}: use it, or stop it with `roocode-cli daemon stop`"
     )]
     AlreadyRunning(String),
+    #[error(
+        "the socket path {path} is {found}, not a socket: RooCode never removes it; point ROOCODE_SOCKET elsewhere or move that file away"
+    )]
+    NotASocket { path: String, found: String },
     #[error(transparent)]
     Paths(#[from] PathsError),
     #[error(transparent)]
@@ -42,15 +47,14 @@ pub struct Options {
     pub foreground: bool,
 }
 
-/// Runs the daemon until it is told to stop. Call from a synchronous `main`: in the
-/// background it first leaves the caller's session (`setsid`), which must happen
-/// before any runtime threads exist.
+/// Runs the daemon until it is told to stop. Call from a synchronous `main` (after
+/// [`detach::close_inherited_descriptors`]): it first leaves the caller's session,
+/// directory and stdio ([`detach::leave_caller`]), which must happen before any
+/// runtime threads exist.
 pub fn run_blocking(opts: Options) -> Result<(), DaemonError> {
-    if !opts.foreground {
-        // Fails only when we already lead a process group: then we are detached enough.
-        let _ = nix::unistd::setsid();
-    }
+    // Paths first: they are absolute, worked out from the caller's directory.
     let paths = Paths::from_env()?;
+    detach::leave_caller(opts.foreground, &paths.log)?;
     logging::init((!opts.foreground).then_some(paths.log.as_path()))?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

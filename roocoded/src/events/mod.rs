@@ -12,7 +12,7 @@ use roocode_protocol::event::{Event, EventPayload};
 use tokio::sync::broadcast;
 
 use crate::clock;
-use crate::store::{Store, StoreError};
+use crate::store::{Delivery, Store, StoreError};
 
 /// How many events a live subscriber may fall behind before it is told to re-sync.
 pub const LIVE_CAPACITY: usize = 4096;
@@ -146,6 +146,33 @@ impl EventLog {
         agent_id: &str,
         payloads: Vec<EventPayload>,
     ) -> Result<Vec<Event>, StoreError> {
+        self.append_inner(session_id, agent_id, payloads, None)
+            .await
+    }
+
+    /// Appends a queued input's `user_message` event in the same transaction as the
+    /// input's delivery and its context row ([`Store::deliver_input`]).
+    pub async fn append_delivery(
+        &self,
+        delivery: Delivery<'_>,
+        payload: EventPayload,
+    ) -> Result<Event, StoreError> {
+        let session_id = delivery.session_id;
+        let mut events = self
+            .append_inner(session_id, session_id, vec![payload], Some(delivery))
+            .await?;
+        events
+            .pop()
+            .ok_or(StoreError::Sqlx(sqlx::Error::RowNotFound))
+    }
+
+    async fn append_inner(
+        &self,
+        session_id: &str,
+        agent_id: &str,
+        payloads: Vec<EventPayload>,
+        delivery: Option<Delivery<'_>>,
+    ) -> Result<Vec<Event>, StoreError> {
         let log = self.log(session_id);
         let mut last = log.last_seq.lock().await;
         let mut seq = match *last {
@@ -166,7 +193,10 @@ impl EventLog {
                 }
             })
             .collect();
-        self.store.append_events(&events).await?;
+        match delivery {
+            Some(delivery) => self.store.deliver_input(delivery, &events).await?,
+            None => self.store.append_events(&events).await?,
+        }
         *last = Some(seq);
         log.publish(&events);
         if self.global.receiver_count() > 0 {

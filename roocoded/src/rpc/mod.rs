@@ -4,8 +4,12 @@
 
 mod daemon_api;
 mod errors;
+pub mod frames;
 mod handshake;
+pub mod limits;
+pub mod peer_check;
 mod permission_api;
+mod relay;
 mod server;
 mod session_api;
 mod subscribe;

@@ -1,5 +1,6 @@
-//! The accept loop: one jsonrpsee service per connection, WebSocket framing over the
-//! Unix stream, the peer's uid checked before any byte is read.
+//! The accept loop: one jsonrpsee service per connection, the peer's uid checked
+//! before any byte is read, the connection count bounded, and the client's WebSocket
+//! relayed to jsonrpsee through the frame pre-parser ([`super::relay`]).
 
 use futures_util::FutureExt;
 use jsonrpsee::server::middleware::rpc::RpcServiceBuilder;
@@ -10,24 +11,35 @@ use roocode_protocol::api::{
     CommandsApiServer, DaemonApiServer, PendingApiServer, PermissionApiServer, QuestionApiServer,
     SessionApiServer,
 };
+use std::sync::Arc;
+
 use tokio::net::UnixListener;
+use tokio::sync::Semaphore;
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 use tower::Service;
 
-use super::{DaemonContext, Peer, handshake};
+use super::limits::Limits;
+use super::{DaemonContext, Peer, handshake, peer_check, relay};
+
+/// Bytes buffered in each direction of the in-memory pipe between relay and jsonrpsee.
+const PIPE_BUFFER: usize = 256 << 10;
 
 /// Serves until `stop` is cancelled, then drains open connections (bounded wait).
 pub async fn serve(listener: &UnixListener, ctx: DaemonContext, stop: CancellationToken) {
+    let limits = Limits::from_env();
     let (stop_handle, server_handle) = stop_channel();
     let cfg = ServerConfig::builder()
         .ws_only()
-        .max_connections(256)
-        .max_subscriptions_per_connection(1024)
+        .max_connections(limits.max_connections as u32)
+        .max_subscriptions_per_connection(limits.max_subscriptions)
         .set_message_buffer_capacity(4096)
-        .max_request_body_size(64 << 20)
-        .max_response_body_size(64 << 20)
+        .max_request_body_size(limits.max_message as u32)
+        .max_response_body_size(limits.max_response as u32)
+        .set_batch_request_config(jsonrpsee::server::BatchRequestConfig::Disabled)
         .build();
+    let connections = Arc::new(Semaphore::new(limits.max_connections));
+    let agents = ctx.agents.clone();
     let builder = Server::builder().set_config(cfg).to_service_builder();
     let mut methods = Methods::new();
     let handler = super::Handler(ctx.clone());
@@ -68,12 +80,26 @@ pub async fn serve(listener: &UnixListener, ctx: DaemonContext, stop: Cancellati
                 continue;
             }
         };
+        let Ok(permit) = connections.clone().try_acquire_owned() else {
+            tracing::warn!(
+                limit = limits.max_connections,
+                "refused a connection: too many open (ROOCODE_RPC_MAX_CONNECTIONS)"
+            );
+            continue;
+        };
         let state = handshake::HandshakeState::default();
         let conn_state = state.clone();
-        let gate = RpcServiceBuilder::new().layer_fn(move |service| handshake::HelloGate {
-            service,
-            state: state.clone(),
-        });
+        let agents = agents.clone();
+        let gate = RpcServiceBuilder::new()
+            .layer_fn(move |service| handshake::HelloGate {
+                service,
+                state: state.clone(),
+            })
+            .layer_fn(move |service| peer_check::CommandGate {
+                service,
+                peer_pid: peer.pid,
+                agents: agents.clone(),
+            });
         let mut svc = builder
             .clone()
             .set_rpc_middleware(gate)
@@ -86,11 +112,23 @@ pub async fn serve(listener: &UnixListener, ctx: DaemonContext, stop: Cancellati
             async move { svc.call(req).await.map_err(|e| anyhow::anyhow!("{e:?}")) }.boxed()
         });
         let stopped = stop_handle.clone().shutdown();
+        let (ours, theirs) = tokio::io::duplex(PIPE_BUFFER);
         conns.spawn(async move {
-            if let Err(e) = serve_with_graceful_shutdown(stream, svc, stopped).await {
-                tracing::debug!("connection ended: {e}");
-            }
-            closed.await;
+            let _permit = permit;
+            let service = async {
+                if let Err(e) = serve_with_graceful_shutdown(theirs, svc, stopped).await {
+                    tracing::debug!("connection ended: {e}");
+                }
+                closed.await;
+            };
+            let relayed = async {
+                if let Err(e) = relay::run(stream, ours, limits).await {
+                    tracing::debug!("connection not relayed: {e}");
+                }
+            };
+            // The relay ends when either side closes; dropping its end of the pipe
+            // then ends the jsonrpsee session too.
+            tokio::join!(service, relayed);
         });
         // Reap finished connections so the set does not grow without bound.
         while conns.try_join_next().is_some() {}

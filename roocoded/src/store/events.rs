@@ -79,29 +79,11 @@ impl Store {
     /// Appends events (already numbered) in one transaction and advances the
     /// session's `last_seq`. Durable when this returns.
     pub async fn append_events(&self, events: &[Event]) -> Result<(), StoreError> {
-        let Some(last) = events.last() else {
+        if events.is_empty() {
             return Ok(());
-        };
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        for ev in events {
-            sqlx::query(
-                "INSERT INTO events (session_id, seq, ts, agent_id, kind, payload) VALUES (?, ?, ?, ?, ?, ?)",
-            )
-            .bind(&ev.session_id)
-            .bind(ev.seq as i64)
-            .bind(&ev.ts)
-            .bind(&ev.agent_id)
-            .bind(ev.payload.kind())
-            .bind(serde_json::to_string(&ev.payload)?)
-            .execute(&mut *tx)
-            .await?;
         }
-        sqlx::query("UPDATE sessions SET last_seq = ?, last_activity = ? WHERE id = ?")
-            .bind(last.seq as i64)
-            .bind(clock::now_ms())
-            .bind(&last.session_id)
-            .execute(&mut *tx)
-            .await?;
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        insert_events(&mut tx, events).await?;
         tx.commit().await?;
         Ok(())
     }
@@ -182,6 +164,37 @@ impl Store {
                 .await?;
         Ok(seq.unwrap_or(0) as u64)
     }
+}
+
+/// Inserts numbered events and advances the session's `last_seq`, inside the caller's
+/// transaction (so other writes can commit with them, see `store::delivery`).
+pub(super) async fn insert_events(
+    conn: &mut sqlx::SqliteConnection,
+    events: &[Event],
+) -> Result<(), StoreError> {
+    let Some(last) = events.last() else {
+        return Ok(());
+    };
+    for ev in events {
+        sqlx::query(
+            "INSERT INTO events (session_id, seq, ts, agent_id, kind, payload) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(&ev.session_id)
+        .bind(ev.seq as i64)
+        .bind(&ev.ts)
+        .bind(&ev.agent_id)
+        .bind(ev.payload.kind())
+        .bind(serde_json::to_string(&ev.payload)?)
+        .execute(&mut *conn)
+        .await?;
+    }
+    sqlx::query("UPDATE sessions SET last_seq = ?, last_activity = ? WHERE id = ?")
+        .bind(last.seq as i64)
+        .bind(clock::now_ms())
+        .bind(&last.session_id)
+        .execute(&mut *conn)
+        .await?;
+    Ok(())
 }
 
 #[cfg(test)]

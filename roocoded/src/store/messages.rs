@@ -35,7 +35,7 @@ impl MessageRow {
     }
 }
 
-fn role_str(role: Role) -> &'static str {
+pub(super) fn role_str(role: Role) -> &'static str {
     match role {
         Role::User => "user",
         Role::Assistant => "assistant",

@@ -13,6 +13,7 @@ use sqlx::sqlite::{
 };
 
 mod calls;
+mod delivery;
 mod events;
 mod messages;
 mod pending;
@@ -22,6 +23,7 @@ mod short_ids;
 mod turns;
 
 pub use calls::{COMPACTION_TURN_ID, CONVERSATION_PURPOSE, CallTotals, ModelCallRow, tool_turn_id};
+pub use delivery::{ContextWrite, Delivery};
 pub use events::WireEvent;
 pub use pending::NewPending;
 pub use processes::ProcessGroupRow;
@@ -53,6 +55,9 @@ pub enum StoreError {
         "stored event {seq} of session {session_id} is corrupt: its payload is not a JSON object"
     )]
     CorruptEvent { session_id: String, seq: i64 },
+    /// A delivery of an input that is not queued (delivered before).
+    #[error("input {input_id} is not queued any more: it was delivered before")]
+    NotQueued { input_id: String },
     #[error("cannot create the database directory {path}: {source}")]
     Dir {
         path: String,

@@ -12,6 +12,7 @@ mod cost;
 mod daemon;
 mod durability;
 mod hostile_commands;
+mod hostile_daemon;
 mod hostile_paths;
 mod interactive;
 mod llm;

@@ -1,0 +1,215 @@
+//! Delivering a queued user message in one transaction: the input's status, its
+//! `user_message` event and the context row that carries its text commit together, so
+//! after a crash at any instant the message is either still queued (and delivered by
+//! the next turn) or delivered exactly once — never marked delivered and missing.
+
+use roocode_protocol::content::Message;
+use roocode_protocol::event::Event;
+
+use super::events::insert_events;
+use super::messages::role_str;
+use super::{Store, StoreError};
+use crate::clock;
+
+/// How the message's text enters the stored context.
+#[derive(Debug, Clone, Copy)]
+pub enum ContextWrite<'a> {
+    /// A new message at position `idx` (which must be the end of the context).
+    Push { idx: usize, message: &'a Message },
+    /// The message at `idx` (the last one) now reads `message` (the text joined a
+    /// user message, so roles keep alternating).
+    Replace { idx: usize, message: &'a Message },
+}
+
+/// One queued input being delivered to a turn.
+#[derive(Debug, Clone, Copy)]
+pub struct Delivery<'a> {
+    pub session_id: &'a str,
+    pub input_id: &'a str,
+    pub turn_id: &'a str,
+    pub write: ContextWrite<'a>,
+}
+
+impl Store {
+    /// Marks the input delivered, appends `events` (already numbered; its
+    /// `user_message`) and writes the context row, all in one `BEGIN IMMEDIATE`
+    /// transaction. An input that is not queued any more (delivered before) changes
+    /// nothing and is an error, so nothing is delivered twice.
+    pub async fn deliver_input(
+        &self,
+        delivery: Delivery<'_>,
+        events: &[Event],
+    ) -> Result<(), StoreError> {
+        let Delivery {
+            session_id,
+            input_id,
+            turn_id,
+            write,
+        } = delivery;
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let marked = sqlx::query(
+            "UPDATE inputs SET status = 'delivered', turn_id = ? WHERE id = ? AND session_id = ? AND status = 'queued'",
+        )
+        .bind(turn_id)
+        .bind(input_id)
+        .bind(session_id)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
+        if marked == 0 {
+            return Err(StoreError::NotQueued {
+                input_id: input_id.to_string(),
+            });
+        }
+        insert_events(&mut tx, events).await?;
+        let (idx, written) = match write {
+            ContextWrite::Push { idx, message } => {
+                let n = sqlx::query(
+                    "INSERT INTO messages (session_id, idx, role, content, turn_id, created_at)
+                     SELECT ?1, ?2, ?3, ?4, ?5, ?6
+                     WHERE ?2 = (SELECT COALESCE(MAX(idx) + 1, 0) FROM messages WHERE session_id = ?1)",
+                )
+                .bind(session_id)
+                .bind(idx as i64)
+                .bind(role_str(message.role))
+                .bind(serde_json::to_string(&message.content)?)
+                .bind(turn_id)
+                .bind(clock::now_ms())
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                (idx, n)
+            }
+            ContextWrite::Replace { idx, message } => {
+                let n = sqlx::query(
+                    "UPDATE messages SET role = ?1, content = ?2
+                     WHERE session_id = ?3 AND idx = ?4
+                       AND ?4 = (SELECT MAX(idx) FROM messages WHERE session_id = ?3)",
+                )
+                .bind(role_str(message.role))
+                .bind(serde_json::to_string(&message.content)?)
+                .bind(session_id)
+                .bind(idx as i64)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                (idx, n)
+            }
+        };
+        if written == 0 {
+            let (len,): (i64,) =
+                sqlx::query_as("SELECT COUNT(*) FROM messages WHERE session_id = ?")
+                    .bind(session_id)
+                    .fetch_one(&mut *tx)
+                    .await?;
+            return Err(StoreError::OutOfPlace {
+                session_id: session_id.to_string(),
+                idx,
+                len: len as usize,
+            });
+        }
+        tx.commit().await?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #![allow(clippy::unwrap_used)]
+    use roocode_protocol::event::EventPayload;
+
+    use super::*;
+    use crate::store::sessions::tests::new_session;
+
+    fn user_message(seq: u64, input_id: &str, text: &str) -> Event {
+        Event {
+            seq,
+            ts: "2026-01-01T00:00:00Z".into(),
+            session_id: "s1".into(),
+            agent_id: "s1".into(),
+            payload: EventPayload::UserMessage {
+                turn_id: "t1".into(),
+                input_id: input_id.into(),
+                text: text.into(),
+            },
+        }
+    }
+
+    #[tokio::test]
+    async fn delivery_is_all_or_nothing_and_only_once() {
+        let store = Store::memory().await.unwrap();
+        store
+            .insert_session(&new_session("s1", "/p"))
+            .await
+            .unwrap();
+        store.insert_turn("t1", "s1").await.unwrap();
+        store.queue_input("s1", "i1", "first").await.unwrap();
+        store.queue_input("s1", "i2", "second").await.unwrap();
+        let first = Message::user_text("first");
+        let delivery = Delivery {
+            session_id: "s1",
+            input_id: "i1",
+            turn_id: "t1",
+            write: ContextWrite::Push {
+                idx: 0,
+                message: &first,
+            },
+        };
+        store
+            .deliver_input(delivery, &[user_message(1, "i1", "first")])
+            .await
+            .unwrap();
+        assert_eq!(store.context("s1").await.unwrap(), vec![first.clone()]);
+        assert_eq!(store.last_event_seq("s1").await.unwrap(), 1);
+
+        // Delivered once: a second delivery of the same input changes nothing.
+        let again = store
+            .deliver_input(delivery, &[user_message(2, "i1", "first")])
+            .await;
+        assert!(
+            matches!(again, Err(StoreError::NotQueued { .. })),
+            "{again:?}"
+        );
+        assert_eq!(store.last_event_seq("s1").await.unwrap(), 1);
+
+        // A context write that does not fit rolls the whole delivery back: the input
+        // stays queued and its event is not stored.
+        let second = Message::user_text("second");
+        let misplaced = Delivery {
+            input_id: "i2",
+            write: ContextWrite::Push {
+                idx: 5,
+                message: &second,
+            },
+            ..delivery
+        };
+        let r = store
+            .deliver_input(misplaced, &[user_message(2, "i2", "second")])
+            .await;
+        assert!(matches!(r, Err(StoreError::OutOfPlace { .. })), "{r:?}");
+        assert_eq!(store.last_event_seq("s1").await.unwrap(), 1);
+        let queued = store.queued_inputs("s1").await.unwrap();
+        assert_eq!(queued.len(), 1);
+        assert_eq!(queued[0].id, "i2");
+
+        // Joining the last user message replaces it in place.
+        let mut joined = first.clone();
+        joined
+            .content
+            .push(roocode_protocol::content::ContentBlock::text("second"));
+        let join = Delivery {
+            input_id: "i2",
+            write: ContextWrite::Replace {
+                idx: 0,
+                message: &joined,
+            },
+            ..delivery
+        };
+        store
+            .deliver_input(join, &[user_message(2, "i2", "second")])
+            .await
+            .unwrap();
+        assert_eq!(store.context("s1").await.unwrap(), vec![joined]);
+        assert!(store.queued_inputs("s1").await.unwrap().is_empty());
+    }
+}

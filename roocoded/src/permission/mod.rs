@@ -253,6 +253,18 @@ impl PermissionGate {
             self.settings
                 .rules
                 .evaluate_in(tool.name(), &subject, &bases, Some(&workspace));
+        // Files that usually hold credentials: asked in every mode but bypass.
+        if let Some(decision) = secrets::guard(
+            tool.name(),
+            &target,
+            real.as_deref(),
+            verdict.as_ref(),
+            mode,
+            &ctx.root,
+            home,
+        ) {
+            return decision;
+        }
         // Layer 2, continued: a file with other names (hard links) asks (sandbox::links).
         let rule_kind = verdict.as_ref().map(|v| v.kind);
         if let (PermissionTarget::Path { path, write }, Some(real)) = (&target, &real)
@@ -266,18 +278,6 @@ impl PermissionGate {
                 rule_kind == Some(RuleKind::Allow),
             )
         {
-            return decision;
-        }
-        // Files that usually hold credentials: asked in every mode but bypass.
-        if let Some(decision) = secrets::guard(
-            tool.name(),
-            &target,
-            real.as_deref(),
-            verdict.as_ref(),
-            mode,
-            &ctx.root,
-            home,
-        ) {
             return decision;
         }
         if let PermissionTarget::Url(url) = &target

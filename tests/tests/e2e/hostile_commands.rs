@@ -376,7 +376,12 @@ async fn send_refusing(
         let Some(line) = line else { break };
         send.seen_err.push(line.clone());
         if let Some(id) = line.strip_prefix("session: ") {
-            session_id = id.trim().to_string();
+            // `session: <short> (<full>)`: the full id is the one to pass on.
+            let id = id.trim();
+            session_id = match id.split_once(" (") {
+                Some((_, full)) => full.trim_end_matches(')').to_string(),
+                None => id.to_string(),
+            };
         }
         if let Some(rest) = line.strip_prefix("permission: ") {
             let id = rest.split(' ').next().unwrap().to_string();

@@ -5,6 +5,7 @@
 //! - [`event`]: the numbered session events clients replay and follow.
 //! - [`content`]: messages as lists of content blocks (what the model sees).
 //! - [`session`], [`daemon`]: request and response types.
+//! - [`doctor`]: the health report of `doctor.run`.
 //! - [`display`]: how clients name a tool call on one line.
 //! - [`question`]: the questions of `AskUserQuestion` and how answers resolve.
 //! - [`paths`]: where the daemon's files live (shared so clients find the socket).
@@ -15,6 +16,7 @@ pub mod client;
 pub mod content;
 pub mod daemon;
 pub mod display;
+pub mod doctor;
 pub mod error;
 pub mod event;
 pub mod paths;

@@ -91,6 +91,13 @@ pub async fn run_calls(
         shell: rt.shell.clone(),
         processes: Some(agents.processes.for_session(&row.id)),
         memory_dirs: Some(memory_dirs),
+        sandbox: Some(crate::sandbox::for_session(
+            &agents.paths,
+            std::path::Path::new(&row.root),
+            std::path::Path::new(&row.cwd),
+            &env.vars,
+            &config,
+        )),
     };
     let mode = Mode::parse(&row.mode).unwrap_or(Mode::Default);
     let (mut settings, rule_errors) = GateSettings::from_config(&config, mode, &base.root);

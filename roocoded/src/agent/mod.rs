@@ -108,6 +108,11 @@ impl Agents {
         &self.events
     }
 
+    /// Where the daemon's files live.
+    pub fn paths(&self) -> &Paths {
+        &self.paths
+    }
+
     /// Loads the merged configuration of a project.
     pub fn config(&self, root: &Path) -> Result<Config, AgentError> {
         Config::load(&self.paths.user_dir, root).map_err(|e| AgentError::Config(e.to_string()))
@@ -211,6 +216,7 @@ impl Agents {
             })
             .await?;
         let rt = self.runtime(&id).await?;
+        crate::sandbox::announce(self, &row, &params.env.vars, &config).await;
         rt.state.lock().await.env = params.env;
         tracing::info!(session = %id, root = %row.root, model = %row.model, "session created");
         Ok(row.to_info())

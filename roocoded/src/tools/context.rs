@@ -51,6 +51,9 @@ pub struct ToolContext {
     pub processes: Option<Arc<dyn ProcessRecorder>>,
     /// Where the `Memory` tool keeps auto memories (None: the tool reports an error).
     pub memory_dirs: Option<MemoryDirs>,
+    /// The OS sandbox of commands (None: commands run unconfined with `env` as is; only
+    /// contexts built by tests have none).
+    pub sandbox: Option<Arc<crate::sandbox::CommandSandbox>>,
 }
 
 /// Receives live output of a running tool call.
@@ -92,6 +95,7 @@ impl ToolContext {
             shell: Arc::new(ShellState::new()),
             processes: None,
             memory_dirs: None,
+            sandbox: None,
         }
     }
 

@@ -11,6 +11,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::background::signal_name;
+use super::launch::Launch;
 use super::output::HeadTail;
 use super::process::{
     GroupGuard, Script, Spawned, finish_pump, lock, pump, spawn, terminate_group,
@@ -28,14 +29,17 @@ enum Ending {
 }
 
 /// Run `command` in the session's shell directory and wait for it.
+/// `unconfined`: the call's `dangerously_disable_sandbox` (already approved).
 pub(crate) async fn run(
     ctx: &ToolContext,
     command: &str,
     timeout: Duration,
+    unconfined: bool,
 ) -> Result<ToolOutput, ToolError> {
     if ctx.cancel.is_cancelled() {
         return Err(ToolError::Cancelled);
     }
+    let launch = Launch::new(ctx, unconfined)?;
     let (dir, start_note) = ctx.shell.start_dir(ctx);
     let cwd_file = ctx.shell.cwd_file().map_err(|e| {
         ToolError::Failed(format!("Cannot create a temporary file for the shell: {e}"))
@@ -49,7 +53,7 @@ pub(crate) async fn run(
         mut child,
         pgid,
         output,
-    } = spawn(script, &dir, &ctx.env)
+    } = spawn(script, &dir, &launch)
         .map_err(|e| ToolError::Failed(format!("Cannot start the shell: {e}")))?;
     let guard = GroupGuard::new(pgid, command, ctx.processes.clone());
     let capture = Arc::new(Mutex::new(HeadTail::default()));
@@ -111,6 +115,9 @@ pub(crate) async fn run(
         }
     };
     let rendered = lock(&capture).render();
+    if is_error {
+        notes.extend(launch.failure_note(&rendered, &dir));
+    }
     let mut content = rendered.trim_end_matches(['\n', '\r']).to_string();
     if content.trim().is_empty() {
         content = "(no output)".to_string();

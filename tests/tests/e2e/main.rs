@@ -15,6 +15,7 @@ mod interactive;
 mod llm;
 mod long_task;
 mod permissions;
+mod sandbox;
 mod send;
 mod tools;
 mod tui;

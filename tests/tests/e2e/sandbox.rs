@@ -313,3 +313,64 @@ async fn doctor_reports_daemon_sandbox_config_and_keys_without_printing_them() {
         .unwrap_or_else(|| panic!("no failing config line:\n{}", out.stdout));
     assert!(line.contains("line 2") || line.contains(":2"), "{line}");
 }
+
+/// Live (non-zombie) processes whose command line contains `needle`.
+fn running(needle: &str) -> usize {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter(|e| {
+            let cmd = std::fs::read(e.path().join("cmdline")).unwrap_or_default();
+            let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
+            let zombie = stat
+                .rsplit(')')
+                .next()
+                .is_some_and(|s| s.trim_start().starts_with('Z'));
+            !zombie
+                && String::from_utf8_lossy(&cmd)
+                    .replace('\0', " ")
+                    .contains(needle)
+        })
+        .count()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_sandboxed_command_dies_with_a_killed_daemon() {
+    if no_bwrap() {
+        return;
+    }
+    // A duration no other test uses, so the process can be found by its command line.
+    let needle = "sleep 302.3";
+    let w = World::new(
+        Script::new()
+            .reply(bash_calls(&[needle]))
+            .reply(Reply::text("done")),
+    )
+    .await;
+    let out = w
+        .run(&["send", "--mode", "bypassPermissions", "--no-wait", "wait"])
+        .await;
+    let id = out.session_id();
+    let mut watch = w.start(&["attach", &id, "--output", "stream-json"]);
+    watch.until(|l| l.contains("\"tool_call\"")).await;
+    let wait_for = |want_running: bool| async move {
+        while (running(needle) > 0) != want_running {
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+    };
+    tokio::time::timeout(crate::harness::PATIENCE, wait_for(true))
+        .await
+        .expect("the command starts");
+    let pid = w.daemon_info().await["pid"].as_i64().unwrap();
+    // Our own daemon, started by this test.
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+    // bwrap, its init, the shell and the sleep: all of it goes with the daemon.
+    tokio::time::timeout(crate::harness::PATIENCE, wait_for(false))
+        .await
+        .expect("the sandboxed command dies with the daemon");
+    watch.finish().await;
+}

@@ -216,7 +216,6 @@ impl Agents {
             })
             .await?;
         let rt = self.runtime(&id).await?;
-        crate::sandbox::announce(self, &row, &params.env.vars, &config).await;
         rt.state.lock().await.env = params.env;
         tracing::info!(session = %id, root = %row.root, model = %row.model, "session created");
         Ok(row.to_info())

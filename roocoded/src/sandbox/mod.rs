@@ -248,21 +248,35 @@ pub fn for_session(
     std::sync::Arc::new(sandbox)
 }
 
-/// At a session's start: one `error` event of kind `sandbox` per warning of
-/// [`report::session_warnings`] (commands less confined than bubblewrap allows, or
-/// refused, or project settings ignored). Nothing when all is well.
-pub async fn announce(
-    agents: &crate::agent::Agents,
-    row: &crate::store::SessionRow,
-    client_env: &BTreeMap<String, String>,
-    config: &Config,
-) {
+/// At the first turn of a session (per daemon): one `error` event of kind `sandbox`
+/// per warning of [`report::session_warnings`] (commands less confined than bubblewrap
+/// allows, or refused, or project settings ignored). Nothing when all is well. At the
+/// turn's start rather than at `session.create`, so that the client following the turn
+/// shows it.
+pub async fn announce(agents: &crate::agent::Agents, session_id: &str) {
+    static ANNOUNCED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+    {
+        let mut done = ANNOUNCED.lock().unwrap_or_else(|p| p.into_inner());
+        if done.iter().any(|id| id == session_id) {
+            return;
+        }
+        done.push(session_id.to_string());
+    }
+    let Ok(Some(row)) = agents.store().session(session_id).await else {
+        return;
+    };
+    let root = Path::new(&row.root);
+    let Ok(config) = agents.config(root) else {
+        // The turn reports a broken config itself.
+        return;
+    };
+    // The warnings depend on the mode, the machine and the files, not on the client.
     let sandbox = for_session(
         agents.paths(),
-        Path::new(&row.root),
+        root,
         Path::new(&row.cwd),
-        client_env,
-        config,
+        &BTreeMap::new(),
+        &config,
     );
     for message in report::session_warnings(&sandbox) {
         tracing::warn!(session = %row.id, "{message}");

@@ -178,6 +178,18 @@ impl CommandSandbox {
     }
 }
 
+/// The daemon's own executable, for the Landlock helper. `/proc/self/exe` is resolved by
+/// the forked child just before `exec`, so it is still the daemon's image even after the
+/// binary on disk was replaced or deleted (an upgrade while it runs).
+fn helper_exe() -> std::io::Result<PathBuf> {
+    let proc_exe = PathBuf::from("/proc/self/exe");
+    if proc_exe.exists() {
+        Ok(proc_exe)
+    } else {
+        std::env::current_exe()
+    }
+}
+
 /// The mechanism for `mode` given what the probe found, and why it is degraded.
 pub fn resolve(mode: SandboxMode, caps: &Capabilities) -> (Mechanism, Option<String>) {
     match (mode, &caps.bwrap) {
@@ -191,7 +203,7 @@ pub fn resolve(mode: SandboxMode, caps: &Capabilities) -> (Mechanism, Option<Str
             )),
             Some(format!("bubblewrap cannot run: {why}")),
         ),
-        (SandboxMode::Auto, Err(bwrap_why)) => match (&caps.landlock, std::env::current_exe()) {
+        (SandboxMode::Auto, Err(bwrap_why)) => match (&caps.landlock, helper_exe()) {
             (Ok(()), Ok(exe)) => (
                 Mechanism::Landlock(exe),
                 Some(format!(

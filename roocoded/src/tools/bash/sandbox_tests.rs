@@ -201,3 +201,34 @@ async fn network_deny_cuts_loopback_and_disable_runs_unconfined() {
     .await;
     assert!(!is_error && outside.exists());
 }
+
+#[tokio::test]
+async fn required_without_bubblewrap_refuses_commands_and_says_what_to_do() {
+    let mut p = Project::new();
+    let caps = sandbox::Capabilities {
+        bwrap: Err("bubblewrap is not installed".into()),
+        landlock: Ok(()),
+    };
+    let settings = SandboxSettings {
+        mode: crate::config::SandboxMode::Required,
+        ..SandboxSettings::default()
+    };
+    let env = p.ctx.env.clone();
+    let places = SessionPlaces {
+        user_dir: &p.root,
+        roocode_dirs: vec![],
+        workspace: &p.root,
+        cwd: &p.root,
+        client_env: &env,
+    };
+    let sandbox = CommandSandbox::from_settings(&places, &settings, &Config::default(), &caps);
+    p.ctx.sandbox = Some(Arc::new(sandbox));
+    let err = p
+        .run("Bash", json!({"command": "touch made"}))
+        .await
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("sandbox.mode is `required`"), "{err}");
+    assert!(err.contains("Install bubblewrap"), "{err}");
+    assert!(!p.root.join("made").exists());
+}

@@ -232,3 +232,33 @@ async fn required_without_bubblewrap_refuses_commands_and_says_what_to_do() {
     assert!(err.contains("Install bubblewrap"), "{err}");
     assert!(!p.root.join("made").exists());
 }
+
+#[tokio::test]
+async fn git_still_commits_with_its_config_read_only() {
+    let Some(b) = boxed(SandboxSettings::default()) else {
+        return;
+    };
+    if std::process::Command::new("git")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: no git");
+        return;
+    }
+    std::fs::remove_dir_all(b.p.root.join(".git")).unwrap();
+    let init = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&b.p.root)
+        .status()
+        .unwrap();
+    assert!(init.success());
+    let (text, is_error) = sh(
+        &b.p,
+        json!({"command": "git add -A && git -c user.name=t -c user.email=t@e commit -qm one && git log --oneline | wc -l"}),
+    )
+    .await;
+    assert_eq!((text.as_str(), is_error), ("1", false));
+    let (text, is_error) = sh(&b.p, json!({"command": "git config core.fsmonitor evil"})).await;
+    assert!(is_error, "{text}");
+}

@@ -133,9 +133,30 @@ pub(crate) async fn run(
     })
 }
 
+/// Longest directory report read back (a path, far below this).
+const CWD_REPORT_LIMIT: u64 = 64 * 1024;
+
 /// The directory the wrapper wrote after the command, if it got that far.
+///
+/// The command can see and replace this file (it lives in the session's writable
+/// scratch directory), so it is read as an untrusted regular file: never through a
+/// symlink (the daemon would read, and the result show, a file the sandbox hides),
+/// never a FIFO or device (the read would block the daemon), and only its first
+/// 64 KiB.
 fn reported_dir(cwd_file: &Path) -> Option<PathBuf> {
-    let text = std::fs::read_to_string(cwd_file).ok()?;
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let flags = nix::fcntl::OFlag::O_NOFOLLOW | nix::fcntl::OFlag::O_NONBLOCK;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags.bits())
+        .open(cwd_file)
+        .ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut text = String::new();
+    file.take(CWD_REPORT_LIMIT).read_to_string(&mut text).ok()?;
     let dir = text.trim_end_matches('\n');
     (!dir.is_empty()).then(|| PathBuf::from(dir))
 }
@@ -163,6 +184,23 @@ impl Drop for RemoveOnDrop {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[allow(clippy::unwrap_used)]
+    fn the_directory_report_is_never_read_through_a_link_or_a_fifo() {
+        let dir = tempfile::tempdir().unwrap();
+        let secret = dir.path().join("secret");
+        std::fs::write(&secret, "/a/secret/line\n").unwrap();
+        let report = dir.path().join("cwd-0");
+        std::os::unix::fs::symlink(&secret, &report).unwrap();
+        assert_eq!(reported_dir(&report), None);
+        std::fs::remove_file(&report).unwrap();
+        nix::unistd::mkfifo(&report, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        assert_eq!(reported_dir(&report), None, "and it did not block");
+        std::fs::remove_file(&report).unwrap();
+        std::fs::write(&report, "/some/dir\n").unwrap();
+        assert_eq!(reported_dir(&report), Some(PathBuf::from("/some/dir")));
+    }
 
     #[test]
     fn durations_read_naturally() {

@@ -98,6 +98,7 @@ impl Policy {
             workspaces.extend(expand(dir, inputs));
         }
         for ws in &workspaces {
+            ensure_roocode_dir(ws);
             wanted.push((ws.clone(), Access::Writable));
             for island in ISLANDS {
                 wanted.push((ws.join(island), Access::ReadOnly));
@@ -229,6 +230,11 @@ fn expand(raw: &str, inputs: &PolicyInputs<'_>) -> Vec<PathBuf> {
 
 /// For a workspace whose `.git` is a file (a worktree): its git directory and the
 /// repository's common directory, which `git commit` writes.
+///
+/// The `.git` file is writable by commands, so it is not trusted to name places: the
+/// git directory must be `<common>/worktrees/<name>`, point back at this workspace in
+/// its own `gitdir` file, and `<common>` must hold `HEAD` and `objects/`. Otherwise
+/// (a `.git` file rewritten to `gitdir: /home/me`) nothing is added.
 fn git_dirs(ws: &Path) -> Vec<PathBuf> {
     let dot_git = ws.join(".git");
     if !dot_git.is_file() {
@@ -240,12 +246,39 @@ fn git_dirs(ws: &Path) -> Vec<PathBuf> {
     let Some(dir) = text.trim().strip_prefix("gitdir:").map(str::trim) else {
         return Vec::new();
     };
-    let gitdir = ws.join(dir);
-    let mut dirs = vec![gitdir.clone()];
-    if let Ok(common) = std::fs::read_to_string(gitdir.join("commondir")) {
-        dirs.push(gitdir.join(common.trim()));
+    let Ok(gitdir) = ws.join(dir).canonicalize() else {
+        return Vec::new();
+    };
+    let back = std::fs::read_to_string(gitdir.join("gitdir"))
+        .ok()
+        .and_then(|t| Path::new(t.trim()).canonicalize().ok());
+    let own = dot_git.canonicalize().ok();
+    let Some(common) = std::fs::read_to_string(gitdir.join("commondir"))
+        .ok()
+        .and_then(|c| gitdir.join(c.trim()).canonicalize().ok())
+    else {
+        return Vec::new();
+    };
+    let shaped = gitdir.parent().is_some_and(|p| {
+        p.file_name().is_some_and(|n| n == "worktrees") && p.parent() == Some(common.as_path())
+    });
+    let is_repo = common.join("HEAD").is_file() && common.join("objects").is_dir();
+    if back.is_none() || back != own || !shaped || !is_repo {
+        tracing::warn!(workspace = %ws.display(), "ignoring a .git file that does not name this worktree's own git directory");
+        return Vec::new();
     }
-    dirs
+    vec![gitdir, common]
+}
+
+/// Creates the workspace's (empty) `.roocode/` when it is missing, so that its island
+/// is in place before the first command: otherwise a command could create
+/// `.roocode/config.local.yaml` (say `sandbox: {mode: off}`) and loosen its own next
+/// call. Skipped when the workspace is not a directory or cannot be written.
+fn ensure_roocode_dir(ws: &Path) {
+    let dir = ws.join(".roocode");
+    if ws.is_dir() && std::fs::symlink_metadata(&dir).is_err() {
+        let _ = std::fs::create_dir(&dir);
+    }
 }
 
 /// The directory `core.hooksPath` of the workspace's `.git/config` names, if any.
@@ -403,9 +436,16 @@ mod tests {
         let f = fixture();
         let b = &f.base;
         std::fs::create_dir_all(b.join("repo/.git/worktrees/w1")).unwrap();
+        std::fs::create_dir_all(b.join("repo/.git/objects")).unwrap();
+        std::fs::write(b.join("repo/.git/HEAD"), "ref: refs/heads/main\n").unwrap();
         std::fs::write(b.join("repo/.git/config"), "").unwrap();
         std::fs::write(b.join("repo/.git/worktrees/w1/commondir"), "../..\n").unwrap();
         std::fs::create_dir_all(b.join("wt")).unwrap();
+        std::fs::write(
+            b.join("repo/.git/worktrees/w1/gitdir"),
+            format!("{}\n", b.join("wt/.git").display()),
+        )
+        .unwrap();
         std::fs::write(
             b.join("wt/.git"),
             format!("gitdir: {}\n", b.join("repo/.git/worktrees/w1").display()),
@@ -421,6 +461,31 @@ mod tests {
         });
         assert!(p.may_write(&b.join("repo/.git/objects/ab")));
         assert!(!p.may_write(&b.join("repo/.git/config")));
+        // A rewritten .git file cannot make another place writable.
+        std::fs::write(
+            b.join("wt/.git"),
+            format!("gitdir: {}\n", b.join("other").display()),
+        )
+        .unwrap();
+        std::fs::write(b.join("other/commondir"), "..\n").unwrap();
+        let p = Policy::build(&PolicyInputs {
+            workspace: &b.join("wt"),
+            cwd: &b.join("wt"),
+            homes: vec![],
+            roocode_dirs: vec![],
+            settings: &settings,
+        });
+        assert!(!p.may_write(&b.join("other/x")));
+        assert!(!p.may_write(&b.join("repo/.git/objects/ab")));
+    }
+
+    #[test]
+    fn a_missing_roocode_directory_is_created_and_read_only() {
+        let f = fixture();
+        std::fs::remove_dir(f.base.join("ws/.roocode")).unwrap();
+        let p = build(&f, &SandboxSettings::default());
+        assert!(f.base.join("ws/.roocode").is_dir());
+        assert!(!p.may_write(&f.base.join("ws/.roocode/config.local.yaml")));
     }
 
     #[test]

@@ -93,12 +93,13 @@ const ISLANDS: &[&str] = &[
 impl Policy {
     pub fn build(inputs: &PolicyInputs<'_>) -> Policy {
         let mut wanted: Vec<(PathBuf, Access)> = Vec::new();
+        // Only the workspace's config is RooCode's; additional directories are left alone.
+        ensure_roocode_dir(inputs.workspace);
         let mut workspaces = vec![inputs.workspace.to_path_buf()];
         for dir in &inputs.settings.additional_directories {
             workspaces.extend(expand(dir, inputs));
         }
         for ws in &workspaces {
-            ensure_roocode_dir(ws);
             wanted.push((ws.clone(), Access::Writable));
             for island in ISLANDS {
                 wanted.push((ws.join(island), Access::ReadOnly));

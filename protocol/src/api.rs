@@ -9,6 +9,7 @@ use jsonrpsee::proc_macros::rpc;
 use jsonrpsee::types::ErrorObjectOwned;
 
 use crate::daemon::{ClientInfo, DaemonInfo, HelloResponse};
+use crate::doctor::DoctorReport;
 use crate::event::Event;
 use crate::session::{
     CommandInfo, CommandOutput, CreateParams, ExportPage, HistoryPage, ImportParams,
@@ -152,4 +153,14 @@ pub trait QuestionApi {
     /// labels joined by `, ` for multi-select questions) or free text.
     #[method(name = "respond", param_kind = map, with_extensions)]
     async fn respond(&self, request_id: String, answers: Vec<String>) -> RpcResult<()>;
+}
+
+/// `doctor.*`: the health report of `roocode-cli doctor`.
+#[rpc(server, client, namespace = "doctor", namespace_separator = ".")]
+pub trait DoctorApi {
+    /// Checks the daemon, the command sandbox on this kernel, the config files that
+    /// apply to `cwd` and the providers' keys in `env` (a client snapshot; keys are
+    /// reported present or missing, never returned).
+    #[method(name = "run", param_kind = map)]
+    async fn run(&self, cwd: String, env: crate::session::ClientEnv) -> RpcResult<DoctorReport>;
 }

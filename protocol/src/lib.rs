@@ -5,6 +5,7 @@
 //! - [`event`]: the numbered session events clients replay and follow.
 //! - [`content`]: messages as lists of content blocks (what the model sees).
 //! - [`session`], [`daemon`]: request and response types.
+//! - [`doctor`]: the health report of `doctor.run`.
 //! - [`display`]: how clients name a tool call on one line.
 //! - [`question`]: the questions of `AskUserQuestion` and how answers resolve.
 //! - [`short_id`]: the short session ids people see and type.
@@ -16,6 +17,7 @@ pub mod client;
 pub mod content;
 pub mod daemon;
 pub mod display;
+pub mod doctor;
 pub mod error;
 pub mod event;
 pub mod paths;

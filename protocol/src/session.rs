@@ -87,9 +87,25 @@ pub struct ClientEnv {
 }
 
 impl ClientEnv {
-    /// Prefixes and names of the variables a client forwards.
-    pub const PREFIXES: &'static [&'static str] = &["ROOCODE_", "ANTHROPIC_", "OPENAI_"];
-    pub const NAMES: &'static [&'static str] = &["PATH", "HOME", "VIRTUAL_ENV", "SHELL", "LANG"];
+    /// Prefixes and names of the variables a client forwards. Besides what the daemon
+    /// needs (keys, `ROOCODE_*`), the defaults of `env.forward` that commands get
+    /// (`TERM`, `LC_*`, `TZ`, `USER`, tool homes, `SSH_AUTH_SOCK`).
+    pub const PREFIXES: &'static [&'static str] = &["ROOCODE_", "ANTHROPIC_", "OPENAI_", "LC_"];
+    pub const NAMES: &'static [&'static str] = &[
+        "PATH",
+        "HOME",
+        "VIRTUAL_ENV",
+        "SHELL",
+        "LANG",
+        "TERM",
+        "TZ",
+        "USER",
+        "CARGO_HOME",
+        "RUSTUP_HOME",
+        "GOPATH",
+        "JAVA_HOME",
+        "SSH_AUTH_SOCK",
+    ];
 
     /// Whether a client forwards the variable `name` (provider keys named in config,
     /// ending in `_API_KEY`, are forwarded too).

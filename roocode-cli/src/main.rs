@@ -6,6 +6,7 @@ mod attach;
 mod connect;
 mod daemon_cmd;
 mod daemon_exit;
+mod doctor;
 mod failure;
 mod human;
 mod idle;
@@ -85,6 +86,8 @@ enum Cmd {
     /// Manage the daemon.
     #[command(subcommand)]
     Daemon(DaemonCmd),
+    /// Check the daemon, the command sandbox, the config files and the providers' keys.
+    Doctor,
 }
 
 fn main() {
@@ -129,6 +132,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Cmd::Deny(args) => respond::deny(args).await,
         Cmd::Answer(args) => respond::answer(args).await,
         Cmd::Daemon(cmd) => daemon_cmd::run(cmd).await,
+        Cmd::Doctor => doctor::run().await,
     }
 }
 

@@ -7,7 +7,8 @@
 //! - tools: [`tools`]
 //! - memory: [`context`] (chain validation), [`store`] (SQLite), [`events`] (the session event log),
 //!   [`memory`] (instruction files, auto memory)
-//! - security: [`permission`] — every tool call passes through it.
+//! - security: [`permission`] — every tool call passes through it; [`sandbox`] — the OS
+//!   sandbox every command runs in.
 //!
 //! [`daemon`] ties them together: socket, lock, recovery, shutdown.
 
@@ -22,5 +23,6 @@ pub mod llm;
 pub mod memory;
 pub mod permission;
 pub mod rpc;
+pub mod sandbox;
 pub mod store;
 pub mod tools;

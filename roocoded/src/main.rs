@@ -1,5 +1,7 @@
 //! `roocoded`: the RooCode daemon. Usually started by a client when none answers;
 //! `roocoded --foreground` keeps it in the terminal for debugging and service managers.
+//! `roocoded sandbox-exec` is the Landlock helper commands run through when bubblewrap
+//! cannot (`roocoded::sandbox::landlock`).
 
 use clap::Parser;
 
@@ -13,6 +15,11 @@ struct Args {
 }
 
 fn main() -> std::process::ExitCode {
+    // `roocoded sandbox-exec …`: the Landlock helper the daemon runs commands through.
+    let mut argv = std::env::args_os().skip(1);
+    if argv.next().as_deref() == Some(roocoded::sandbox::landlock::SUBCOMMAND.as_ref()) {
+        return roocoded::sandbox::landlock::exec_main(argv);
+    }
     // Before anything else: a descriptor inherited from whoever started us (a pipe a
     // caller waits on for end-of-file) must not live as long as the daemon.
     roocoded::daemon::detach::close_inherited_descriptors();

@@ -98,6 +98,13 @@ pub async fn run_calls(
         processes: Some(agents.processes.for_session(&row.id)),
         memory_dirs: Some(memory_dirs),
         gate: None,
+        sandbox: Some(crate::sandbox::for_session(
+            &agents.paths,
+            std::path::Path::new(&row.root),
+            std::path::Path::new(&row.cwd),
+            &env.vars,
+            &config,
+        )),
     };
     let mode = Mode::parse(&row.mode).unwrap_or(Mode::Default);
     let gate_now = || {

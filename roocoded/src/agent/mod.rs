@@ -116,6 +116,11 @@ impl Agents {
         self.processes.running_groups()
     }
 
+    /// Where the daemon's files live.
+    pub fn paths(&self) -> &Paths {
+        &self.paths
+    }
+
     /// Loads the merged configuration of a project.
     pub fn config(&self, root: &Path) -> Result<Config, AgentError> {
         Config::load(&self.paths.user_dir, root).map_err(|e| AgentError::Config(e.to_string()))

@@ -159,6 +159,7 @@ impl Turn<'_> {
             turn_id: self.turn_id.to_string(),
         })
         .await?;
+        crate::sandbox::announce(self.agents, self.id()).await;
 
         let mut iterations: u32 = 0;
         let mut unknown_streak: u32 = 0;

@@ -170,8 +170,16 @@ impl PermissionGate {
         &self.protected
     }
 
-    /// Decide whether `tool` may run with `input` (already validated) in `ctx`.
+    /// Decide whether `tool` may run with `input` (already validated) in `ctx`. A Bash
+    /// call outside the OS sandbox is then asked in every mode
+    /// ([`crate::sandbox::disable`]).
     pub fn check(&self, tool: &dyn Tool, input: &Value, ctx: &ToolContext) -> Decision {
+        let decision = self.check_layers(tool, input, ctx);
+        crate::sandbox::disable::review(decision, self.settings.mode, tool.name(), input, ctx)
+    }
+
+    /// The five layers (module documentation).
+    fn check_layers(&self, tool: &dyn Tool, input: &Value, ctx: &ToolContext) -> Decision {
         let target = tool.permission_target(input, ctx);
         let mode = self.settings.mode;
         let home = self.settings.home.as_deref();

@@ -3,6 +3,7 @@
 //! about sessions; it translates, checks the caller and streams events.
 
 mod daemon_api;
+mod doctor_api;
 mod errors;
 pub mod frames;
 mod handshake;

@@ -56,6 +56,9 @@ pub struct ToolContext {
     /// it runs (WebFetch's redirects and the addresses a name resolves to). None: such
     /// targets are treated as needing approval.
     pub gate: Option<Arc<PermissionGate>>,
+    /// The OS sandbox of commands (None: commands run unconfined with `env` as is; only
+    /// contexts built by tests have none).
+    pub sandbox: Option<Arc<crate::sandbox::CommandSandbox>>,
 }
 
 /// Receives live output of a running tool call.
@@ -98,6 +101,7 @@ impl ToolContext {
             processes: None,
             memory_dirs: None,
             gate: None,
+            sandbox: None,
         }
     }
 

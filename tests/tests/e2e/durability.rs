@@ -246,6 +246,9 @@ async fn commands_left_running_by_a_crashed_daemon_are_killed_at_restart() {
             .reply(Reply::text("done")),
     )
     .await;
+    // A sandboxed command dies with its daemon (bubblewrap's --die-with-parent:
+    // e2e/sandbox.rs checks that); unconfined ones are what recovery must clean up.
+    std::fs::write(w.home.path().join("config.yaml"), "sandbox: {mode: off}\n").unwrap();
     let out = w
         .run(&[
             "send",

@@ -19,6 +19,7 @@ mod llm;
 mod long_task;
 mod permissions;
 mod protected;
+mod sandbox;
 mod secrets;
 mod send;
 mod tools;

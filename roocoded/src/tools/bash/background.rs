@@ -12,6 +12,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio_util::sync::CancellationToken;
 
+use super::launch::Launch;
 use super::output::HeadTail;
 use super::process::{
     GroupGuard, Script, finish_pump, kill_group_detached, lock, pump, spawn, terminate_group,
@@ -119,9 +120,15 @@ impl BackgroundShell {
 
 /// Start `command` in the background in the session's current directory and register
 /// it in the session's [`super::ShellState`].
-pub(crate) fn start(ctx: &ToolContext, command: &str) -> Result<Arc<BackgroundShell>, ToolError> {
+/// `unconfined`: the call's `dangerously_disable_sandbox` (already approved).
+pub(crate) fn start(
+    ctx: &ToolContext,
+    command: &str,
+    unconfined: bool,
+) -> Result<Arc<BackgroundShell>, ToolError> {
+    let launch = Launch::new(ctx, unconfined)?;
     let (dir, _) = ctx.shell.start_dir(ctx);
-    let spawned = spawn(Script::Plain(command), &dir, &ctx.env)
+    let spawned = spawn(Script::Plain(command), &dir, &launch)
         .map_err(|e| ToolError::Failed(format!("Cannot start the command: {e}")))?;
     let guard = GroupGuard::new(spawned.pgid, command, ctx.processes.clone());
     let shell = Arc::new(BackgroundShell {

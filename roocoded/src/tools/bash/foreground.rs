@@ -11,6 +11,7 @@ use std::time::Duration;
 use tokio_util::sync::CancellationToken;
 
 use super::background::signal_name;
+use super::launch::Launch;
 use super::output::HeadTail;
 use super::process::{
     GroupGuard, Script, Spawned, finish_pump, lock, pump, spawn, terminate_group,
@@ -28,14 +29,17 @@ enum Ending {
 }
 
 /// Run `command` in the session's shell directory and wait for it.
+/// `unconfined`: the call's `dangerously_disable_sandbox` (already approved).
 pub(crate) async fn run(
     ctx: &ToolContext,
     command: &str,
     timeout: Duration,
+    unconfined: bool,
 ) -> Result<ToolOutput, ToolError> {
     if ctx.cancel.is_cancelled() {
         return Err(ToolError::Cancelled);
     }
+    let launch = Launch::new(ctx, unconfined)?;
     let (dir, start_note) = ctx.shell.start_dir(ctx);
     let cwd_file = ctx.shell.cwd_file().map_err(|e| {
         ToolError::Failed(format!("Cannot create a temporary file for the shell: {e}"))
@@ -49,7 +53,7 @@ pub(crate) async fn run(
         mut child,
         pgid,
         output,
-    } = spawn(script, &dir, &ctx.env)
+    } = spawn(script, &dir, &launch)
         .map_err(|e| ToolError::Failed(format!("Cannot start the shell: {e}")))?;
     let guard = GroupGuard::new(pgid, command, ctx.processes.clone());
     let capture = Arc::new(Mutex::new(HeadTail::default()));
@@ -111,6 +115,9 @@ pub(crate) async fn run(
         }
     };
     let rendered = lock(&capture).render();
+    if is_error {
+        notes.extend(launch.failure_note(&rendered, &dir));
+    }
     let mut content = rendered.trim_end_matches(['\n', '\r']).to_string();
     if content.trim().is_empty() {
         content = "(no output)".to_string();
@@ -126,9 +133,30 @@ pub(crate) async fn run(
     })
 }
 
+/// Longest directory report read back (a path, far below this).
+const CWD_REPORT_LIMIT: u64 = 64 * 1024;
+
 /// The directory the wrapper wrote after the command, if it got that far.
+///
+/// The command can see and replace this file (it lives in the session's writable
+/// scratch directory), so it is read as an untrusted regular file: never through a
+/// symlink (the daemon would read, and the result show, a file the sandbox hides),
+/// never a FIFO or device (the read would block the daemon), and only its first
+/// 64 KiB.
 fn reported_dir(cwd_file: &Path) -> Option<PathBuf> {
-    let text = std::fs::read_to_string(cwd_file).ok()?;
+    use std::io::Read as _;
+    use std::os::unix::fs::OpenOptionsExt as _;
+    let flags = nix::fcntl::OFlag::O_NOFOLLOW | nix::fcntl::OFlag::O_NONBLOCK;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags.bits())
+        .open(cwd_file)
+        .ok()?;
+    if !file.metadata().ok()?.is_file() {
+        return None;
+    }
+    let mut text = String::new();
+    file.take(CWD_REPORT_LIMIT).read_to_string(&mut text).ok()?;
     let dir = text.trim_end_matches('\n');
     (!dir.is_empty()).then(|| PathBuf::from(dir))
 }
@@ -156,6 +184,23 @@ impl Drop for RemoveOnDrop {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    #[allow(clippy::unwrap_used)]
+    fn the_directory_report_is_never_read_through_a_link_or_a_fifo() {
+        let dir = tempfile::tempdir().unwrap();
+        let secret = dir.path().join("secret");
+        std::fs::write(&secret, "/a/secret/line\n").unwrap();
+        let report = dir.path().join("cwd-0");
+        std::os::unix::fs::symlink(&secret, &report).unwrap();
+        assert_eq!(reported_dir(&report), None);
+        std::fs::remove_file(&report).unwrap();
+        nix::unistd::mkfifo(&report, nix::sys::stat::Mode::S_IRWXU).unwrap();
+        assert_eq!(reported_dir(&report), None, "and it did not block");
+        std::fs::remove_file(&report).unwrap();
+        std::fs::write(&report, "/some/dir\n").unwrap();
+        assert_eq!(reported_dir(&report), Some(PathBuf::from("/some/dir")));
+    }
 
     #[test]
     fn durations_read_naturally() {

@@ -1,7 +1,9 @@
 //! The `Bash` tool and its helpers `BashOutput` and `KillShell`.
 //!
 //! Every command runs with `bash -c` (`sh` where bash is missing) in a process group of
-//! its own, with the client's environment snapshot (`ctx.env`), stdin on /dev/null, and
+//! its own, inside the session's OS sandbox (`launch.rs`, `crate::sandbox`), with the
+//! sandbox's command environment (the client's snapshot without provider keys and
+//! `ROOCODE_*`, plus `env.forward` and a private `TMPDIR`), stdin on /dev/null, and
 //! stdout and stderr on one pipe so their lines come back interleaved as written. A
 //! timeout, a cancel, the end of the command (for what it left running with `&`),
 //! `KillShell` and the end of the session kill the whole group: SIGTERM, then SIGKILL
@@ -21,6 +23,7 @@ mod background;
 mod bash_output;
 mod foreground;
 mod kill_shell;
+mod launch;
 mod output;
 mod process;
 mod shell;
@@ -76,7 +79,13 @@ processes (dev servers, watchers, anything that does not exit on its own) set \
 run_in_background: true instead of using & or nohup: the call returns at once with a \
 bash_id; read the new output with BashOutput and stop it with KillShell. Background \
 commands have no timeout, start in the current working directory and do not change it.
-- Give description: what the command does in 5-10 words, shown to the user.";
+- Give description: what the command does in 5-10 words, shown to the user.
+- Commands run in an OS sandbox: they can write only inside the project (and the \
+configured additional directories and $TMPDIR), .git/config, .git/hooks and .roocode/ \
+are read-only, and credential directories such as ~/.ssh look empty. A command the \
+sandbox stopped fails with \"Read-only file system\" or \"Permission denied\" and a \
+note saying so. Only if it truly must write elsewhere, re-run it with \
+dangerously_disable_sandbox: true; the user is asked to approve that every time.";
 
 /// The built-in `Bash` tool.
 #[derive(Debug, Clone, Copy, Default)]
@@ -92,6 +101,10 @@ struct BashInput {
     #[serde(rename = "description")]
     _description: Option<String>,
     run_in_background: Option<bool>,
+    /// Run outside the OS sandbox; the permission gate asks the user first, in every
+    /// mode (`crate::sandbox::disable`).
+    #[serde(alias = "dangerouslyDisableSandbox")]
+    dangerously_disable_sandbox: Option<bool>,
 }
 
 impl Tool for BashTool {
@@ -123,6 +136,14 @@ impl Tool for BashTool {
                 "run_in_background": {
                     "type": "boolean",
                     "description": "Start the command in the background and return its bash_id at once; read its output with BashOutput"
+                },
+                "dangerously_disable_sandbox": {
+                    "type": "boolean",
+                    "description": "Run the command outside the OS sandbox. Only when the sandbox stopped a command that really needs to write outside the project; the user is always asked first"
+                },
+                "dangerouslyDisableSandbox": {
+                    "type": "boolean",
+                    "description": "Same as dangerously_disable_sandbox"
                 }
             },
             "required": ["command"],
@@ -160,15 +181,16 @@ impl Tool for BashTool {
             if input.command.trim().is_empty() {
                 return Err(ToolError::InvalidInput("command is empty".to_string()));
             }
+            let unconfined = input.dangerously_disable_sandbox == Some(true);
             if input.run_in_background == Some(true) {
-                let shell = background::start(ctx, &input.command)?;
+                let shell = background::start(ctx, &input.command, unconfined)?;
                 return Ok(ToolOutput::text(format!(
                     "Command running in the background with bash_id {id}. Read its output \
                      with BashOutput (bash_id \"{id}\") and stop it with KillShell.",
                     id = shell.id
                 )));
             }
-            foreground::run(ctx, &input.command, timeout(input.timeout)).await
+            foreground::run(ctx, &input.command, timeout(input.timeout), unconfined).await
         }
         .boxed()
     }
@@ -181,5 +203,7 @@ fn timeout(ms: Option<f64>) -> Duration {
     Duration::from_millis(ms.clamp(1.0, MAX_TIMEOUT_MS as f64) as u64)
 }
 
+#[cfg(test)]
+mod sandbox_tests;
 #[cfg(test)]
 mod tests;

@@ -6,7 +6,6 @@
 //! grandchildren waiting for PID 1 to reap them) do not count. On Linux this is read
 //! from `/proc`; elsewhere `killpg(pgid, 0)` is the (zombie-blind) fallback.
 
-use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -21,6 +20,7 @@ use tokio::net::unix::pipe;
 use tokio::time::Instant;
 use tokio_util::sync::CancellationToken;
 
+use super::launch::Launch;
 use super::output::{HeadTail, Utf8Decoder};
 use crate::tools::ProgressFn;
 
@@ -79,16 +79,22 @@ pub(crate) struct Spawned {
     pub output: pipe::Receiver,
 }
 
-/// Start `script` in `dir` with exactly `env` as environment, stdin on /dev/null, in a
-/// new process group.
-pub(crate) fn spawn(
-    script: Script<'_>,
-    dir: &Path,
-    env: &BTreeMap<String, String>,
-) -> io::Result<Spawned> {
+/// Start `script` in `dir` with exactly `launch.env` as environment, stdin on /dev/null,
+/// in a new process group, inside the launch's sandbox wrapper when it has one. The
+/// wrapper (bwrap, or the Landlock helper) leads the group and the shell inherits it,
+/// so the recorded group is still the command's.
+pub(crate) fn spawn(script: Script<'_>, dir: &Path, launch: &Launch) -> io::Result<Spawned> {
+    let env = &launch.env;
     let shell = find_shell(env.get("PATH").map(OsStr::new), WELL_KNOWN_DIRS)
         .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "neither bash nor sh found"))?;
-    let mut cmd = tokio::process::Command::new(&shell);
+    let mut cmd = match launch.wrapper(dir)? {
+        Some((program, args)) => {
+            let mut cmd = tokio::process::Command::new(program);
+            cmd.args(args).arg(&shell);
+            cmd
+        }
+        None => tokio::process::Command::new(&shell),
+    };
     cmd.arg("-c");
     match script {
         Script::Tracked { command, cwd_file } => {

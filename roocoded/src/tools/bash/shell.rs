@@ -1,6 +1,6 @@
 //! [`ShellState`]: what one session's shell remembers between `Bash` calls — its
 //! working directory and its background shells — plus a private scratch directory for
-//! the files the shell reports its directory in.
+//! the files the shell reports its directory in and the commands' `TMPDIR`.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -92,17 +92,23 @@ impl ShellState {
     /// A fresh path (not yet existing) in the scratch directory, for one command to
     /// write its final directory to.
     pub(crate) fn cwd_file(&self) -> std::io::Result<PathBuf> {
+        let dir = self.scratch_dir()?;
+        let n = self.file_seq.fetch_add(1, Ordering::Relaxed);
+        Ok(dir.join(format!("cwd-{n}")))
+    }
+
+    /// The session's private (0700) directory, created on first use: the cwd files
+    /// and, in `tmp/`, the commands' `TMPDIR`. Removed with the session's shell.
+    pub(crate) fn scratch_dir(&self) -> std::io::Result<PathBuf> {
         let mut scratch = lock(&self.scratch);
-        let dir = match scratch.as_ref() {
-            Some(dir) if dir.is_dir() => dir.clone(),
+        match scratch.as_ref() {
+            Some(dir) if dir.is_dir() => Ok(dir.clone()),
             _ => {
                 let dir = create_scratch()?;
                 *scratch = Some(dir.clone());
-                dir
+                Ok(dir)
             }
-        };
-        let n = self.file_seq.fetch_add(1, Ordering::Relaxed);
-        Ok(dir.join(format!("cwd-{n}")))
+        }
     }
 
     /// Reserve the next background shell id (`bash_1`, `bash_2`, …).

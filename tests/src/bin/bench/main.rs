@@ -24,6 +24,9 @@
 //!   (request and response on the wire, seen by a timing proxy in front of the mock),
 //!   the difference (compaction overhead) and the before/after token counts.
 //!
+//! `roocode-bench sandbox [--calls 100]` measures instead the OS sandbox's added cost per
+//! Bash call ([`sandbox_cost`]).
+//!
 //! The bench's `config.yaml` raises `context.window_tokens` so that the long history
 //! fits the window and no automatic compaction fires during the measured sends.
 
@@ -32,6 +35,7 @@ mod harness;
 mod history;
 mod proxy;
 mod resume;
+mod sandbox_cost;
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -68,6 +72,11 @@ enum Cmd {
         #[arg(trailing_var_arg = true, required = true)]
         argv: Vec<String>,
     },
+    /// The OS sandbox's added cost per Bash call (`true`, sandbox off vs on).
+    Sandbox {
+        #[arg(long, default_value_t = 100)]
+        calls: usize,
+    },
     /// Prints the generated long history as JSONL (for `roocode-cli import`).
     History {
         #[arg(long, default_value_t = resume::LONG_MESSAGES)]
@@ -80,7 +89,7 @@ fn main() -> anyhow::Result<()> {
     match args.cmd {
         Some(Cmd::Measure { argv }) => return measure(&argv),
         Some(Cmd::History { messages }) => return print_history(messages),
-        None => {}
+        Some(Cmd::Sandbox { .. }) | None => {}
     }
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -144,6 +153,18 @@ async fn daemon_memory(b: &Bench) -> anyhow::Result<(f64, f64)> {
 }
 
 async fn bench(args: Args) -> anyhow::Result<()> {
+    if let Some(Cmd::Sandbox { calls }) = args.cmd {
+        let b = Bench {
+            dir: std::env::current_exe()?
+                .parent()
+                .context("bench directory")?
+                .to_path_buf(),
+            home: tempfile::Builder::new().prefix("rb").tempdir()?,
+            project: tempfile::tempdir()?,
+            base_url: String::new(),
+        };
+        return sandbox_cost::run(b, calls).await;
+    }
     let exe = std::env::current_exe()?;
     let dir = exe.parent().context("bench directory")?.to_path_buf();
     for name in ["roocoded", "roocode-cli"] {

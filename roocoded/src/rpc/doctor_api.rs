@@ -1,0 +1,138 @@
+//! `doctor.run`: the daemon's part of `roocode-cli doctor` — its build, the command
+//! sandbox on this kernel for the caller's project, the config files that apply there
+//! (file:line errors) and whether the providers' keys are set (never their values).
+
+use std::path::{Path, PathBuf};
+
+use roocode_protocol::api::{DoctorApiServer, RpcResult};
+use roocode_protocol::doctor::{CheckStatus, DoctorCheck, DoctorReport};
+use roocode_protocol::session::ClientEnv;
+
+use super::Handler;
+use crate::config::Config;
+use crate::sandbox::{SandboxSettings, capabilities, report};
+
+#[jsonrpsee::core::async_trait]
+impl DoctorApiServer for Handler {
+    async fn run(&self, cwd: String, env: ClientEnv) -> RpcResult<DoctorReport> {
+        let ctx = self.0.clone();
+        let report = tokio::task::spawn_blocking(move || {
+            doctor(
+                &ctx.paths.user_dir,
+                Path::new(&cwd),
+                &env,
+                ctx.started.elapsed(),
+            )
+        })
+        .await
+        .unwrap_or_else(|e| DoctorReport {
+            build_id: roocode_protocol::BUILD_ID.to_string(),
+            checks: vec![DoctorCheck::new(
+                "daemon",
+                CheckStatus::Fail,
+                format!("the checks failed: {e}"),
+            )],
+        });
+        Ok(report)
+    }
+}
+
+fn doctor(
+    user_dir: &Path,
+    cwd: &Path,
+    env: &ClientEnv,
+    uptime: std::time::Duration,
+) -> DoctorReport {
+    let mut checks = vec![DoctorCheck::new(
+        "daemon",
+        CheckStatus::Ok,
+        format!(
+            "reachable, pid {}, up {} s, build {}",
+            std::process::id(),
+            uptime.as_secs(),
+            roocode_protocol::BUILD_ID
+        ),
+    )];
+    let root = if cwd.is_absolute() && cwd.is_dir() {
+        crate::agent::project::project_root(cwd)
+    } else {
+        checks.push(DoctorCheck::new(
+            "config",
+            CheckStatus::Fail,
+            format!("`{}` is not an existing absolute directory", cwd.display()),
+        ));
+        return finish(checks);
+    };
+    let files = [
+        user_dir.join("config.yaml"),
+        root.join(".roocode").join("config.yaml"),
+        root.join(".roocode").join("config.local.yaml"),
+    ];
+    checks.extend(files.iter().map(config_check));
+    let config = Config::load(user_dir, &root).unwrap_or_default();
+    match SandboxSettings::load(user_dir, &root) {
+        Ok(settings) => checks.extend(report::doctor_checks(capabilities(), &settings)),
+        Err(e) => checks.push(DoctorCheck::new(
+            "sandbox",
+            CheckStatus::Fail,
+            e.to_string(),
+        )),
+    }
+    checks.extend(key_checks(env, &config));
+    finish(checks)
+}
+
+fn finish(checks: Vec<DoctorCheck>) -> DoctorReport {
+    DoctorReport {
+        build_id: roocode_protocol::BUILD_ID.to_string(),
+        checks,
+    }
+}
+
+fn config_check(file: &PathBuf) -> DoctorCheck {
+    let name = format!("config: {}", file.display());
+    match std::fs::read_to_string(file) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            DoctorCheck::new(name, CheckStatus::Ok, "not present (optional)")
+        }
+        Err(e) => DoctorCheck::new(name, CheckStatus::Fail, format!("cannot be read: {e}")),
+        Ok(text) => match Config::parse(file, &text) {
+            Ok(_) => DoctorCheck::new(name, CheckStatus::Ok, "valid"),
+            Err(e) => DoctorCheck::new(name, CheckStatus::Fail, e.to_string()),
+        },
+    }
+}
+
+/// Presence of the built-in providers' keys and of each configured provider's
+/// `api_key_env`, and whether the model sessions would use resolves.
+fn key_checks(env: &ClientEnv, config: &Config) -> Vec<DoctorCheck> {
+    let set = |name: &str| env.get(name).is_some_and(|v| !v.trim().is_empty());
+    let mut vars: Vec<(String, String)> = vec![
+        ("anthropic".into(), "ANTHROPIC_API_KEY".into()),
+        ("openai".into(), "OPENAI_API_KEY".into()),
+    ];
+    for (name, provider) in &config.providers {
+        if let Some(var) = &provider.api_key_env {
+            vars.push((name.clone(), var.clone()));
+        }
+    }
+    let mut checks: Vec<DoctorCheck> = vars
+        .into_iter()
+        .map(|(provider, var)| {
+            let (status, detail) = if set(&var) {
+                (CheckStatus::Ok, format!("{var} is set"))
+            } else {
+                (CheckStatus::Warn, format!("{var} is not set in this shell"))
+            };
+            DoctorCheck::new(format!("provider: {provider}"), status, detail)
+        })
+        .collect();
+    let spec = crate::llm::model_spec(env, config);
+    let http = reqwest::Client::new();
+    let model = match crate::llm::resolve_model(&spec, env, config, &http) {
+        Ok(_) => DoctorCheck::new("model", CheckStatus::Ok, format!("{spec}: ready")),
+        Err(e) => DoctorCheck::new("model", CheckStatus::Fail, format!("{spec}: {e}")),
+    };
+    checks.push(model);
+    checks
+}

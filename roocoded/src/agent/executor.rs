@@ -381,6 +381,7 @@ fn summarizer(
         session_id: row.id.clone(),
         // Tools run for the main agent, whose id is the session's.
         agent_id: row.id.clone(),
+        redact: config.redact(),
     }))
 }
 

@@ -34,6 +34,9 @@ pub struct ModelSummarizer {
     pub session_id: String,
     /// The agent whose tool call this is (the session id for the main agent).
     pub agent_id: String,
+    /// `security.redact`: credentials in the page are redacted before the model sees
+    /// them, as they are in every tool result.
+    pub redact: bool,
 }
 
 impl ModelSummarizer {
@@ -79,6 +82,13 @@ impl Summarizer for ModelSummarizer {
         prompt: &'a str,
     ) -> BoxFuture<'a, Result<String, String>> {
         async move {
+            let redacted;
+            let content = if self.redact {
+                redacted = crate::tools::redact::redact(content).text;
+                redacted.as_str()
+            } else {
+                content
+            };
             let request = ModelRequest {
                 model: self.model.model.clone(),
                 system: SYSTEM.to_string(),

@@ -142,8 +142,9 @@ async fn a_command_cannot_approve_its_own_agents_request() {
     let root = w.project_path();
     std::fs::create_dir_all(root.join(".roocode")).unwrap();
     // The user allowed the script, and the OS sandbox is off: this check holds alone.
+    // (Local file: a committed project file cannot turn the sandbox off.)
     std::fs::write(
-        root.join(".roocode/config.yaml"),
+        root.join(".roocode/config.local.yaml"),
         "permissions:\n  allow:\n    - \"Bash(sh approve.sh)\"\nsandbox:\n  mode: off\n",
     )
     .unwrap();

@@ -26,6 +26,11 @@ struct Recorder {
 
 impl Recorder {
     async fn start() -> Self {
+        Self::serving("received").await
+    }
+
+    /// A recorder whose every answer is `body`.
+    async fn serving(body: &'static str) -> Self {
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let port = listener.local_addr().unwrap().port();
         let seen = Arc::new(Mutex::new(Vec::new()));
@@ -50,7 +55,6 @@ impl Recorder {
                         .unwrap_or("")
                         .to_string();
                     log.lock().unwrap().push(format!("{path} {host}"));
-                    let body = "received";
                     let response = format!(
                         "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\
                          Connection: close\r\n\r\n{body}",
@@ -245,4 +249,50 @@ async fn a_rule_naming_127_0_0_1_keeps_a_local_server_usable_under_every_spellin
             format!("/b 127.0.0.1:{port}"),
         ]
     );
+}
+
+/// A page that carries a key (an AWS-shaped fake): the tool-less model call that
+/// answers WebFetch's prompt sees it redacted, like every tool result.
+const PAGE_WITH_KEY: &str = "deploy notes: AKIAIOSFODNN7EXAMPLQ is the key";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_in_a_fetched_page_is_redacted_before_the_prompt_model_call() {
+    let server = Recorder::serving(PAGE_WITH_KEY).await;
+    let w = World::new(
+        Script::new()
+            .rule(
+                "content of a web page",
+                Reply::text("The page names a key."),
+            )
+            .reply(Reply::tool_calls(vec![ToolCall::new(
+                "WebFetch",
+                json!({"url": format!("http://127.0.0.1:{}/notes", server.port),
+                       "prompt": "what does it say?"}),
+            )]))
+            .reply(Reply::text("Done.")),
+    )
+    .await;
+    let root = w.project_path();
+    std::fs::create_dir_all(root.join(".roocode")).unwrap();
+    std::fs::write(
+        root.join(".roocode/config.yaml"),
+        "permissions:\n  allow:\n    - \"WebFetch(domain:127.0.0.1)\"\n",
+    )
+    .unwrap();
+    let out = w.run(&["send", "read the notes"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(server.seen().len(), 1, "the page was fetched");
+    let requests = w.mock.requests();
+    let summary = requests
+        .iter()
+        .find(|r| {
+            r.body["system"]
+                .to_string()
+                .contains("content of a web page")
+        })
+        .expect("the prompt was answered by a model call");
+    let sent = summary.body.to_string();
+    assert!(sent.contains("deploy notes"), "{sent}");
+    assert!(!sent.contains("AKIAIOSFODNN7EXAMPLQ"), "{sent}");
+    assert!(sent.contains("[redacted: "), "{sent}");
 }

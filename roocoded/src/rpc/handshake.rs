@@ -1,13 +1,11 @@
-//! The handshake rule: the first call of every connection is `daemon.hello`. An RPC
-//! middleware, one per connection, refuses every other call until then, and after a
+//! The handshake rule: the first call of every connection is `daemon.hello`. A rule of the RPC
+//! middleware ([`super::refusing`]), one per connection, refuses every other call until then, and after a
 //! hello from a client of another protocol allows only what it needs to restart the
 //! daemon (`daemon.info`, `daemon.shutdown`).
 
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use jsonrpsee::MethodResponse;
-use jsonrpsee::core::middleware::{Batch, Notification, RpcServiceT};
 use jsonrpsee::types::{ErrorObjectOwned, Request};
 use roocode_protocol::PROTOCOL_VERSION;
 use roocode_protocol::daemon::ClientInfo;
@@ -50,15 +48,13 @@ impl HandshakeState {
     }
 }
 
-/// The middleware.
+/// The rule, one per connection (run by [`super::refusing::Refusing`]).
 #[derive(Clone)]
-pub struct HelloGate<S> {
-    pub service: S,
+pub struct HelloRule {
     pub state: HandshakeState,
 }
 
-impl<S> HelloGate<S> {
-    /// Why `method` may not run now, if it may not.
+impl super::refusing::Rule for HelloRule {
     fn refusal(&self, request: &Request<'_>) -> Option<ErrorObjectOwned> {
         let method = request.method_name();
         if method == "daemon.hello" {
@@ -99,42 +95,5 @@ impl<S> HelloGate<S> {
                 None::<()>,
             )),
         }
-    }
-}
-
-impl<S> RpcServiceT for HelloGate<S>
-where
-    S: RpcServiceT<MethodResponse = MethodResponse> + Send + Sync + Clone + 'static,
-{
-    type MethodResponse = S::MethodResponse;
-    type NotificationResponse = S::NotificationResponse;
-    type BatchResponse = S::BatchResponse;
-
-    fn call<'a>(
-        &self,
-        request: Request<'a>,
-    ) -> impl Future<Output = Self::MethodResponse> + Send + 'a {
-        let refusal = self.refusal(&request);
-        let service = self.service.clone();
-        async move {
-            match refusal {
-                Some(err) => MethodResponse::error(request.id().clone(), err),
-                None => service.call(request).await,
-            }
-        }
-    }
-
-    fn batch<'a>(
-        &self,
-        requests: Batch<'a>,
-    ) -> impl Future<Output = Self::BatchResponse> + Send + 'a {
-        self.service.batch(requests)
-    }
-
-    fn notification<'a>(
-        &self,
-        n: Notification<'a>,
-    ) -> impl Future<Output = Self::NotificationResponse> + Send + 'a {
-        self.service.notification(n)
     }
 }

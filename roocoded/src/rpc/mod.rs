@@ -10,6 +10,7 @@ mod handshake;
 pub mod limits;
 pub mod peer_check;
 mod permission_api;
+mod refusing;
 mod relay;
 mod server;
 mod session_api;

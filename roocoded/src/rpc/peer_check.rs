@@ -13,8 +13,6 @@
 use std::collections::HashSet;
 use std::sync::Arc;
 
-use jsonrpsee::MethodResponse;
-use jsonrpsee::core::middleware::{Batch, Notification, RpcServiceT};
 use jsonrpsee::types::{ErrorObjectOwned, Request};
 use roocode_protocol::error::REFUSED_FROM_COMMAND;
 
@@ -101,16 +99,16 @@ fn parse_stat(text: &str) -> Option<Stat> {
     })
 }
 
-/// The middleware, one per connection.
+/// The rule, one per connection (run by [`super::refusing::Refusing`]).
 #[derive(Clone)]
-pub struct CommandGate<S> {
-    pub service: S,
+pub struct CommandRule {
     pub peer_pid: Option<i32>,
     pub agents: Arc<Agents>,
 }
 
-impl<S> CommandGate<S> {
-    fn refusal(&self, method: &str) -> Option<ErrorObjectOwned> {
+impl super::refusing::Rule for CommandRule {
+    fn refusal(&self, request: &Request<'_>) -> Option<ErrorObjectOwned> {
+        let method = request.method_name();
         if !GUARDED.contains(&method) {
             return None;
         }
@@ -152,84 +150,4 @@ fn refused(method: &str, why: &str) -> ErrorObjectOwned {
         ),
         None::<()>,
     )
-}
-
-impl<S> RpcServiceT for CommandGate<S>
-where
-    S: RpcServiceT<MethodResponse = MethodResponse> + Send + Sync + Clone + 'static,
-{
-    type MethodResponse = S::MethodResponse;
-    type NotificationResponse = S::NotificationResponse;
-    type BatchResponse = S::BatchResponse;
-
-    fn call<'a>(
-        &self,
-        request: Request<'a>,
-    ) -> impl Future<Output = Self::MethodResponse> + Send + 'a {
-        let refusal = self.refusal(request.method_name());
-        let service = self.service.clone();
-        async move {
-            match refusal {
-                Some(err) => MethodResponse::error(request.id().clone(), err),
-                None => service.call(request).await,
-            }
-        }
-    }
-
-    fn batch<'a>(
-        &self,
-        requests: Batch<'a>,
-    ) -> impl Future<Output = Self::BatchResponse> + Send + 'a {
-        // Batches never reach here: the frame pre-parser refuses them.
-        self.service.batch(requests)
-    }
-
-    fn notification<'a>(
-        &self,
-        n: Notification<'a>,
-    ) -> impl Future<Output = Self::NotificationResponse> + Send + 'a {
-        // A notification gets no answer, so none of the guarded methods acts on one.
-        self.service.notification(n)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used)]
-    use super::*;
-
-    #[test]
-    fn stat_fields_follow_the_last_parenthesis() {
-        let s = parse_stat("4242 (a) b (c)) S 17 4242 99 0 -1").unwrap();
-        assert_eq!((s.ppid, s.pgrp, s.session), (17, 4242, 99));
-        assert!(parse_stat("garbage").is_none());
-    }
-
-    #[test]
-    fn a_descendant_of_a_command_group_is_a_command_even_after_setsid() {
-        // This test process stands for the peer; its parent chain is real.
-        let me = std::process::id() as i32;
-        let stat = read_stat(me).unwrap();
-        let none = HashSet::new();
-        assert!(matches!(check(me, &none, 0), Verdict::Allowed));
-        // Our own group recorded as a command's: we are inside it.
-        let ours = HashSet::from([stat.pgrp]);
-        assert!(matches!(check(me, &ours, 0), Verdict::Command(_)));
-        // Only our parent is recorded (as after a setsid out of its group): the walk
-        // up the parents still finds it.
-        if stat.ppid > 1 {
-            let parent = HashSet::from([stat.ppid]);
-            match check(me, &parent, 0) {
-                Verdict::Command(hit) => assert_eq!(hit.pid, stat.ppid),
-                _ => panic!("the parent's group was not found"),
-            }
-        }
-        // The walk stops at the daemon: what is above it does not count.
-        if stat.ppid > 1 {
-            let parent = HashSet::from([stat.ppid]);
-            assert!(matches!(check(me, &parent, me), Verdict::Allowed));
-        }
-        // A process that is gone cannot be checked.
-        assert!(matches!(check(i32::MAX - 1, &none, 0), Verdict::Unknown(_)));
-    }
 }

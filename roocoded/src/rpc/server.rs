@@ -20,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 use tower::Service;
 
 use super::limits::Limits;
+use super::refusing::Refusing;
 use super::{DaemonContext, Peer, handshake, peer_check, relay};
 
 /// Bytes buffered in each direction of the in-memory pipe between relay and jsonrpsee.
@@ -92,14 +93,18 @@ pub async fn serve(listener: &UnixListener, ctx: DaemonContext, stop: Cancellati
         let conn_state = state.clone();
         let agents = agents.clone();
         let gate = RpcServiceBuilder::new()
-            .layer_fn(move |service| handshake::HelloGate {
+            .layer_fn(move |service| Refusing {
                 service,
-                state: state.clone(),
+                rule: handshake::HelloRule {
+                    state: state.clone(),
+                },
             })
-            .layer_fn(move |service| peer_check::CommandGate {
+            .layer_fn(move |service| Refusing {
                 service,
-                peer_pid: peer.pid,
-                agents: agents.clone(),
+                rule: peer_check::CommandRule {
+                    peer_pid: peer.pid,
+                    agents: agents.clone(),
+                },
             });
         let mut svc = builder
             .clone()

@@ -1,5 +1,6 @@
 //! A command can never drive RooCode: the calls that decide something for the user
-//! (permission and question answers, mode changes, messages, slash commands) are
+//! (permission and question answers, mode and model changes, messages, slash commands,
+//! importing a history into a session, deleting one, stopping the daemon) are
 //! refused when the connecting process descends from a command the daemon runs for
 //! the model. Otherwise a prompt-injected model could run `roocode-cli approve` on its
 //! own request, or switch its session to `bypassPermissions`.
@@ -23,8 +24,13 @@ pub const GUARDED: &[&str] = &[
     "permission.respond",
     "question.respond",
     "session.set_mode",
+    "session.set_model",
     "session.send",
     "session.command",
+    // A forged history is a forged user: an imported "user" turn could approve anything.
+    "session.import",
+    "session.delete",
+    "daemon.shutdown",
 ];
 
 /// How far up the parent chain to look (a chain deeper than this is itself suspect).
@@ -146,7 +152,7 @@ fn refused(method: &str, why: &str) -> ErrorObjectOwned {
     ErrorObjectOwned::owned(
         REFUSED_FROM_COMMAND,
         format!(
-            "{method} refused: {why}. A command can never answer permission requests or questions, change the mode or send messages; answer from your own terminal (`roocode-cli approve|deny <id>`, or the TUI)"
+            "{method} refused: {why}. A command can never answer permission requests or questions, change the mode or model, send or import messages, delete sessions or stop the daemon; answer from your own terminal (`roocode-cli approve|deny <id>`, or the TUI)"
         ),
         None::<()>,
     )

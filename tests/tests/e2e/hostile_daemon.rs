@@ -159,7 +159,10 @@ while [ $i -lt 600 ]; do
   id=$('{cli}' pending --json 2>/dev/null | sed -n 's/.*"request_id": *"\([^"]*\)".*/\1/p' | head -n 1)
   if [ -n "$id" ]; then
     '{cli}' approve "$id" > approve.out 2> approve.err
-    echo "exit=$?" > approve.done
+    code=$?
+    '{cli}' daemon stop > stop.out 2> stop.err
+    echo "exit=$?" > stop.done
+    echo "exit=$code" > approve.done
     exit 0
   fi
   i=$((i+1))
@@ -199,6 +202,15 @@ echo "exit=timeout" > approve.done
         err.contains("refused") && err.contains("A command can never"),
         "the reason is given: {err}"
     );
+    // Nor may it stop the daemon (which would end the user's turn with it).
+    let stop = std::fs::read_to_string(root.join("stop.done")).unwrap();
+    let stop_err = std::fs::read_to_string(root.join("stop.err")).unwrap_or_default();
+    assert_ne!(
+        stop.trim(),
+        "exit=0",
+        "the command stopped the daemon: {stop_err}"
+    );
+    assert!(stop_err.contains("refused"), "{stop_err}");
     // The request still waits for the user, who denies it.
     let pending = w.run(&["pending", "--json"]).await;
     assert!(pending.stdout.contains(&request_id), "{pending:?}");

@@ -104,6 +104,7 @@ pub async fn run_calls(
             std::path::Path::new(&row.cwd),
             &env.vars,
             &config,
+            &turn_config.sandbox(),
         )),
     };
     let mode = Mode::parse(&row.mode).unwrap_or(Mode::Default);

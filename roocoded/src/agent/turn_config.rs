@@ -15,11 +15,17 @@
 //!
 //! A file that turns invalid while the turn runs changes nothing: the turn keeps its
 //! last good configuration and reports the error once.
+//!
+//! The command sandbox's settings ([`SandboxSettings`]: the same files, read with each
+//! file's trust) follow the same rule: taken when the turn starts, replaced only by an
+//! approved change, so a command that rewrites a config file (possible where Landlock
+//! is all there is, which has no read-only islands) cannot loosen its own sandbox.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
 use crate::config::{Config, ConfigError, Guarded};
+use crate::sandbox::SandboxSettings;
 
 /// What [`TurnConfig::recheck`] found in the files.
 #[derive(Debug, Clone, PartialEq)]
@@ -43,6 +49,7 @@ pub enum FileCheck {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Refused {
     kept: Guarded,
+    kept_sandbox: SandboxSettings,
     refused: Guarded,
 }
 
@@ -56,6 +63,8 @@ pub struct TurnConfig {
 struct State {
     /// What the turn runs with.
     config: Config,
+    /// The command sandbox's settings the turn runs with.
+    sandbox: SandboxSettings,
     /// The permission-relevant keys of the files as last seen (applied or refused).
     seen: Guarded,
     /// The last invalid-file error reported.
@@ -66,17 +75,20 @@ impl TurnConfig {
     /// Reads the merged configuration of the project at `root`.
     pub fn load(user_dir: &Path, root: &Path) -> Result<Self, ConfigError> {
         let config = Config::load(user_dir, root)?;
-        Ok(Self::new(user_dir, root, config))
+        let sandbox = SandboxSettings::load(user_dir, root)?;
+        Ok(Self::new(user_dir, root, config, sandbox))
     }
 
-    /// A turn configuration starting from `config` (read from `user_dir` and `root`).
-    pub fn new(user_dir: &Path, root: &Path, config: Config) -> Self {
+    /// A turn configuration starting from `config` and `sandbox` (read from `user_dir`
+    /// and `root`).
+    pub fn new(user_dir: &Path, root: &Path, config: Config, sandbox: SandboxSettings) -> Self {
         Self {
             user_dir: user_dir.to_path_buf(),
             root: root.to_path_buf(),
             state: Mutex::new(State {
                 seen: Guarded::of(&config),
                 config,
+                sandbox,
                 reported: None,
             }),
         }
@@ -89,6 +101,11 @@ impl TurnConfig {
     /// The configuration the turn runs with now.
     pub fn get(&self) -> Config {
         self.state().config.clone()
+    }
+
+    /// The command sandbox's settings the turn runs with now.
+    pub fn sandbox(&self) -> SandboxSettings {
+        self.state().sandbox.clone()
     }
 
     /// An "allow always" rule was written to the local config: it applies at once, and
@@ -137,14 +154,24 @@ impl TurnConfig {
 
     /// The user approved `newer`: the turn runs with it from now on.
     pub fn apply(&self, newer: &Guarded) {
-        newer.apply_to(&mut self.state().config);
+        let mut state = self.state();
+        newer.apply_to(&mut state.config);
+        // The sandbox settings of the files the user approved; if they changed again
+        // since, the old ones stay and the next recheck asks about the new content.
+        let approved =
+            Config::load(&self.user_dir, &self.root).is_ok_and(|disk| Guarded::of(&disk) == *newer);
+        if approved && let Ok(sandbox) = SandboxSettings::load(&self.user_dir, &self.root) {
+            state.sandbox = sandbox;
+        }
     }
 
     /// The user refused `newer`: the turn keeps its settings; the returned record lets
     /// the next turn ask again.
     pub fn refuse(&self, newer: &Guarded) -> Refused {
+        let state = self.state();
         Refused {
-            kept: Guarded::of(&self.state().config),
+            kept: Guarded::of(&state.config),
+            kept_sandbox: state.sandbox.clone(),
             refused: newer.clone(),
         }
     }
@@ -157,6 +184,7 @@ impl TurnConfig {
             let mut state = self.state();
             if state.seen == refused.refused {
                 refused.kept.apply_to(&mut state.config);
+                state.sandbox = refused.kept_sandbox;
                 state.seen = refused.kept;
             }
         }
@@ -273,5 +301,42 @@ mod tests {
         turn.allow_rule("Bash(make)");
         assert_eq!(turn.get().permissions.allow, ["Bash(make)"]);
         assert_eq!(turn.recheck(), FileCheck::Same);
+    }
+
+    #[test]
+    fn the_command_sandbox_loosens_only_with_an_approved_change() {
+        use crate::config::SandboxMode;
+        let dirs = Dirs::new();
+        let turn = dirs.load();
+        assert_eq!(turn.sandbox().mode, SandboxMode::Auto);
+        // What a command could write where no read-only island protects the file.
+        dirs.local("sandbox: {mode: off, allow_write: [\"/\"]}\n");
+        let FileCheck::Changed { newer, .. } = turn.recheck() else {
+            panic!("expected a change")
+        };
+        assert_eq!(
+            turn.sandbox().mode,
+            SandboxMode::Auto,
+            "not before approval"
+        );
+        let refused = turn.refuse(&newer);
+        assert_eq!(turn.sandbox().mode, SandboxMode::Auto);
+        let next = dirs.load().resume(refused);
+        assert_eq!(
+            next.sandbox().mode,
+            SandboxMode::Auto,
+            "nor at the next turn"
+        );
+        assert!(next.sandbox().allow_write.is_empty());
+        let FileCheck::Changed { newer, .. } = next.recheck() else {
+            panic!("asked again")
+        };
+        next.apply(&newer);
+        assert_eq!(
+            next.sandbox().mode,
+            SandboxMode::Off,
+            "applied once approved"
+        );
+        assert_eq!(next.sandbox().allow_write, ["/"]);
     }
 }

@@ -30,7 +30,7 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
-use crate::config::{Config, ConfigError, SandboxMode};
+use crate::config::{Config, SandboxMode};
 pub use env::EnvPolicy;
 pub use policy::{Access, Policy, PolicyInputs};
 pub use probe::{Capabilities, capabilities};
@@ -78,23 +78,8 @@ pub struct SessionPlaces<'a> {
 }
 
 impl CommandSandbox {
-    /// Reads the sandbox settings of the project at `places.workspace` (the project root
-    /// for config purposes is `project_root`) and resolves mechanism and policy.
-    pub fn for_session(
-        places: &SessionPlaces<'_>,
-        project_root: &Path,
-        config: &Config,
-    ) -> Result<Self, ConfigError> {
-        let settings = SandboxSettings::load(places.user_dir, project_root)?;
-        Ok(Self::from_settings(
-            places,
-            &settings,
-            config,
-            capabilities(),
-        ))
-    }
-
-    /// [`Self::for_session`] with settings and probe results given.
+    /// The sandbox of `places` under `settings` (read with each file's trust by
+    /// [`SandboxSettings::load`]), on this machine's mechanism or the probe's `caps`.
     pub fn from_settings(
         places: &SessionPlaces<'_>,
         settings: &SandboxSettings,
@@ -230,14 +215,15 @@ pub fn resolve(mode: SandboxMode, caps: &Capabilities) -> (Mechanism, Option<Str
 }
 
 /// The sandbox of a session's commands for one batch of tool calls: the workspace is
-/// the session's `root`, RooCode's own directories from `paths` are hidden. A config
-/// file that cannot be read makes every command fail with its error (never unconfined).
+/// the session's `root`, RooCode's own directories from `paths` are hidden, `settings`
+/// are the turn's (see `agent::turn_config`).
 pub fn for_session(
     paths: &roocode_protocol::paths::Paths,
     root: &Path,
     cwd: &Path,
     client_env: &BTreeMap<String, String>,
     config: &Config,
+    settings: &SandboxSettings,
 ) -> std::sync::Arc<CommandSandbox> {
     let places = SessionPlaces {
         user_dir: &paths.user_dir,
@@ -251,13 +237,12 @@ pub fn for_session(
         cwd,
         client_env,
     };
-    let sandbox = CommandSandbox::for_session(&places, root, config).unwrap_or_else(|e| {
-        let settings = SandboxSettings::default();
-        let mut s = CommandSandbox::from_settings(&places, &settings, config, capabilities());
-        s.mechanism = Mechanism::Refuse(format!("Commands are not run: {e}"));
-        s
-    });
-    std::sync::Arc::new(sandbox)
+    std::sync::Arc::new(CommandSandbox::from_settings(
+        &places,
+        settings,
+        config,
+        capabilities(),
+    ))
 }
 
 /// At the first turn of a session (per daemon): one `error` event of kind `sandbox`
@@ -278,7 +263,10 @@ pub async fn announce(agents: &crate::agent::Agents, session_id: &str) {
         return;
     };
     let root = Path::new(&row.root);
-    let Ok(config) = agents.config(root) else {
+    let (Ok(config), Ok(settings)) = (
+        agents.config(root),
+        SandboxSettings::load(&agents.paths().user_dir, root),
+    ) else {
         // The turn reports a broken config itself.
         return;
     };
@@ -289,6 +277,7 @@ pub async fn announce(agents: &crate::agent::Agents, session_id: &str) {
         Path::new(&row.cwd),
         &BTreeMap::new(),
         &config,
+        &settings,
     );
     for message in report::session_warnings(&sandbox) {
         tracing::warn!(session = %row.id, "{message}");

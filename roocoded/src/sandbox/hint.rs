@@ -1,6 +1,7 @@
 //! The note added to a failed command's result when the sandbox probably stopped it:
-//! its output says "Read-only file system", "Permission denied" or "Operation not
-//! permitted" about an absolute path commands may not write.
+//! its output says "Read-only file system", "Permission denied", "Operation not
+//! permitted" or "Device or resource busy" (a rename over one of the read-only files
+//! bound into the workspace, as `git config` does) about a path commands may not write.
 
 use std::path::{Path, PathBuf};
 
@@ -10,6 +11,7 @@ const MARKERS: &[&str] = &[
     "Read-only file system",
     "Permission denied",
     "Operation not permitted",
+    "Device or resource busy",
 ];
 
 /// The note for `output` of a command that failed, if the sandbox explains it.
@@ -55,7 +57,10 @@ fn candidates(line: &str) -> Vec<PathBuf> {
     }
     for word in line.split_whitespace() {
         let word = word.trim_matches(|c: char| ":'\"‘’`,()".contains(c));
-        if word.starts_with('/') && word.len() > 1 {
+        // Absolute, or relative with a directory (`.git/config`, as git says it).
+        if (word.starts_with('/') && word.len() > 1)
+            || (word.starts_with('.') && word.contains('/'))
+        {
             out.push(PathBuf::from(word));
         }
     }
@@ -114,6 +119,20 @@ mod tests {
             note("cat: /etc/x: No such file or directory", &p, &ws),
             None
         );
+    }
+
+    #[test]
+    fn names_a_read_only_island_that_git_could_not_replace() {
+        let ws = tempfile::tempdir().unwrap();
+        let ws = ws.path().canonicalize().unwrap();
+        let mut p = policy(&ws);
+        p.mounts.push(Mount {
+            path: ws.join(".git/config"),
+            access: Access::ReadOnly,
+            is_dir: false,
+        });
+        let out = "error: could not write config file .git/config: Device or resource busy";
+        assert!(note_for(out, &p, &ws).contains(".git/config is outside"));
     }
 
     fn note_for(out: &str, p: &Policy, ws: &Path) -> String {

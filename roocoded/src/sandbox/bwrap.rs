@@ -2,7 +2,10 @@
 //! a fresh `/dev` and `/proc`, the policy's mounts shallow first, every capability
 //! dropped (as root, a kept `CAP_SYS_ADMIN` would let the command remount `/`
 //! read-write), a PID namespace (so `kill -9 -1` reaches only the command's own
-//! processes), optionally no network, and `--die-with-parent`.
+//! processes), optionally no network, and `--die-with-parent`. (That one has a window:
+//! a daemon killed while bwrap is still setting the sandbox up, before it asked the
+//! kernel for the signal, leaves the command orphaned; the next daemon kills it with
+//! the other recorded process groups at start.)
 //!
 //! No `--new-session`: the command must stay in the process group the daemon created
 //! (bwrap is spawned as the group leader and the shell inherits the group), and the

@@ -6,6 +6,7 @@ use roocode_tests::mock_llm::{Reply, Script, ScriptedReply, ToolCall};
 use serde_json::{Value, json};
 
 use crate::harness::World;
+use crate::harness::chain_is_valid;
 
 fn kill9(pid: u64) {
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), Signal::SIGKILL).unwrap();
@@ -290,37 +291,6 @@ async fn commands_left_running_by_a_crashed_daemon_are_killed_at_restart() {
         .expect("the orphan is killed");
     let sessions = w.run(&["sessions", "--json"]).await.json();
     assert_eq!(sessions[0]["status"], "interrupted");
-}
-
-/// Every tool_use of a recorded request has its tool_result in the next message.
-fn chain_is_valid(body: &Value) -> Result<(), String> {
-    let msgs = body["messages"].as_array().ok_or("no messages")?;
-    for (i, m) in msgs.iter().enumerate() {
-        let calls: Vec<&str> = m["content"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|b| b["type"] == "tool_use")
-            .filter_map(|b| b["id"].as_str())
-            .collect();
-        if calls.is_empty() {
-            continue;
-        }
-        let next = msgs
-            .get(i + 1)
-            .ok_or(format!("message {i} has calls and nothing after it"))?;
-        let results: Vec<&str> = next["content"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|b| b["type"] == "tool_result")
-            .filter_map(|b| b["tool_use_id"].as_str())
-            .collect();
-        if results != calls {
-            return Err(format!("message {i}: calls {calls:?}, results {results:?}"));
-        }
-    }
-    Ok(())
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -11,6 +11,9 @@ use tempfile::TempDir;
 use tokio::io::{AsyncBufReadExt, BufReader, Lines};
 use tokio::process::{Child, ChildStderr, ChildStdout, Command};
 
+mod requests;
+pub use requests::{chain_is_valid, last_results};
+
 /// Upper bound for anything a test waits on; reaching it is a failure, never a pass.
 pub const PATIENCE: Duration = Duration::from_secs(60);
 

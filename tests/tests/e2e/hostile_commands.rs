@@ -323,22 +323,9 @@ fn results(w: &World, prefix: &str) -> Vec<(String, String)> {
 
 /// (`tool_use_id`, text) of the tool results in the last message of `body`.
 fn last_results(body: &Value) -> Vec<(String, String)> {
-    let Some(msgs) = body["messages"].as_array() else {
-        return Vec::new();
-    };
-    let Some(content) = msgs.last().and_then(|m| m["content"].as_array()) else {
-        return Vec::new();
-    };
-    content
-        .iter()
-        .filter(|b| b["type"] == "tool_result")
-        .map(|b| {
-            let text = match &b["content"] {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            (b["tool_use_id"].as_str().unwrap_or("").to_string(), text)
-        })
+    crate::harness::last_results(body)
+        .into_iter()
+        .map(|r| (r.tool_use_id, r.content))
         .collect()
 }
 

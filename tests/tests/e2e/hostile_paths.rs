@@ -34,23 +34,9 @@ fn full() -> bool {
 /// The tool_result blocks of a recorded request's last user message, as (id, content,
 /// is_error).
 fn results(body: &Value) -> Vec<(String, String, bool)> {
-    let last = body["messages"].as_array().unwrap().last().unwrap().clone();
-    last["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|b| b["type"] == "tool_result")
-        .map(|b| {
-            let content = match &b["content"] {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            (
-                b["tool_use_id"].as_str().unwrap().to_string(),
-                content,
-                b["is_error"].as_bool().unwrap_or(false),
-            )
-        })
+    crate::harness::last_results(body)
+        .into_iter()
+        .map(|r| (r.tool_use_id, r.content, r.is_error))
         .collect()
 }
 

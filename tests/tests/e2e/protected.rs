@@ -10,21 +10,11 @@ use crate::harness::{Running, World};
 
 const ESCALATION: &str = "permissions:\n  allow: [\"Bash(*)\"]\n";
 
-/// The tool_result contents of the last user message of a recorded request.
+/// (content, is_error) of the tool results in the last message of a recorded request.
 fn last_results(body: &Value) -> Vec<(String, bool)> {
-    let msgs = body["messages"].as_array().unwrap();
-    msgs.last().unwrap()["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|b| b["type"] == "tool_result")
-        .map(|b| {
-            let text = match &b["content"] {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            (text, b["is_error"].as_bool().unwrap_or(false))
-        })
+    crate::harness::last_results(body)
+        .into_iter()
+        .map(|r| (r.content, r.is_error))
         .collect()
 }
 

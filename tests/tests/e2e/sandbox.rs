@@ -13,19 +13,9 @@ use crate::harness::World;
 fn results(w: &World) -> Vec<(String, bool)> {
     let requests = w.mock.requests();
     let body = &requests.last().expect("a model request").body;
-    let msgs = body["messages"].as_array().unwrap();
-    msgs.last().unwrap()["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|b| b["type"] == "tool_result")
-        .map(|b| {
-            let content = match &b["content"] {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            (content, b["is_error"].as_bool().unwrap_or(false))
-        })
+    crate::harness::last_results(body)
+        .into_iter()
+        .map(|r| (r.content, r.is_error))
         .collect()
 }
 

@@ -7,25 +7,11 @@ use crate::harness::{Api, World};
 
 /// The tool_result blocks of a recorded request's last user message, as (id, content, is_error).
 fn anthropic_results(body: &Value) -> Vec<(String, String, bool)> {
-    let msgs = body["messages"].as_array().unwrap();
-    let last = msgs.last().unwrap();
-    assert_eq!(last["role"], "user");
-    last["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|b| b["type"] == "tool_result")
-        .map(|b| {
-            let content = match &b["content"] {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            };
-            (
-                b["tool_use_id"].as_str().unwrap().to_string(),
-                content,
-                b["is_error"].as_bool().unwrap_or(false),
-            )
-        })
+    let last = body["messages"].as_array().and_then(|m| m.last());
+    assert_eq!(last.map(|m| &m["role"]), Some(&Value::from("user")));
+    crate::harness::last_results(body)
+        .into_iter()
+        .map(|r| (r.tool_use_id, r.content, r.is_error))
         .collect()
 }
 

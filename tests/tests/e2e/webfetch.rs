@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 
 use nix::sys::signal::Signal;
 use roocode_tests::mock_llm::{Reply, Script, ToolCall};
-use serde_json::{Value, json};
+use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
 
@@ -95,19 +95,10 @@ fn project_with_secret(w: &World, extra: &[&str]) {
 /// The text of the last tool result the model received in request `index`.
 fn last_result(w: &World, index: usize) -> (String, bool) {
     let body = &w.mock.requests()[index].body;
-    let msgs = body["messages"].as_array().unwrap();
-    let block = msgs.last().unwrap()["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .rfind(|b| b["type"] == "tool_result")
-        .unwrap()
-        .clone();
-    let text = match &block["content"] {
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
-    };
-    (text, block["is_error"].as_bool().unwrap_or(false))
+    let last = crate::harness::last_results(body)
+        .pop()
+        .expect("a tool result in the last message");
+    (last.content, last.is_error)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

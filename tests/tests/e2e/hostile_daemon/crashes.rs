@@ -10,37 +10,8 @@ use roocode_tests::mock_llm::{Reply, Script, ScriptedReply, ToolCall};
 use serde_json::{Value, json};
 
 use super::{Rng, count, daemon_pid, fd_count, full, rss_kib, start_daemon};
+use crate::harness::chain_is_valid;
 use crate::harness::{PATIENCE, World};
-
-/// Every tool_use of a recorded request has its tool_result in the next message.
-fn chain_is_valid(body: &Value) -> Result<(), String> {
-    let msgs = body["messages"].as_array().ok_or("no messages")?;
-    for (i, m) in msgs.iter().enumerate() {
-        let calls: Vec<&str> = m["content"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|b| b["type"] == "tool_use")
-            .filter_map(|b| b["id"].as_str())
-            .collect();
-        if calls.is_empty() {
-            continue;
-        }
-        let results: Vec<&str> = msgs
-            .get(i + 1)
-            .ok_or(format!("message {i} has calls and nothing after it"))?["content"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|b| b["type"] == "tool_result")
-            .filter_map(|b| b["tool_use_id"].as_str())
-            .collect();
-        if results != calls {
-            return Err(format!("message {i}: calls {calls:?}, results {results:?}"));
-        }
-    }
-    Ok(())
-}
 
 fn kill9(pid: i32) {
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), Signal::SIGKILL).unwrap();

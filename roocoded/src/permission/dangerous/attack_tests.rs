@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use super::tests::find;
+use super::tests::{denied, find, misjudged, opaque};
 use super::*;
 use crate::permission::command::analyze;
 
@@ -281,31 +281,19 @@ const NOT_DENIED_ISSUE9: &[&str] = &[
 
 #[test]
 fn issue9_classes_are_denied() {
-    let missed: Vec<(&str, Option<Finding>)> = DENIED_ISSUE9
-        .iter()
-        .map(|line| (*line, find(line)))
-        .filter(|(_, f)| !matches!(f, Some(Finding::Deny(_))))
-        .collect();
+    let missed = misjudged(DENIED_ISSUE9, denied);
     assert!(missed.is_empty(), "not denied: {missed:#?}");
 }
 
 #[test]
 fn issue9_unknowables_are_asked() {
-    let wrong: Vec<(&str, Option<Finding>)> = ASKED_ISSUE9
-        .iter()
-        .map(|line| (*line, find(line)))
-        .filter(|(_, f)| !matches!(f, Some(Finding::Opaque(_))))
-        .collect();
+    let wrong = misjudged(ASKED_ISSUE9, opaque);
     assert!(wrong.is_empty(), "not asked: {wrong:#?}");
 }
 
 #[test]
 fn issue9_look_alikes_still_run() {
-    let wrong: Vec<(&str, Option<Finding>)> = NOT_DENIED_ISSUE9
-        .iter()
-        .map(|line| (*line, find(line)))
-        .filter(|(_, f)| f.is_some())
-        .collect();
+    let wrong = misjudged(NOT_DENIED_ISSUE9, Option::is_none);
     assert!(wrong.is_empty(), "wrongly flagged: {wrong:#?}");
 }
 

@@ -19,6 +19,26 @@ pub(super) fn find(line: &str) -> Option<Finding> {
     check(&analyze(line), &cx)
 }
 
+/// The lines of a table whose finding is not what `wanted` accepts, with the finding.
+pub(super) fn misjudged(
+    table: &[&'static str],
+    wanted: impl Fn(&Option<Finding>) -> bool,
+) -> Vec<(&'static str, Option<Finding>)> {
+    table
+        .iter()
+        .map(|line| (*line, find(line)))
+        .filter(|(_, f)| !wanted(f))
+        .collect()
+}
+
+pub(super) fn denied(f: &Option<Finding>) -> bool {
+    matches!(f, Some(Finding::Deny(_)))
+}
+
+pub(super) fn opaque(f: &Option<Finding>) -> bool {
+    matches!(f, Some(Finding::Opaque(_)))
+}
+
 /// Commands and disguises that must be hard-denied.
 const DENIED: &[&str] = &[
     // rm -rf, every flag spelling and target
@@ -333,21 +353,13 @@ fn dangerous_commands_and_disguises_are_denied() {
 #[test]
 fn look_alikes_are_not_denied() {
     assert!(NOT_DENIED.len() >= 30);
-    let wrong: Vec<(&str, Option<Finding>)> = NOT_DENIED
-        .iter()
-        .map(|line| (*line, find(line)))
-        .filter(|(_, f)| f.is_some())
-        .collect();
+    let wrong = misjudged(NOT_DENIED, Option::is_none);
     assert!(wrong.is_empty(), "wrongly flagged: {wrong:#?}");
 }
 
 #[test]
 fn what_cannot_be_seen_through_is_opaque() {
-    let wrong: Vec<(&str, Option<Finding>)> = OPAQUE
-        .iter()
-        .map(|line| (*line, find(line)))
-        .filter(|(_, f)| !matches!(f, Some(Finding::Opaque(_))))
-        .collect();
+    let wrong = misjudged(OPAQUE, opaque);
     assert!(wrong.is_empty(), "not opaque: {wrong:#?}");
 }
 

@@ -7,9 +7,8 @@ use roocode_protocol::content::Message;
 use roocode_protocol::event::Event;
 
 use super::events::insert_events;
-use super::messages::role_str;
+use super::messages::{insert_next, role_str};
 use super::{Store, StoreError};
-use crate::clock;
 
 /// How the message's text enters the stored context.
 #[derive(Debug, Clone, Copy)]
@@ -64,20 +63,7 @@ impl Store {
         insert_events(&mut tx, events).await?;
         let (idx, written) = match write {
             ContextWrite::Push { idx, message } => {
-                let n = sqlx::query(
-                    "INSERT INTO messages (session_id, idx, role, content, turn_id, created_at)
-                     SELECT ?1, ?2, ?3, ?4, ?5, ?6
-                     WHERE ?2 = (SELECT COALESCE(MAX(idx) + 1, 0) FROM messages WHERE session_id = ?1)",
-                )
-                .bind(session_id)
-                .bind(idx as i64)
-                .bind(role_str(message.role))
-                .bind(serde_json::to_string(&message.content)?)
-                .bind(turn_id)
-                .bind(clock::now_ms())
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
+                let n = insert_next(&mut *tx, session_id, idx, message, Some(turn_id)).await?;
                 (idx, n)
             }
             ContextWrite::Replace { idx, message } => {
@@ -97,11 +83,12 @@ impl Store {
             }
         };
         if written == 0 {
-            let (len,): (i64,) =
-                sqlx::query_as("SELECT COUNT(*) FROM messages WHERE session_id = ?")
-                    .bind(session_id)
-                    .fetch_one(&mut *tx)
-                    .await?;
+            let (len,): (i64,) = sqlx::query_as(
+                "SELECT COALESCE(MAX(idx) + 1, 0) FROM messages WHERE session_id = ?",
+            )
+            .bind(session_id)
+            .fetch_one(&mut *tx)
+            .await?;
             return Err(StoreError::OutOfPlace {
                 session_id: session_id.to_string(),
                 idx,

@@ -125,22 +125,7 @@ impl Store {
         msg: &Message,
         turn_id: Option<&str>,
     ) -> Result<(), StoreError> {
-        // The check and the insert are one statement, so no other writer can slip in
-        // between them.
-        let inserted = sqlx::query(
-            "INSERT INTO messages (session_id, idx, role, content, turn_id, created_at)
-             SELECT ?1, ?2, ?3, ?4, ?5, ?6
-             WHERE ?2 = (SELECT COALESCE(MAX(idx) + 1, 0) FROM messages WHERE session_id = ?1)",
-        )
-        .bind(session_id)
-        .bind(idx as i64)
-        .bind(role_str(msg.role))
-        .bind(serde_json::to_string(&msg.content)?)
-        .bind(turn_id)
-        .bind(clock::now_ms())
-        .execute(&self.pool)
-        .await?
-        .rows_affected();
+        let inserted = insert_next(&self.pool, session_id, idx, msg, turn_id).await?;
         if inserted == 0 {
             return Err(StoreError::OutOfPlace {
                 session_id: session_id.to_string(),
@@ -283,6 +268,32 @@ fn encode(messages: &[Message]) -> Result<Vec<EncodedRow>, StoreError> {
 const WRITE_CHUNK: usize = 100;
 
 /// Inserts `rows` at positions `start..`, many rows per statement.
+/// Inserts `msg` at `idx` if `idx` is the session's next position; the rows written (0:
+/// out of place). The check and the insert are one statement, so no other writer can
+/// slip in between them. On the pool or inside a caller's transaction.
+pub(super) async fn insert_next<'e>(
+    executor: impl sqlx::SqliteExecutor<'e>,
+    session_id: &str,
+    idx: usize,
+    msg: &Message,
+    turn_id: Option<&str>,
+) -> Result<u64, StoreError> {
+    Ok(sqlx::query(
+        "INSERT INTO messages (session_id, idx, role, content, turn_id, created_at)
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6
+         WHERE ?2 = (SELECT COALESCE(MAX(idx) + 1, 0) FROM messages WHERE session_id = ?1)",
+    )
+    .bind(session_id)
+    .bind(idx as i64)
+    .bind(role_str(msg.role))
+    .bind(serde_json::to_string(&msg.content)?)
+    .bind(turn_id)
+    .bind(clock::now_ms())
+    .execute(executor)
+    .await?
+    .rows_affected())
+}
+
 async fn insert_rows(
     tx: &mut sqlx::SqliteConnection,
     session_id: &str,

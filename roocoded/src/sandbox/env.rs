@@ -1,8 +1,9 @@
 //! The environment of a command run for the model.
 //!
 //! It is the session's client environment snapshot (what `roocode-cli`/`roocode-tui`
-//! send: `PATH`, `HOME`, `SHELL`, `VIRTUAL_ENV`, `LANG`, the [`FORWARD_DEFAULTS`] and
-//! the provider variables), then:
+//! send, `roocode_protocol::session::ClientEnv::forwards`: `PATH`, `HOME`, `SHELL`,
+//! `LANG`, `LC_*`, `TERM`, `TZ`, `USER`, tool homes, `SSH_AUTH_SOCK` and the provider
+//! variables), then:
 //!
 //! 1. every name listed in `env.forward` (user and local files; `*` globs allowed) that
 //!    the client did not send is taken from the daemon's own environment, which is the
@@ -14,20 +15,6 @@
 //! 3. `TMPDIR`, `TMP` and `TEMP` point at the session's private temporary directory.
 
 use std::collections::BTreeMap;
-
-/// Forwarded to commands by default (clients send them; `LC_*` is a prefix).
-pub const FORWARD_DEFAULTS: &[&str] = &[
-    "TERM",
-    "LANG",
-    "LC_*",
-    "TZ",
-    "USER",
-    "CARGO_HOME",
-    "RUSTUP_HOME",
-    "GOPATH",
-    "JAVA_HOME",
-    "SSH_AUTH_SOCK",
-];
 
 /// Never passed to commands (globs).
 pub const ALWAYS_SCRUBBED: &[&str] = &[

@@ -7,6 +7,7 @@
 //! - [`session`], [`daemon`]: request and response types.
 //! - [`doctor`]: the health report of `doctor.run`.
 //! - [`display`]: how clients name a tool call on one line.
+//! - [`mode`]: the permission mode ([`Mode`]).
 //! - [`question`]: the questions of `AskUserQuestion` and how answers resolve.
 //! - [`short_id`]: the short session ids people see and type.
 //! - [`paths`]: where the daemon's files live (shared so clients find the socket).
@@ -20,10 +21,13 @@ pub mod display;
 pub mod doctor;
 pub mod error;
 pub mod event;
+pub mod mode;
 pub mod paths;
 pub mod question;
 pub mod session;
 pub mod short_id;
+
+pub use mode::Mode;
 
 /// Version of the wire protocol. Bumped on any incompatible change of this crate.
 pub const PROTOCOL_VERSION: u32 = 1;

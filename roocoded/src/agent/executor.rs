@@ -256,7 +256,11 @@ async fn execute(
 ) -> (ToolOutput, bool) {
     let registry = &agents.tools;
     let Some(tool) = registry.get(&call.name) else {
-        let known: Vec<String> = registry.defs().into_iter().map(|d| d.name).collect();
+        let known: Vec<String> = registry
+            .defs()
+            .into_iter()
+            .map(|d| d.name.to_string())
+            .collect();
         let text = format!(
             "Unknown tool `{}`. The available tools are: {}.",
             call.name,

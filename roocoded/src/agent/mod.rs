@@ -47,15 +47,6 @@ use crate::tools::Registry;
 
 use runtime::{Queued, Running, SessionRuntime};
 
-/// Permission modes a session can be in (DESIGN.md §8).
-pub const MODES: &[&str] = &[
-    "default",
-    "acceptEdits",
-    "plan",
-    "bypassPermissions",
-    "dontAsk",
-];
-
 /// Why a request to the engine failed.
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {
@@ -523,14 +514,9 @@ impl Agents {
 }
 
 fn check_mode(mode: &str) -> Result<String, AgentError> {
-    if MODES.contains(&mode) {
-        Ok(mode.to_string())
-    } else {
-        Err(AgentError::Invalid(format!(
-            "unknown mode `{mode}`: use one of {}",
-            MODES.join(", ")
-        )))
-    }
+    mode.parse::<roocode_protocol::Mode>()
+        .map(|m| m.as_str().to_string())
+        .map_err(AgentError::Invalid)
 }
 
 /// A session title from its first prompt: the first line, at most 60 characters.

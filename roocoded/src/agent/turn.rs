@@ -16,7 +16,7 @@ use super::turn_config::TurnConfig;
 use super::{AgentError, Agents, executor, prompt};
 use crate::context::budget::{Budget, EstimatedContext, estimate_tokens};
 use crate::context::chain;
-use crate::llm::{self, ModelRequest, ModelStopReason, ToolSpec};
+use crate::llm::{self, ModelRequest, ModelStopReason};
 use crate::store::{ContextWrite, Delivery, StoreError};
 
 mod config_change;
@@ -217,17 +217,7 @@ impl Turn<'_> {
                 model: model.model.clone(),
                 system: prompt::system_prompt(&row),
                 messages: request::messages(&self.context, self.reminder.as_deref(), plan_reminder),
-                tools: self
-                    .agents
-                    .tools
-                    .defs()
-                    .into_iter()
-                    .map(|d| ToolSpec {
-                        name: d.name,
-                        description: d.description,
-                        input_schema: d.input_schema,
-                    })
-                    .collect(),
+                tools: self.agents.tools.defs(),
                 max_tokens: MAX_OUTPUT_TOKENS,
             };
             store

@@ -6,7 +6,9 @@ mod cost;
 
 use roocode_protocol::session::CommandInfo;
 
-use crate::agent::{AgentError, Agents, MODES};
+use roocode_protocol::Mode;
+
+use crate::agent::{AgentError, Agents};
 use crate::store::SessionRow;
 
 struct Local {
@@ -95,11 +97,9 @@ pub async fn run(agents: &Agents, row: &SessionRow, line: &str) -> Result<String
                 .await
         }
         "memory" => agents.memory_report(row),
-        "mode" if args.is_empty() => Ok(format!(
-            "Mode: {}. Available: {}.",
-            row.mode,
-            MODES.join(", ")
-        )),
+        "mode" if args.is_empty() => {
+            Ok(format!("Mode: {}. Available: {}.", row.mode, Mode::names()))
+        }
         "mode" => {
             let info = agents.set_mode(&row.id, args).await?;
             Ok(format!("Mode set to {}.", info.mode))

@@ -17,8 +17,8 @@ use serde::Deserialize;
 pub use error::ConfigError;
 pub use guarded::Guarded;
 pub use sections::{
-    ContextConfig, EnvConfig, PermissionMode, PermissionsConfig, PriceConfig, ProviderConfig,
-    ProviderKind, RetryConfig, SandboxConfig, SandboxMode, SandboxNetwork, SecurityConfig,
+    ContextConfig, EnvConfig, PermissionsConfig, PriceConfig, ProviderConfig, ProviderKind,
+    RetryConfig, SandboxConfig, SandboxMode, SandboxNetwork, SecurityConfig,
 };
 
 /// Raw YAML value of a key owned by a later feature (`mcp_servers`, `hooks`, ...).
@@ -211,8 +211,8 @@ impl Config {
     }
 
     /// Permission mode (default `default`).
-    pub fn permission_mode(&self) -> PermissionMode {
-        self.permissions.mode.unwrap_or(PermissionMode::Default)
+    pub fn permission_mode(&self) -> roocode_protocol::Mode {
+        self.permissions.mode.unwrap_or_default()
     }
 
     /// `permissions.additional_directories`, as written (relative ones are resolved

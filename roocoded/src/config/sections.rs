@@ -2,6 +2,7 @@
 //! overrides, the command sandbox, the commands' environment and output redaction. Every section rejects unknown keys so a typo is reported with its
 //! line instead of being ignored.
 
+use roocode_protocol::Mode;
 use serde::{Deserialize, Deserializer};
 
 /// Which wire protocol a provider speaks.
@@ -37,36 +38,12 @@ pub struct ProviderConfig {
     pub api_key_env: Option<String>,
 }
 
-/// Permission modes (DESIGN.md §8).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub enum PermissionMode {
-    Default,
-    AcceptEdits,
-    Plan,
-    BypassPermissions,
-    DontAsk,
-}
-
-impl PermissionMode {
-    /// The wire and config spelling (`acceptEdits`, ...).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            PermissionMode::Default => "default",
-            PermissionMode::AcceptEdits => "acceptEdits",
-            PermissionMode::Plan => "plan",
-            PermissionMode::BypassPermissions => "bypassPermissions",
-            PermissionMode::DontAsk => "dontAsk",
-        }
-    }
-}
-
 /// `permissions:`; rule lists of all files are combined.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PermissionsConfig {
-    #[serde(default)]
-    pub mode: Option<PermissionMode>,
+    #[serde(default, deserialize_with = "Mode::strict_option")]
+    pub mode: Option<Mode>,
     #[serde(default)]
     pub allow: Vec<String>,
     #[serde(default)]

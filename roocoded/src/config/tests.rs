@@ -18,7 +18,7 @@ fn defaults_without_files() {
     assert_eq!(config, Config::default());
     assert_eq!(config.max_turns(), 50);
     assert_eq!(config.model(), None);
-    assert_eq!(config.permission_mode(), PermissionMode::Default);
+    assert_eq!(config.permission_mode(), roocode_protocol::Mode::Default);
     assert_eq!(config.compact_threshold(), 0.85);
     assert_eq!(config.large_result_chars(), 25_000);
 }
@@ -51,7 +51,7 @@ fn merge_order_user_project_local() {
     let c = Config::load(user.path(), project.path()).unwrap();
     assert_eq!(c.model(), Some("openai/gpt-4.1"));
     assert_eq!(c.max_turns(), 99);
-    assert_eq!(c.permission_mode(), PermissionMode::AcceptEdits);
+    assert_eq!(c.permission_mode(), roocode_protocol::Mode::AcceptEdits);
     assert_eq!(c.permissions.allow, ["Read(src/**)", "Bash(git diff:*)"]);
     assert_eq!(c.permissions.deny, ["Bash(curl *)"]);
     assert_eq!(c.compact_threshold(), 0.7);

@@ -21,6 +21,7 @@ pub(crate) mod test_history;
 pub(crate) mod test_server;
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
 use futures_util::stream::BoxStream;
@@ -35,11 +36,14 @@ pub use pricing::Price;
 pub use resolve::{DEFAULT_MODEL, ResolvedModel, check_model_spec, model_spec, resolve_model};
 pub use retry::RetryPolicy;
 
-/// A tool as the model sees it: name, description and JSON schema of its input.
-#[derive(Debug, Clone, PartialEq)]
+/// A tool as the model sees it: name, description and JSON schema of its input. The
+/// tool registry exports these; each provider's encoder turns them into its format.
+/// Names and descriptions are shared, since tools known only at run time (MCP servers,
+/// skills) own theirs.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
 pub struct ToolSpec {
-    pub name: String,
-    pub description: String,
+    pub name: Arc<str>,
+    pub description: Arc<str>,
     pub input_schema: serde_json::Value,
 }
 

@@ -22,6 +22,7 @@
 
 pub mod command;
 pub mod dangerous;
+mod facts;
 pub mod modes;
 pub mod network;
 pub mod persist;
@@ -35,9 +36,10 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::config::Config;
-use crate::tools::{PermissionTarget, Tool, ToolContext};
+use crate::tools::{Tool, ToolContext};
 
 pub use dangerous::{DangerContext, Finding};
+pub use facts::{Effect, PermissionTarget};
 pub use modes::Mode;
 pub use rules::{RuleError, RuleKind, Rules, Verdict};
 pub use sandbox::{Access, SandboxError, check_access, check_path};

@@ -14,75 +14,28 @@
 //! `dontAsk` also turns every ask of the other layers (ask rules, commands the parser
 //! cannot see through) into a deny; see [`ask`].
 
-use crate::config::PermissionMode;
-use crate::tools::{PermissionTarget, Tool, ToolCategory};
+use super::{Effect, PermissionTarget};
+use crate::tools::Tool;
 
 use super::Decision;
 
-/// A permission mode.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Mode {
-    /// Read allow, write ask, command ask.
-    Default,
-    /// Edits inside the sandbox allowed.
-    AcceptEdits,
-    /// As default; the plan file is allowed.
-    Plan,
-    /// Everything allowed except denies of layers 1–3.
-    BypassPermissions,
-    /// Ask becomes deny (unattended agents).
-    DontAsk,
-}
-
-impl Mode {
-    /// The mode for its configuration name, as Claude Code spells them.
-    pub fn parse(name: &str) -> Option<Self> {
-        Some(match name {
-            "default" => Self::Default,
-            "acceptEdits" => Self::AcceptEdits,
-            "plan" => Self::Plan,
-            "bypassPermissions" => Self::BypassPermissions,
-            "dontAsk" => Self::DontAsk,
-            _ => return None,
-        })
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Default => "default",
-            Self::AcceptEdits => "acceptEdits",
-            Self::Plan => "plan",
-            Self::BypassPermissions => "bypassPermissions",
-            Self::DontAsk => "dontAsk",
-        }
-    }
-}
-
-impl From<PermissionMode> for Mode {
-    fn from(mode: PermissionMode) -> Self {
-        match mode {
-            PermissionMode::Default => Self::Default,
-            PermissionMode::AcceptEdits => Self::AcceptEdits,
-            PermissionMode::Plan => Self::Plan,
-            PermissionMode::BypassPermissions => Self::BypassPermissions,
-            PermissionMode::DontAsk => Self::DontAsk,
-        }
-    }
-}
+pub use roocode_protocol::Mode;
 
 /// The mode's answer for a call that passed layers 1–3 without a verdict.
 /// `plan_file` is true when the call writes the session's plan file.
 pub fn decide(mode: Mode, tool: &dyn Tool, target: &PermissionTarget, plan_file: bool) -> Decision {
-    if tool.is_read_only() && tool.category() != ToolCategory::Network {
+    let effect = tool.effect();
+    if effect.is_read_only() && effect != Effect::Network {
         return Decision::Allow;
     }
-    let file_edit = tool.category() == ToolCategory::File
+    let file_edit = effect == Effect::WriteFiles
         && matches!(target, PermissionTarget::Path { write: true, .. });
     let allowed = match mode {
         Mode::BypassPermissions => true,
         Mode::AcceptEdits => file_edit,
         Mode::Plan => plan_file,
-        Mode::Default | Mode::DontAsk => false,
+        // An unknown mode (only ever decoded from the wire) asks, like `default`.
+        Mode::Default | Mode::DontAsk | Mode::Unknown => false,
     };
     if allowed {
         Decision::Allow

@@ -20,7 +20,7 @@ mod ignore;
 
 use super::network::Host;
 use super::rules::{escape_glob, normalize};
-use crate::tools::PermissionTarget;
+use crate::permission::PermissionTarget;
 
 /// Where "allow always" rules go, relative to the project root.
 pub const LOCAL_CONFIG: &str = ".roocode/config.local.yaml";

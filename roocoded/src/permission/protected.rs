@@ -26,7 +26,8 @@ use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
 use super::{PermissionGate, rules, sandbox};
-use crate::tools::{PermissionTarget, ToolContext};
+use crate::permission::PermissionTarget;
+use crate::tools::ToolContext;
 
 /// Why a file is protected; shown in the approval prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

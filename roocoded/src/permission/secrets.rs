@@ -30,7 +30,7 @@ use std::sync::OnceLock;
 use super::Decision;
 use super::modes::{self, Mode};
 use super::rules::{RuleKind, Verdict};
-use crate::tools::PermissionTarget;
+use crate::permission::PermissionTarget;
 
 /// Name patterns of secret files (lower-cased names), for messages and docs.
 pub const SECRET_NAMES: &str = ".env, .env.*, *.env, .envrc, *.pem, *.key, *.p12, *.pfx, \

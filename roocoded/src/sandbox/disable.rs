@@ -55,9 +55,9 @@ mod tests {
 
     use super::*;
     use crate::config::{SandboxMode, SandboxNetwork};
+    use crate::permission::PermissionTarget;
     use crate::permission::{GateSettings, PermissionGate, Rules};
     use crate::sandbox::{CommandSandbox, EnvPolicy, Mechanism, Policy};
-    use crate::tools::PermissionTarget;
     use crate::tools::test_support::FakeTool;
 
     fn sandbox(mechanism: Mechanism) -> Arc<CommandSandbox> {

@@ -6,7 +6,7 @@ use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
 
-use super::{PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput};
+use super::{Effect, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput};
 
 pub struct AskUserQuestionTool;
 
@@ -66,8 +66,8 @@ impl Tool for AskUserQuestionTool {
         })
     }
 
-    fn is_read_only(&self) -> bool {
-        true
+    fn effect(&self) -> Effect {
+        Effect::OwnState
     }
 
     fn is_concurrency_safe(&self, _input: &Value) -> bool {

@@ -15,7 +15,7 @@ use super::output::truncate_chars;
 use super::redact::check_markers;
 use super::write::{Target, checkpoint_failed, require_fresh_read, unified_diff, write_target};
 use super::{
-    FileState, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput,
+    Effect, FileState, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput,
     parse_input, run_blocking,
 };
 
@@ -94,8 +94,8 @@ impl Tool for EditTool {
         })
     }
 
-    fn is_read_only(&self) -> bool {
-        false
+    fn effect(&self) -> Effect {
+        Effect::WriteFiles
     }
 
     fn is_concurrency_safe(&self, _input: &Value) -> bool {

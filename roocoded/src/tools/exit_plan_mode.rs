@@ -8,7 +8,7 @@ use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
 
 use super::human::PlanVerdict;
-use super::{PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput};
+use super::{Effect, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput};
 
 pub struct ExitPlanModeTool;
 
@@ -39,8 +39,8 @@ impl Tool for ExitPlanModeTool {
     }
 
     /// It changes nothing itself: the approval it asks for is the permission.
-    fn is_read_only(&self) -> bool {
-        true
+    fn effect(&self) -> Effect {
+        Effect::OwnState
     }
 
     fn is_concurrency_safe(&self, _input: &Value) -> bool {

@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 use super::output::{BoundedLines, MAX_OUTPUT_CHARS, display_path};
 use super::walk::{compile_glob, is_regular_file, names_hidden, walker};
 use super::{
-    PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
+    Effect, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
     run_blocking,
 };
 use crate::permission::sandbox::{self, names};
@@ -117,8 +117,8 @@ impl Tool for GlobTool {
         })
     }
 
-    fn is_read_only(&self) -> bool {
-        true
+    fn effect(&self) -> Effect {
+        Effect::ReadFiles
     }
 
     fn is_concurrency_safe(&self, _input: &Value) -> bool {

@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use super::{
-    PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
+    Effect, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
     run_blocking,
 };
 use crate::memory::auto::{self, INDEX_FILE, MemoryError, MemoryType};
@@ -134,8 +134,8 @@ impl Tool for MemoryTool {
     /// It writes only RooCode's own memory files, never the project or anything the
     /// user's tools see, so the permission system treats it like `TodoWrite`: allowed
     /// without asking (a deny rule `Memory` still stops it).
-    fn is_read_only(&self) -> bool {
-        true
+    fn effect(&self) -> Effect {
+        Effect::OwnState
     }
 
     fn is_concurrency_safe(&self, _input: &Value) -> bool {

@@ -37,8 +37,6 @@ mod write;
 #[cfg(test)]
 pub(crate) mod test_support;
 
-use std::path::PathBuf;
-
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 
@@ -58,9 +56,11 @@ pub use human::{Approval, Human, PlanVerdict};
 pub use memory::MemoryTool;
 pub use output::MAX_OUTPUT_CHARS;
 pub use read::ReadTool;
-pub use registry::{Registry, RegistryError, ToolDef};
+pub use registry::{Registry, RegistryError};
 pub use todo::{TodoItem, TodoList, TodoStatus, TodoWriteTool};
 pub use webfetch::{Summarizer, WebFetchTool};
+
+pub use crate::permission::{Effect, PermissionTarget};
 pub use write::WriteTool;
 
 /// Broad kind of a tool, used by permission modes and by UIs.
@@ -76,21 +76,6 @@ pub enum ToolCategory {
     Agent,
     /// Coordination between agents and the user (SendMessage, TodoWrite, …).
     Coordination,
-}
-
-/// What the permission system matches on for one call.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum PermissionTarget {
-    /// Nothing to match (the tool's name alone decides).
-    None,
-    /// A file or directory, as given by the model and resolved against `ctx.cwd`
-    /// (not yet canonicalised: the sandbox does that). `write` is true for tools that
-    /// create or modify it.
-    Path { path: PathBuf, write: bool },
-    /// A shell command line.
-    Command(String),
-    /// A URL.
-    Url(String),
 }
 
 /// The result of a successful tool call, as shown to the model.
@@ -162,8 +147,8 @@ pub trait Tool: Send + Sync {
     fn description(&self) -> &'static str;
     /// JSON Schema of the input object; `"additionalProperties": false`.
     fn input_schema(&self) -> Value;
-    /// True if the tool never changes anything (files, processes, the outside world).
-    fn is_read_only(&self) -> bool;
+    /// What the tool touches.
+    fn effect(&self) -> Effect;
     /// True if this call may run concurrently with other concurrency-safe calls.
     fn is_concurrency_safe(&self, input: &Value) -> bool;
     fn category(&self) -> ToolCategory;

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::output::{BoundedLines, MAX_OUTPUT_CHARS, truncate_line};
 use super::{
-    FileStamp, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput,
+    Effect, FileStamp, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput,
     parse_input, run_blocking,
 };
 use crate::permission::sandbox::{self, Purpose};
@@ -98,8 +98,8 @@ impl Tool for ReadTool {
         })
     }
 
-    fn is_read_only(&self) -> bool {
-        true
+    fn effect(&self) -> Effect {
+        Effect::ReadFiles
     }
 
     fn is_concurrency_safe(&self, _input: &Value) -> bool {

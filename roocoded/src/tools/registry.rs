@@ -1,12 +1,13 @@
 //! The tool [`Registry`]: registration (schemas compiled once), enable/disable by name,
-//! strict validation of call arguments, and the provider-neutral [`ToolDef`] export.
+//! strict validation of call arguments, and the provider-neutral [`ToolSpec`] export.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use crate::llm::ToolSpec;
 
 use super::{
     AskUserQuestionTool, BashOutputTool, BashTool, EditTool, ExitPlanModeTool, GlobTool, GrepTool,
@@ -17,14 +18,6 @@ use super::{
 const MAX_LISTED_PROBLEMS: usize = 20;
 /// Longest single problem line (a wrong-typed huge string would otherwise be echoed).
 const MAX_PROBLEM_CHARS: usize = 300;
-
-/// A tool as the model sees it; the llm layer converts it to each provider's format.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ToolDef {
-    pub name: String,
-    pub description: String,
-    pub input_schema: Value,
-}
 
 #[derive(Debug, thiserror::Error)]
 pub enum RegistryError {
@@ -150,13 +143,13 @@ impl Registry {
     }
 
     /// The enabled tools as the model sees them, in registration order.
-    pub fn defs(&self) -> Vec<ToolDef> {
+    pub fn defs(&self) -> Vec<ToolSpec> {
         self.entries
             .iter()
             .filter(|e| e.enabled)
-            .map(|e| ToolDef {
-                name: e.tool.name().to_string(),
-                description: e.tool.description().to_string(),
+            .map(|e| ToolSpec {
+                name: e.tool.name().into(),
+                description: e.tool.description().into(),
                 input_schema: e.schema.clone(),
             })
             .collect()
@@ -238,7 +231,11 @@ mod tests {
     #[test]
     fn builtins_register_in_stable_order() {
         let registry = Registry::with_builtins();
-        let names: Vec<String> = registry.defs().into_iter().map(|d| d.name).collect();
+        let names: Vec<String> = registry
+            .defs()
+            .into_iter()
+            .map(|d| d.name.to_string())
+            .collect();
         assert_eq!(
             names,
             [
@@ -316,7 +313,11 @@ mod tests {
         assert!(!registry.set_enabled("Nope", false));
         assert!(registry.get("Glob").is_none());
         assert!(registry.get("Read").is_some());
-        let names: Vec<String> = registry.defs().into_iter().map(|d| d.name).collect();
+        let names: Vec<String> = registry
+            .defs()
+            .into_iter()
+            .map(|d| d.name.to_string())
+            .collect();
         assert_eq!(
             names,
             [

@@ -10,7 +10,9 @@ use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 
-use super::{PermissionTarget, Registry, Tool, ToolCategory, ToolContext, ToolError, ToolOutput};
+use super::{
+    Effect, PermissionTarget, Registry, Tool, ToolCategory, ToolContext, ToolError, ToolOutput,
+};
 
 /// A project root in a fresh temp directory (canonical path), with a context whose cwd
 /// and root are that directory.
@@ -116,8 +118,12 @@ impl Tool for FakeTool {
     fn input_schema(&self) -> Value {
         self.schema.clone()
     }
-    fn is_read_only(&self) -> bool {
-        self.read_only
+    fn effect(&self) -> Effect {
+        if self.read_only {
+            Effect::ReadFiles
+        } else {
+            Effect::WriteFiles
+        }
     }
     fn is_concurrency_safe(&self, _input: &Value) -> bool {
         self.read_only

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::{
-    PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
+    Effect, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
 };
 
 const DESCRIPTION: &str = "\
@@ -145,8 +145,8 @@ impl Tool for TodoWriteTool {
     }
 
     /// See the module documentation: it only changes RooCode's own memory.
-    fn is_read_only(&self) -> bool {
-        true
+    fn effect(&self) -> Effect {
+        Effect::OwnState
     }
 
     fn is_concurrency_safe(&self, _input: &Value) -> bool {

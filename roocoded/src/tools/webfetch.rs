@@ -38,7 +38,7 @@ use serde_json::{Value, json};
 use self::resolve::{DenyPolicy, LocalPolicy, Lookup, PinnedResolver};
 use super::output::truncate_chars;
 use super::{
-    PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
+    Effect, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
     run_blocking,
 };
 use crate::permission::Decision;
@@ -133,8 +133,8 @@ impl Tool for WebFetchTool {
         })
     }
 
-    fn is_read_only(&self) -> bool {
-        true
+    fn effect(&self) -> Effect {
+        Effect::Network
     }
 
     fn is_concurrency_safe(&self, _input: &Value) -> bool {

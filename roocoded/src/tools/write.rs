@@ -17,8 +17,8 @@ use super::checkpoint::{CheckpointError, Checkpoints, Prior};
 use super::output::display_path;
 use super::redact::check_markers;
 use super::{
-    FileStamp, FileState, PermissionTarget, ReadStatus, Tool, ToolCategory, ToolContext, ToolError,
-    ToolOutput, parse_input, run_blocking,
+    Effect, FileStamp, FileState, PermissionTarget, ReadStatus, Tool, ToolCategory, ToolContext,
+    ToolError, ToolOutput, parse_input, run_blocking,
 };
 use crate::permission::sandbox::{self, Access};
 
@@ -81,8 +81,8 @@ impl Tool for WriteTool {
         })
     }
 
-    fn is_read_only(&self) -> bool {
-        false
+    fn effect(&self) -> Effect {
+        Effect::WriteFiles
     }
 
     fn is_concurrency_safe(&self, _input: &Value) -> bool {

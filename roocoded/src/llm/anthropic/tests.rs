@@ -267,7 +267,7 @@ fn build_body(req: &ModelRequest<'_>) -> Value {
 fn tool(name: &str) -> ToolSpec {
     ToolSpec {
         name: name.into(),
-        description: format!("{name} a file"),
+        description: format!("{name} a file").into(),
         input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
     }
 }

@@ -6,8 +6,8 @@
 
 use serde_json::json;
 
+use crate::permission::PermissionTarget;
 use crate::permission::{Decision, Mode, PermissionGate};
-use crate::tools::PermissionTarget;
 use crate::tools::test_support::{FakeTool, Project};
 
 fn bash(line: &str) -> FakeTool {

@@ -7,7 +7,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::tools::{
-    PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
+    Effect, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
 };
 
 const DESCRIPTION: &str = "\
@@ -57,8 +57,8 @@ impl Tool for BashOutputTool {
         })
     }
 
-    fn is_read_only(&self) -> bool {
-        true
+    fn effect(&self) -> Effect {
+        Effect::OwnState
     }
 
     fn is_concurrency_safe(&self, _input: &Value) -> bool {

@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 
 use crate::tools::{
-    PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
+    Effect, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
 };
 
 const DESCRIPTION: &str = "\
@@ -55,8 +55,8 @@ impl Tool for KillShellTool {
         })
     }
 
-    fn is_read_only(&self) -> bool {
-        false
+    fn effect(&self) -> Effect {
+        Effect::RunCommands
     }
 
     fn is_concurrency_safe(&self, _input: &Value) -> bool {

@@ -41,7 +41,7 @@ pub use process::{ProcessRecorder, kill_group, terminate_group};
 pub use shell::ShellState;
 
 use super::{
-    PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
+    Effect, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
 };
 
 /// Timeout when the call gives none (2 minutes).
@@ -151,8 +151,8 @@ impl Tool for BashTool {
         })
     }
 
-    fn is_read_only(&self) -> bool {
-        false
+    fn effect(&self) -> Effect {
+        Effect::RunCommands
     }
 
     fn is_concurrency_safe(&self, _input: &Value) -> bool {

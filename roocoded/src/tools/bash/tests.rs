@@ -586,7 +586,7 @@ fn timeouts_are_clamped() {
 fn tool_properties() {
     let p = Project::new();
     let input = json!({"command": "cargo test"});
-    assert!(!BashTool.is_read_only());
+    assert!(!BashTool.effect().is_read_only());
     assert!(!BashTool.is_concurrency_safe(&input));
     assert_eq!(BashTool.category(), ToolCategory::Command);
     assert_eq!(
@@ -594,13 +594,13 @@ fn tool_properties() {
         PermissionTarget::Command("cargo test".into())
     );
     let id = json!({"bash_id": "bash_1"});
-    assert!(BashOutputTool.is_read_only());
+    assert!(BashOutputTool.effect().is_read_only());
     assert!(BashOutputTool.is_concurrency_safe(&id));
     assert_eq!(
         BashOutputTool.permission_target(&id, &p.ctx),
         PermissionTarget::None
     );
-    assert!(!KillShellTool.is_read_only());
+    assert!(!KillShellTool.effect().is_read_only());
     assert!(!KillShellTool.is_concurrency_safe(&id));
     assert_eq!(
         KillShellTool.permission_target(&id, &p.ctx),

@@ -183,7 +183,7 @@ fn traits() {
     let (p, _dirs) = project();
     let input = json!({"action": "save", "name": "n"});
     // It writes only RooCode's own memory files: allowed like TodoWrite.
-    assert!(MemoryTool.is_read_only());
+    assert!(MemoryTool.effect().is_read_only());
     assert!(!MemoryTool.is_concurrency_safe(&input));
     assert_eq!(MemoryTool.category(), ToolCategory::File);
     assert_eq!(

@@ -312,7 +312,7 @@ fn urls_are_checked_and_upgraded() {
 fn descriptor_and_schema() {
     let p = Project::new();
     let tool = super::WebFetchTool;
-    assert!(tool.is_read_only());
+    assert!(tool.effect().is_read_only());
     assert!(tool.is_concurrency_safe(&json!({})));
     assert_eq!(
         tool.permission_target(&json!({"url": "https://a.example/x"}), &p.ctx),

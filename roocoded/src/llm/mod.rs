@@ -5,13 +5,12 @@
 //! Nothing above this layer knows which protocol ran; it knows nothing of the agent loop
 //! or of the tools' code (it only carries their schemas).
 
-mod anthropic;
 mod assemble;
 mod call;
 mod error;
 mod http;
-mod openai;
 pub mod pricing;
+mod provider;
 mod resolve;
 mod retry;
 mod sse;
@@ -19,21 +18,23 @@ mod sse;
 pub(crate) mod test_history;
 #[cfg(test)]
 pub(crate) mod test_server;
+mod wire;
 
 use std::borrow::Cow;
 
-use futures_util::future::BoxFuture;
 use futures_util::stream::BoxStream;
 use roocode_protocol::content::{ContentBlock, Message, Usage};
 
-pub use anthropic::AnthropicProvider;
 pub use call::call_model;
 pub use error::LlmError;
 pub use http::http_client;
-pub use openai::OpenAiProvider;
 pub use pricing::Price;
-pub use resolve::{DEFAULT_MODEL, ResolvedModel, check_model_spec, model_spec, resolve_model};
+pub use provider::Provider;
+pub use resolve::{
+    DEFAULT_MODEL, ResolvedModel, check_model_spec, context_window, model_spec, resolve_model,
+};
 pub use retry::RetryPolicy;
+pub use wire::{MaxTokensField, WireFormat};
 
 /// A tool as the model sees it: name, description and JSON schema of its input.
 #[derive(Debug, Clone, PartialEq)]
@@ -155,25 +156,6 @@ impl ModelStopReason {
 
 /// A stream of normalised events.
 pub type EventStream = BoxStream<'static, Result<StreamEvent, LlmError>>;
-
-/// One wire protocol. `stream` resolves once the response headers arrived with a
-/// success status (HTTP errors are classified [`LlmError`]s), then yields events.
-pub trait Provider: Send + Sync {
-    /// `"anthropic"` or `"openai"`.
-    fn protocol(&self) -> &'static str;
-
-    /// The request body this provider sends for `req` (encoded once per call, then
-    /// reused by every attempt).
-    fn encode(&self, req: &ModelRequest<'_>) -> Result<bytes::Bytes, LlmError>;
-
-    /// Sends an encoded body and streams the answer.
-    fn stream(&self, body: bytes::Bytes) -> BoxFuture<'_, Result<EventStream, LlmError>>;
-
-    /// The URL requests go to (for diagnostics).
-    fn endpoint(&self) -> &str {
-        ""
-    }
-}
 
 /// A complete assistant answer.
 #[derive(Debug, Clone, PartialEq)]

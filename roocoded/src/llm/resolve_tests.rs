@@ -27,7 +27,7 @@ fn anthropic_with_key_alias_price_and_window() {
     let m = resolve("sonnet", &[("ANTHROPIC_API_KEY", "k")], &Config::default()).unwrap();
     assert_eq!(m.spec, "anthropic/claude-sonnet-4-5");
     assert_eq!(
-        (m.protocol, m.model.as_str()),
+        (m.protocol(), m.model.as_str()),
         ("anthropic", "claude-sonnet-4-5")
     );
     assert_eq!(
@@ -86,7 +86,7 @@ fn base_urls_come_from_the_client_env() {
         m.provider.endpoint(),
         "http://127.0.0.1:8080/v1/chat/completions"
     );
-    assert_eq!(m.protocol, "openai");
+    assert_eq!(m.protocol(), "openai");
     assert_eq!(m.price, None, "unknown model: unknown price, not zero");
     assert_eq!(m.context_window, 128_000);
 }

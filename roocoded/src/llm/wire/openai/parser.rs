@@ -198,9 +198,6 @@ impl SseParser for OpenAiParser {
     }
 
     fn on_eof(&mut self, out: &mut Vec<StreamEvent>) -> Result<(), LlmError> {
-        if self.done {
-            return Ok(());
-        }
         if self.finish.is_some() {
             // Complete answer, only `[DONE]` (and maybe usage) missing.
             tracing::warn!(provider = %self.errors.provider, "stream ended without [DONE]");
@@ -210,10 +207,6 @@ impl SseParser for OpenAiParser {
         Err(self
             .errors
             .stream_error("the stream ended before a finish_reason or [DONE]"))
-    }
-
-    fn broken(&self, detail: String) -> LlmError {
-        self.errors.stream_error(detail)
     }
 }
 

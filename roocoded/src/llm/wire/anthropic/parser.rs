@@ -193,16 +193,9 @@ impl SseParser for AnthropicParser {
     }
 
     fn on_eof(&mut self, _out: &mut Vec<StreamEvent>) -> Result<(), LlmError> {
-        match self.done {
-            true => Ok(()),
-            false => Err(self
-                .errors
-                .stream_error("the stream ended before message_stop")),
-        }
-    }
-
-    fn broken(&self, detail: String) -> LlmError {
-        self.errors.stream_error(detail)
+        Err(self
+            .errors
+            .stream_error("the stream ended before message_stop"))
     }
 }
 

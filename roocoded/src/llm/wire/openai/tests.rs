@@ -6,10 +6,11 @@ use roocode_protocol::content::{ContentBlock, Message, Role};
 use serde_json::{Value, json};
 
 use super::parser::OpenAiParser;
-use super::request::{MaxTokensField, encode};
+use super::request::encode;
 use crate::llm::assemble::Assembler;
 use crate::llm::error::{ErrorContext, LlmError};
 use crate::llm::sse::testing::run_split;
+use crate::llm::wire::MaxTokensField;
 use crate::llm::{ModelRequest, ModelResponse, ModelStopReason, StreamEvent, TokenUsage, ToolSpec};
 
 fn sse(chunks: &[Value], done: bool) -> String {

@@ -23,27 +23,17 @@ use super::{
 /// consumer that discards on reset never shows text twice. Each wait is reported as
 /// `Progress::Retrying` before it starts. Cancellation returns `LlmError::Cancelled`
 /// promptly, whether connecting, streaming or waiting.
-pub async fn call_model(
-    model: &ResolvedModel,
-    req: &ModelRequest<'_>,
-    policy: &RetryPolicy,
-    cancel: &CancellationToken,
-    on_progress: &mut (dyn FnMut(Progress) + Send),
-) -> Result<CallOutcome, LlmError> {
-    let span = tracing::info_span!(
-        "call_model",
+#[tracing::instrument(
+    name = "call_model",
+    skip_all,
+    fields(
         provider = %model.provider_name,
         format = model.protocol(),
         model = %model.model,
         attempts = tracing::field::Empty,
-    );
-    retry_loop(model, req, policy, cancel, on_progress)
-        .instrument(span)
-        .await
-}
-
-/// The body of [`call_model`], inside its span.
-async fn retry_loop(
+    )
+)]
+pub async fn call_model(
     model: &ResolvedModel,
     req: &ModelRequest<'_>,
     policy: &RetryPolicy,

@@ -87,7 +87,10 @@ where
 /// Test helpers: run a parser over canned chunks.
 #[cfg(test)]
 pub(crate) mod testing {
+    #![allow(clippy::expect_used)]
     use super::*;
+    use crate::llm::ModelResponse;
+    use crate::llm::assemble::Assembler;
 
     /// Splits `text` into chunks at the given byte offsets (which may fall inside a
     /// UTF-8 character or a line).
@@ -116,6 +119,16 @@ pub(crate) mod testing {
         parse_stream(input, Box::new(parser), errors)
             .collect()
             .await
+    }
+
+    /// The response `events` (all successes) assemble into.
+    pub(crate) fn assemble(events: Vec<Result<StreamEvent, LlmError>>) -> ModelResponse {
+        let mut a = Assembler::default();
+        for e in events {
+            a.push(e.expect("a stream event"));
+        }
+        a.finish(&ErrorContext::test("test"), None)
+            .expect("a complete response")
     }
 
     /// Runs `text` split every `step` bytes and checks all splits give the same events.

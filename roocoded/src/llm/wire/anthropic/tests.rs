@@ -6,10 +6,9 @@ use serde_json::{Value, json};
 
 use super::parser::AnthropicParser;
 use super::request::encode;
-use crate::llm::assemble::Assembler;
 use crate::llm::error::{ErrorContext, LlmError};
-use crate::llm::sse::testing::run_split;
-use crate::llm::{ModelRequest, ModelResponse, ModelStopReason, StreamEvent, TokenUsage, ToolSpec};
+use crate::llm::sse::testing::{assemble, run_split};
+use crate::llm::{ModelRequest, ModelStopReason, StreamEvent, TokenUsage, ToolSpec};
 
 fn sse(events: &[(&str, Value)]) -> String {
     events
@@ -64,14 +63,6 @@ async fn parse(text: &str) -> Vec<Result<StreamEvent, LlmError>> {
         text,
     )
     .await
-}
-
-fn assemble(events: Vec<Result<StreamEvent, LlmError>>) -> ModelResponse {
-    let mut a = Assembler::default();
-    for e in events {
-        a.push(e.unwrap());
-    }
-    a.finish(&ErrorContext::test("anthropic"), None).unwrap()
 }
 
 #[tokio::test]

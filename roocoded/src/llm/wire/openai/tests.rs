@@ -7,9 +7,8 @@ use serde_json::{Value, json};
 
 use super::parser::OpenAiParser;
 use super::request::encode;
-use crate::llm::assemble::Assembler;
 use crate::llm::error::{ErrorContext, LlmError};
-use crate::llm::sse::testing::run_split;
+use crate::llm::sse::testing::{assemble, run_split};
 use crate::llm::wire::MaxTokensField;
 use crate::llm::{ModelRequest, ModelResponse, ModelStopReason, StreamEvent, TokenUsage, ToolSpec};
 
@@ -51,14 +50,6 @@ async fn parse(text: &str) -> Vec<Result<StreamEvent, LlmError>> {
         text,
     )
     .await
-}
-
-fn assemble(events: Vec<Result<StreamEvent, LlmError>>) -> ModelResponse {
-    let mut a = Assembler::default();
-    for e in events {
-        a.push(e.unwrap());
-    }
-    a.finish(&ErrorContext::test("openai"), None).unwrap()
 }
 
 fn tool_uses(r: &ModelResponse) -> Vec<(String, String, Value)> {

@@ -90,37 +90,14 @@ pub fn resolve_model(
         ProviderKind::Anthropic => WireFormat::Anthropic,
         ProviderKind::Openai => WireFormat::openai_for(&base.url),
     };
-    let key_var = spec.settings.api_key_env.clone();
-    let key = key_var.as_deref().and_then(env_var).map(str::to_string);
-    let auth = match spec.settings.kind {
-        ProviderKind::Anthropic => match (key, env_var("ANTHROPIC_AUTH_TOKEN")) {
-            (Some(key), _) => Auth::ApiKey(key),
-            (None, Some(token)) if spec.settings.builtin => Auth::Bearer(token.to_string()),
-            _ => {
-                return Err(LlmError::MissingKey {
-                    var: key_var.unwrap_or_else(|| "ANTHROPIC_API_KEY".to_string()),
-                });
-            }
-        },
-        ProviderKind::Openai => {
-            // A key is optional for local servers: required only for the default URL,
-            // or when the config names the variable that must hold it.
-            let required =
-                !base.custom || (!spec.settings.builtin && spec.settings.api_key_env.is_some());
-            match key {
-                Some(key) => Auth::Bearer(key),
-                None if required => {
-                    return Err(LlmError::MissingKey {
-                        var: key_var.unwrap_or_else(|| "OPENAI_API_KEY".to_string()),
-                    });
-                }
-                None => Auth::None,
-            }
-        }
-    };
+    let auth = spec.auth(&env_var, base.custom)?;
     let errors = ErrorContext {
         provider: spec.provider_name.clone(),
-        key_hint: key_var.unwrap_or_else(|| "the API key".to_string()),
+        key_hint: spec
+            .settings
+            .api_key_env
+            .clone()
+            .unwrap_or_else(|| "the API key".to_string()),
     };
     let provider = Provider::new(http.clone(), format, &base.url, auth, errors, base.hint);
     Ok(ResolvedModel {
@@ -188,6 +165,37 @@ impl Spec {
             model,
             settings,
         })
+    }
+
+    /// The credentials from the client's environment. Anthropic wants a key, or a
+    /// gateway token for the built-in provider; an OpenAI-compatible key is optional for
+    /// local servers: required only for the default URL, or when the config names the
+    /// variable that must hold it.
+    fn auth<'e>(
+        &self,
+        env_var: &impl Fn(&str) -> Option<&'e str>,
+        custom_base: bool,
+    ) -> Result<Auth, LlmError> {
+        let key_var = self.settings.api_key_env.as_deref();
+        let key = key_var.and_then(env_var).map(str::to_string);
+        let missing = |default: &str| LlmError::MissingKey {
+            var: key_var.unwrap_or(default).to_string(),
+        };
+        match self.settings.kind {
+            ProviderKind::Anthropic => match (key, env_var("ANTHROPIC_AUTH_TOKEN")) {
+                (Some(key), _) => Ok(Auth::ApiKey(key)),
+                (None, Some(token)) if self.settings.builtin => Ok(Auth::Bearer(token.to_string())),
+                _ => Err(missing("ANTHROPIC_API_KEY")),
+            },
+            ProviderKind::Openai => {
+                let required = !custom_base || (!self.settings.builtin && key_var.is_some());
+                match key {
+                    Some(key) => Ok(Auth::Bearer(key)),
+                    None if required => Err(missing("OPENAI_API_KEY")),
+                    None => Ok(Auth::None),
+                }
+            }
+        }
     }
 
     /// `<PROVIDER>_BASE_URL` from the client, else the config's, else the default of

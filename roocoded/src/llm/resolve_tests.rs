@@ -166,3 +166,29 @@ fn spec_precedence() {
         "anthropic/claude-haiku-4-5"
     );
 }
+
+#[test]
+fn context_window_reads_aliases_as_resolution_does_without_a_key() {
+    for spec in [
+        "anthropic/sonnet",
+        "sonnet",
+        "anthropic/claude-sonnet-4-5",
+        "openai/opus",
+    ] {
+        let key = [("ANTHROPIC_API_KEY", "k"), ("OPENAI_API_KEY", "k")];
+        let resolved = resolve(spec, &key, &Config::default()).unwrap();
+        assert_eq!(
+            context_window(spec, &Config::default()).unwrap(),
+            resolved.context_window,
+            "{spec}"
+        );
+    }
+    assert_eq!(
+        context_window("anthropic/sonnet", &Config::default()).unwrap(),
+        200_000
+    );
+    let c = config("context: {window_tokens: 32000}\n");
+    assert_eq!(context_window("anthropic/sonnet", &c).unwrap(), 32_000);
+    let e = context_window("nope/model", &Config::default()).unwrap_err();
+    assert_eq!(e.kind(), "config");
+}

@@ -11,8 +11,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::*;
 use crate::config::Config;
+use crate::llm::test_history::tool_spec;
 use crate::llm::test_server::{Reply, TestServer};
-use crate::llm::{ModelStopReason, ToolSpec, resolve_model};
+use crate::llm::{ModelStopReason, resolve_model};
 
 fn anthropic_model(base: &str) -> ResolvedModel {
     let env = ClientEnv {
@@ -57,11 +58,7 @@ fn request() -> ModelRequest<'static> {
         model: "claude-sonnet-4-5".into(),
         system: "sys".into(),
         messages: crate::llm::owned_messages(vec![Message::user_text("hi")]),
-        tools: vec![ToolSpec {
-            name: "Read".into(),
-            description: "Read a file".into(),
-            input_schema: json!({"type": "object"}),
-        }],
+        tools: vec![tool_spec("Read", "Read a file", json!({"type": "object"}))],
         max_tokens: 1024,
     }
 }

@@ -8,6 +8,7 @@ use super::parser::AnthropicParser;
 use super::request::encode;
 use crate::llm::error::{ErrorContext, LlmError};
 use crate::llm::sse::testing::{assemble, run_split};
+use crate::llm::test_history::tool_spec;
 use crate::llm::{ModelRequest, ModelStopReason, StreamEvent, TokenUsage, ToolSpec};
 
 fn sse(events: &[(&str, Value)]) -> String {
@@ -256,11 +257,11 @@ fn build_body(req: &ModelRequest<'_>) -> Value {
 }
 
 fn tool(name: &str) -> ToolSpec {
-    ToolSpec {
-        name: name.into(),
-        description: format!("{name} a file"),
-        input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
-    }
+    tool_spec(
+        name,
+        &format!("{name} a file"),
+        json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+    )
 }
 
 #[test]
@@ -322,9 +323,10 @@ fn request_body_shape_and_cache_breakpoints() {
         json!([{"type": "text", "text": "You are RooCode.", "cache_control": {"type": "ephemeral"}}])
     );
     let tools = body["tools"].as_array().unwrap();
+    let schema: &Value = &req.tools[0].input_schema;
     assert_eq!(
         tools[0],
-        json!({"name": "Read", "description": "Read a file", "input_schema": req.tools[0].input_schema})
+        json!({"name": "Read", "description": "Read a file", "input_schema": schema})
     );
     assert_eq!(tools[1]["cache_control"], json!({"type": "ephemeral"}));
     let messages = body["messages"].as_array().unwrap();

@@ -49,12 +49,14 @@ mod reference {
                 .tools
                 .iter()
                 .map(|t| {
+                    let (name, description): (&str, &str) = (&t.name, &t.description);
+                    let schema: &Value = &t.input_schema;
                     json!({
                         "type": "function",
                         "function": {
-                            "name": t.name,
-                            "description": t.description,
-                            "parameters": t.input_schema,
+                            "name": name,
+                            "description": description,
+                            "parameters": schema,
                         },
                     })
                 })

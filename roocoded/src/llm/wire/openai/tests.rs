@@ -9,8 +9,9 @@ use super::parser::OpenAiParser;
 use super::request::encode;
 use crate::llm::error::{ErrorContext, LlmError};
 use crate::llm::sse::testing::{assemble, run_split};
+use crate::llm::test_history::tool_spec;
 use crate::llm::wire::MaxTokensField;
-use crate::llm::{ModelRequest, ModelResponse, ModelStopReason, StreamEvent, TokenUsage, ToolSpec};
+use crate::llm::{ModelRequest, ModelResponse, ModelStopReason, StreamEvent, TokenUsage};
 
 fn sse(chunks: &[Value], done: bool) -> String {
     let mut out: String = chunks.iter().map(|c| format!("data: {c}\n\n")).collect();
@@ -310,11 +311,7 @@ fn req() -> ModelRequest<'static> {
                 ],
             },
         ]),
-        tools: vec![ToolSpec {
-            name: "Read".into(),
-            description: "Read a file".into(),
-            input_schema: json!({"type": "object"}),
-        }],
+        tools: vec![tool_spec("Read", "Read a file", json!({"type": "object"}))],
         max_tokens: 4096,
     }
 }

@@ -11,9 +11,9 @@ use reqwest::header::{HeaderMap, HeaderValue};
 use serde::ser::{Serialize, SerializeMap, Serializer};
 use serde_json::Value;
 
-use super::ModelRequest;
 use super::error::ErrorContext;
 use super::sse::SseParser;
+use super::{ModelRequest, StreamEvent};
 
 /// A wire format, with the one setting that changes a format's body.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,6 +89,17 @@ impl WireFormat {
             WireFormat::Anthropic => Box::new(anthropic::AnthropicParser::new(errors)),
             WireFormat::OpenAi { .. } => Box::new(openai::OpenAiParser::new(errors)),
         }
+    }
+}
+
+/// Pushes `make(text)` unless there is no text: servers send empty deltas.
+pub(crate) fn push_text(
+    out: &mut Vec<StreamEvent>,
+    text: Option<&str>,
+    make: fn(String) -> StreamEvent,
+) {
+    if let Some(text) = text.filter(|t| !t.is_empty()) {
+        out.push(make(text.to_string()));
     }
 }
 

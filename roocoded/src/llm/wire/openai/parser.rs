@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::llm::error::{ErrorContext, LlmError};
 use crate::llm::sse::SseParser;
+use crate::llm::wire::push_text;
 use crate::llm::{ModelStopReason, StreamEvent, TokenUsage};
 
 #[derive(Debug, Default)]
@@ -134,17 +135,12 @@ impl OpenAiParser {
 
     fn choice(&mut self, choice: &Value, out: &mut Vec<StreamEvent>) {
         let delta = &choice["delta"];
-        if let Some(text) = delta["reasoning_content"]
+        let reasoning = delta["reasoning_content"]
             .as_str()
-            .or_else(|| delta["reasoning"].as_str())
-            .filter(|t| !t.is_empty())
-        {
-            out.push(StreamEvent::ThinkingDelta(text.to_string()));
-        }
+            .or_else(|| delta["reasoning"].as_str());
+        push_text(out, reasoning, StreamEvent::ThinkingDelta);
         for key in ["content", "refusal"] {
-            if let Some(text) = delta[key].as_str().filter(|t| !t.is_empty()) {
-                out.push(StreamEvent::TextDelta(text.to_string()));
-            }
+            push_text(out, delta[key].as_str(), StreamEvent::TextDelta);
         }
         if let Some(calls) = delta["tool_calls"].as_array() {
             for tc in calls {

@@ -15,34 +15,30 @@ use crate::llm::test_history::tool_spec;
 use crate::llm::test_server::{Reply, TestServer};
 use crate::llm::{ModelStopReason, resolve_model};
 
-fn anthropic_model(base: &str) -> ResolvedModel {
+/// `spec` resolved with the client environment `vars`.
+fn resolved(spec: &str, vars: &[(&str, &str)]) -> ResolvedModel {
     let env = ClientEnv {
-        vars: [
-            ("ANTHROPIC_API_KEY".to_string(), "sk-test".to_string()),
-            ("ANTHROPIC_BASE_URL".to_string(), base.to_string()),
-        ]
-        .into(),
+        vars: vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
     };
-    resolve_model(
-        "anthropic/claude-sonnet-4-5",
-        &env,
-        &Config::default(),
-        &reqwest::Client::new(),
-    )
-    .unwrap()
+    resolve_model(spec, &env, &Config::default(), &reqwest::Client::new()).unwrap()
+}
+
+fn anthropic_model(base: &str) -> ResolvedModel {
+    let vars = [
+        ("ANTHROPIC_API_KEY", "sk-test"),
+        ("ANTHROPIC_BASE_URL", base),
+    ];
+    resolved("anthropic/claude-sonnet-4-5", &vars)
 }
 
 fn openai_model(base: &str) -> ResolvedModel {
-    let env = ClientEnv {
-        vars: [("OPENAI_BASE_URL".to_string(), format!("{base}/v1"))].into(),
-    };
-    resolve_model(
+    resolved(
         "openai/local-model",
-        &env,
-        &Config::default(),
-        &reqwest::Client::new(),
+        &[("OPENAI_BASE_URL", &format!("{base}/v1"))],
     )
-    .unwrap()
 }
 
 fn policy(max_attempts: u32) -> RetryPolicy {

@@ -11,6 +11,8 @@
 //!   [`Progress`] (deltas, retries, stream resets) and returns a [`CallOutcome`] or a
 //!   classified [`LlmError`]. It traces a `call_model` span (provider, format, model,
 //!   attempts) around a `model_attempt` span per HTTP request (attempt, status).
+//! - [`pricing`] holds the tables of known models' prices and windows, by provider-side
+//!   name; the window of a spec is [`context_window`]'s (alias expanded, config first).
 //!
 //! Inside, one [`Provider`] does the HTTP exchange, the SSE framing (`sse`) and the error
 //! classification (`error`) for every endpoint. Its [`WireFormat`] (`wire/`: Anthropic

@@ -25,9 +25,8 @@
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
-use super::{PermissionGate, rules, sandbox};
-use crate::permission::PermissionTarget;
-use crate::tools::ToolContext;
+use super::{PermissionGate, PermissionTarget, Scope, rules, sandbox};
+use crate::memory::MemoryDirs;
 
 /// Why a file is protected; shown in the approval prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,20 +105,22 @@ impl PermissionGate {
         self
     }
 
+    /// The session's memory directories, which the `Memory` tool writes anyway: not
+    /// protected, though they lie under `.roocode/` or the user directory.
+    pub fn with_memory_dirs(mut self, dirs: MemoryDirs) -> Self {
+        self.memory_dirs = Some(dirs);
+        self
+    }
+
     /// Why a call with this target writes a protected file, if it does. Only writes
-    /// count; `ctx` gives the working directory, the project and the memory
-    /// directories (which are not protected).
-    pub fn protected_write(
-        &self,
-        target: &PermissionTarget,
-        ctx: &ToolContext,
-    ) -> Option<Protected> {
+    /// count; `scope` gives the working directory and the project.
+    pub fn protected_write(&self, target: &PermissionTarget, scope: &Scope) -> Option<Protected> {
         let PermissionTarget::Path { path, write: true } = target else {
             return None;
         };
-        let given = rules::normalize(&ctx.resolve(path));
+        let given = rules::normalize(&scope.resolve(path));
         let real = sandbox::real_path(&given).ok();
-        let places = Places::new(self.user_dir.as_deref(), self.settings.home.as_deref(), ctx);
+        let places = Places::new(self, &scope.root);
         std::iter::once(given.as_path())
             .chain(real.as_deref())
             .find_map(|p| places.classify(p))
@@ -140,16 +141,16 @@ struct Places {
 }
 
 impl Places {
-    fn new(user_dir: Option<&Path>, home: Option<&Path>, ctx: &ToolContext) -> Self {
-        let memory = ctx
+    fn new(gate: &PermissionGate, root: &Path) -> Self {
+        let memory = gate
             .memory_dirs
             .iter()
             .flat_map(|m| [m.user.clone(), m.project.clone()]);
         Self {
-            user_dirs: with_real(user_dir.map(Path::to_path_buf)),
-            hooks_dirs: with_real(hooks_paths(&ctx.root, home)),
+            user_dirs: with_real(gate.user_dir.clone()),
+            hooks_dirs: with_real(hooks_paths(root, gate.settings.home.as_deref())),
             memory_dirs: with_real(memory),
-            roots: with_real([ctx.root.clone()]),
+            roots: with_real([root.to_path_buf()]),
         }
     }
 

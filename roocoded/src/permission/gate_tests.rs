@@ -1,5 +1,5 @@
 //! Tests of the whole gate: the mode matrix, how layers 1, 3 and 4 combine, the plan
-//! file, real paths against rules, protected branches and the default branch.
+//! file, real paths against rules, protected and default branches.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -277,24 +277,6 @@ fn protected_and_default_branches() {
         short(&gate.judge(&command("git push -f origin feature"), &project.scope)),
         "allow"
     );
-}
-
-#[test]
-fn default_branch_is_read_from_the_repository() {
-    let project = Project::new();
-    assert_eq!(default_branch(&project.root), None);
-    project.write(
-        ".git/refs/remotes/origin/HEAD",
-        "ref: refs/remotes/origin/trunk\n",
-    );
-    assert_eq!(default_branch(&project.root), Some("trunk".into()));
-    // A worktree: `.git` is a file naming the git dir, whose commondir holds the refs.
-    let wt = project.root.join("wt");
-    std::fs::create_dir_all(&wt).unwrap();
-    project.write(".git/worktrees/wt/commondir", "../..\n");
-    let gitdir = project.root.join(".git/worktrees/wt");
-    std::fs::write(wt.join(".git"), format!("gitdir: {}\n", gitdir.display())).unwrap();
-    assert_eq!(default_branch(&wt), Some("trunk".into()));
 }
 
 #[test]

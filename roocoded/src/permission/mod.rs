@@ -61,7 +61,7 @@ pub struct GateSettings {
     /// `permissions.protected_branches`; `main`, `master` and `default_branch` are
     /// always protected.
     pub protected_branches: Vec<String>,
-    /// The remote's default branch ([`default_branch`]).
+    /// The remote's default branch ([`crate::project::default_branch`]).
     pub default_branch: Option<String>,
     /// The session's plan file (`<data dir>/plans/<session>.md`).
     pub plan_file: Option<PathBuf>,
@@ -92,7 +92,7 @@ impl GateSettings {
             mode,
             rules,
             protected_branches: config.permissions.protected_branches.clone(),
-            default_branch: default_branch(root),
+            default_branch: crate::project::default_branch(root),
             plan_file: None,
             home: directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()),
         };
@@ -360,43 +360,6 @@ impl PermissionGate {
         };
         sandbox::real_path(&scope.resolve(path)).is_ok_and(|real| real == real_dir.join(name))
     }
-}
-
-/// The default branch of the repository at `root`, from
-/// `.git/refs/remotes/origin/HEAD` (`ref: refs/remotes/origin/main` → `main`). Works
-/// for worktrees (a `.git` file pointing at the git directory, whose `commondir` holds
-/// the refs).
-pub fn default_branch(root: &Path) -> Option<String> {
-    let dot_git = root.join(".git");
-    let git_dir = if dot_git.is_file() {
-        let text = std::fs::read_to_string(&dot_git).ok()?;
-        let dir = PathBuf::from(text.trim().strip_prefix("gitdir:")?.trim());
-        let dir = if dir.is_absolute() {
-            dir
-        } else {
-            root.join(dir)
-        };
-        match std::fs::read_to_string(dir.join("commondir")) {
-            Ok(common) => {
-                let common = PathBuf::from(common.trim());
-                if common.is_absolute() {
-                    common
-                } else {
-                    dir.join(common)
-                }
-            }
-            Err(_) => dir,
-        }
-    } else {
-        dot_git
-    };
-    let head = std::fs::read_to_string(git_dir.join("refs/remotes/origin/HEAD")).ok()?;
-    let branch = head
-        .trim()
-        .strip_prefix("ref:")?
-        .trim()
-        .strip_prefix("refs/remotes/origin/")?;
-    (!branch.is_empty()).then(|| branch.to_string())
 }
 
 #[cfg(test)]

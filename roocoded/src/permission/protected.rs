@@ -27,6 +27,7 @@ use std::path::{Component, Path, PathBuf};
 
 use super::{PermissionGate, PermissionTarget, Scope, rules, sandbox};
 use crate::memory::MemoryDirs;
+use crate::project::GitDirs;
 
 /// Why a file is protected; shown in the approval prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -239,9 +240,9 @@ fn with_real(paths: impl IntoIterator<Item = PathBuf>) -> Vec<PathBuf> {
 /// hooks; `~/` is the home).
 fn hooks_paths(root: &Path, home: Option<&Path>) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    if let Some((git_dir, common_dir)) = git_dirs(root) {
-        files.push(common_dir.join("config"));
-        files.push(git_dir.join("config.worktree"));
+    if let Some(dirs) = GitDirs::of(root) {
+        files.push(dirs.common_dir.join("config"));
+        files.push(dirs.git_dir.join("config.worktree"));
     }
     if let Some(home) = home {
         files.push(home.join(".gitconfig"));
@@ -256,22 +257,6 @@ fn hooks_paths(root: &Path, home: Option<&Path>) -> Vec<PathBuf> {
             _ => root.join(value),
         })
         .collect()
-}
-
-/// The git directory of the repository at `root` and its common directory (they
-/// differ for a linked worktree, whose `.git` is a file naming its git directory).
-fn git_dirs(root: &Path) -> Option<(PathBuf, PathBuf)> {
-    let dot_git = root.join(".git");
-    if dot_git.is_dir() {
-        return Some((dot_git.clone(), dot_git));
-    }
-    let text = std::fs::read_to_string(&dot_git).ok()?;
-    let git_dir = root.join(text.trim().strip_prefix("gitdir:")?.trim());
-    let common = match std::fs::read_to_string(git_dir.join("commondir")) {
-        Ok(common) => git_dir.join(common.trim()),
-        Err(_) => git_dir.clone(),
-    };
-    Some((git_dir, common))
 }
 
 /// The last `hooksPath` of a `[core]` section in a git config file's text.

@@ -112,6 +112,7 @@ mod reference {
                 "type": "image",
                 "source": {"type": "base64", "media_type": media_type, "data": data},
             }),
+            ContentBlock::Unknown => return None,
         })
     }
 

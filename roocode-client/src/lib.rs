@@ -1,5 +1,5 @@
 //! What every RooCode client shares, so the CLI, the TUI and the tests reach the daemon
-//! the same way: opening the socket and the `daemon.hello` handshake ([`connect`]),
+//! the same way: opening the socket and the `daemon.hello` handshake ([`mod@connect`]),
 //! starting the daemon when nothing answers ([`autostart`]), following a session's
 //! numbered events without losing or repeating one ([`feed`]), and naming a tool call
 //! on one line ([`display`]).

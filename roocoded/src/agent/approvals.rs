@@ -212,7 +212,10 @@ impl Agents {
             None => return Err(self.not_waiting(id).await),
         };
         let Some(session_id) = self.session_of_request(id).await? else {
-            return Err(AgentError::Invalid(format!("no pending request {id}")));
+            return Err(AgentError::RequestNotFound {
+                id: id.to_string(),
+                answered: false,
+            });
         };
         self.store
             .resolve_pending(id, "resolved", Some(decision.as_str()))
@@ -263,7 +266,10 @@ impl Agents {
             )));
         }
         let Some(session_id) = self.session_of_request(id).await? else {
-            return Err(AgentError::Invalid(format!("no pending request {id}")));
+            return Err(AgentError::RequestNotFound {
+                id: id.to_string(),
+                answered: false,
+            });
         };
         self.store
             .resolve_pending(id, "resolved", Some("answered"))
@@ -288,13 +294,9 @@ impl Agents {
     }
 
     async fn not_waiting(&self, id: &str) -> AgentError {
-        match self.store.pending_exists(id).await {
-            Ok(true) => AgentError::Invalid(format!(
-                "request {id} was already answered (or its turn ended)"
-            )),
-            _ => AgentError::Invalid(format!(
-                "no pending request {id}: list them with `roocode-cli pending`"
-            )),
+        AgentError::RequestNotFound {
+            id: id.to_string(),
+            answered: matches!(self.store.pending_exists(id).await, Ok(true)),
         }
     }
 }

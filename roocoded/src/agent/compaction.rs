@@ -113,9 +113,7 @@ impl Agents {
         let env = {
             let state = rt.state.lock().await;
             if state.running.is_some() {
-                return Err(AgentError::Invalid(
-                    "a turn is running: compact once it is idle (or cancel it first)".into(),
-                ));
+                return Err(AgentError::Busy("compact".into()));
             }
             state.env.clone()
         };

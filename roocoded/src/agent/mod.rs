@@ -47,15 +47,22 @@ use crate::tools::Registry;
 
 use runtime::{Queued, Running, SessionRuntime};
 
-/// Why a request to the engine failed.
+/// Why a request to the engine failed. Messages state facts only: each client adds
+/// the hint that fits its user from the RPC error code (`rpc::errors`).
 #[derive(Debug, thiserror::Error)]
 pub enum AgentError {
-    #[error("no session matches `{0}`: list them with `roocode-cli sessions`")]
+    #[error("no session matches `{0}`")]
     NotFound(String),
-    #[error("`{0}` matches several sessions ({1}): give more characters of the id")]
+    #[error("`{0}` matches several sessions ({1})")]
     Ambiguous(String, String),
     #[error("{0}")]
     Invalid(String),
+    /// The session runs a turn and the request needs it idle (what it wanted to do).
+    #[error("cannot {0} while a turn is running")]
+    Busy(String),
+    /// No permission request or question waits under this id.
+    #[error("{}", if *.answered { format!("request {id} was already answered (or its turn ended)") } else { format!("no pending request {id}") })]
+    RequestNotFound { id: String, answered: bool },
     #[error("{0}")]
     Config(String),
     #[error(transparent)]
@@ -423,9 +430,7 @@ impl Agents {
         if let Some(rt) = self.existing_runtime(id)
             && rt.state.lock().await.running.is_some()
         {
-            return Err(AgentError::Invalid(
-                "a turn is running: cancel it first (Esc, or `roocode-cli cancel`)".into(),
-            ));
+            return Err(AgentError::Busy("clear the context".into()));
         }
         self.rewrite_context(id, Vec::new()).await?;
         self.events

@@ -37,7 +37,7 @@ fn ended(stop: StopReason, kind: &str, message: impl Into<String>) -> TurnEnd {
     (
         stop,
         Some(ErrorInfo {
-            kind: kind.to_string(),
+            kind: kind.into(),
             message: message.into(),
         }),
     )

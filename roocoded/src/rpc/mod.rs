@@ -15,6 +15,7 @@ mod relay;
 mod server;
 mod session_api;
 mod subscribe;
+mod traced;
 
 use std::sync::Arc;
 use std::time::Instant;

@@ -15,7 +15,7 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use jsonrpsee::types::{ErrorObjectOwned, Request};
-use roocode_protocol::error::REFUSED_FROM_COMMAND;
+use roocode_protocol::error::RpcErrorCode;
 
 use crate::agent::Agents;
 
@@ -149,11 +149,11 @@ impl super::refusing::Rule for CommandRule {
 }
 
 fn refused(method: &str, why: &str) -> ErrorObjectOwned {
-    ErrorObjectOwned::owned(
-        REFUSED_FROM_COMMAND,
+    super::errors::error_object(
+        RpcErrorCode::RefusedFromCommand,
         format!(
             "{method} refused: {why}. A command can never answer permission requests or questions, change the mode or model, send or import messages, delete sessions or stop the daemon; answer from your own terminal (`roocode-cli approve|deny <id>`, or the TUI)"
         ),
-        None::<()>,
+        None,
     )
 }

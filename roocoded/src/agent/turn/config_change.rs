@@ -107,7 +107,7 @@ impl Turn<'_> {
     async fn notice(&self, kind: &str, message: String) -> Result<(), AgentError> {
         self.emit(EventPayload::Error {
             error: ErrorInfo {
-                kind: kind.to_string(),
+                kind: kind.into(),
                 message,
             },
         })

@@ -12,7 +12,6 @@ use crate::agent::AgentError;
 use crate::agent::approvals::{PermissionAnswer, PermissionAsk};
 use crate::agent::turn_config::{FileCheck, TurnConfig};
 use crate::permission::Mode;
-use crate::store::SessionRow;
 
 /// The pseudo tool name of a config change request.
 pub const CONFIG_TOOL: &str = "Config";
@@ -22,7 +21,7 @@ impl Turn<'_> {
     /// was cancelled while the user was asked.
     pub(super) async fn recheck_config(
         &self,
-        row: &SessionRow,
+        mode: Mode,
         config: &TurnConfig,
     ) -> Result<bool, AgentError> {
         let (changes, files, newer) = match config.recheck() {
@@ -47,7 +46,7 @@ impl Turn<'_> {
         };
         let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
         let listed = changes.join("\n");
-        if Mode::parse(&row.mode) == Some(Mode::DontAsk) {
+        if mode == Mode::DontAsk {
             tracing::warn!(%listed, "permission settings changed during a dontAsk turn: not applied");
             if let Ok(mut slot) = self.rt.refused_config.lock() {
                 *slot = Some(config.refuse(&newer));
@@ -83,7 +82,11 @@ impl Turn<'_> {
             summary: &summary,
             reason: &reason,
         };
-        let answer = self.agents.ask_permission(ask, &self.cancel).await?;
+        let answer = self
+            .engine
+            .approvals
+            .ask_permission(ask, &self.cancel)
+            .await?;
         let refused = match answer {
             PermissionAnswer::Allow | PermissionAnswer::AllowAlways => {
                 tracing::info!(%listed, "permission settings changed during the turn: approved");

@@ -106,3 +106,99 @@ fn gate_settings(config: &Config, agent: &AgentSpec, session: &SessionRow) -> Ga
     settings.plan_file = Some(agent.permission.plan_file.clone());
     settings
 }
+
+#[cfg(test)]
+mod tests {
+    use roocode_protocol::Mode;
+    use roocode_protocol::paths::Paths;
+    use roocode_protocol::session::CreateParams;
+
+    use super::*;
+    use crate::agent::Engine;
+    use crate::store::Store;
+
+    /// An engine with one session in a project whose local config says `local`.
+    async fn session(local: &str) -> (tempfile::TempDir, Engine, SessionRow, ClientEnv) {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let project = dir.path().join("project");
+        std::fs::create_dir_all(project.join(".roocode")).unwrap();
+        std::fs::create_dir_all(project.join(".git")).unwrap();
+        std::fs::write(project.join(".roocode/config.local.yaml"), local).unwrap();
+        let paths =
+            Paths::resolve(|name| (name == "ROOCODE_HOME").then(|| home.display().to_string()))
+                .unwrap();
+        let store = Store::open(&paths.database).await.unwrap();
+        let engine = Engine::new(store, paths);
+        let mut env = ClientEnv::default();
+        env.vars
+            .insert("ANTHROPIC_API_KEY".into(), "sk-test".into());
+        let info = engine
+            .create(CreateParams {
+                cwd: project.display().to_string(),
+                model: Some("anthropic/sonnet".into()),
+                env: env.clone(),
+                ..CreateParams::default()
+            })
+            .await
+            .unwrap();
+        let row = engine.resolve(&info.id).await.unwrap();
+        (dir, engine, row, env)
+    }
+
+    fn settings<'t>(
+        engine: &Engine,
+        row: &SessionRow,
+        env: &ClientEnv,
+        live: &'t TurnConfig,
+    ) -> TurnSettings<'t> {
+        let sources = Sources {
+            env: env.clone(),
+            tools: engine.tools().clone(),
+            plan_file: engine.plan_file(&row.id),
+            user_dir: &engine.paths().user_dir,
+            http: &engine.http,
+        };
+        TurnSettings::main(row.clone(), live, sources).unwrap()
+    }
+
+    #[tokio::test]
+    async fn the_main_agent_is_the_session_and_its_config_as_a_value() {
+        let (_dir, engine, row, env) = session("max_turns: 3\n").await;
+        let live = TurnConfig::load(&engine.paths().user_dir, Path::new(&row.root)).unwrap();
+        let now = settings(&engine, &row, &env, &live);
+        assert_eq!(now.agent.agent_id, row.id);
+        assert_eq!(now.agent.model, "anthropic/sonnet");
+        assert_eq!(now.agent.system_prompt, engine.system_prompt(&row));
+        assert_eq!(now.agent.limits.max_turns, 3);
+        assert_eq!(now.agent.permission.mode, Mode::Default);
+        assert_eq!(now.agent.plan_reminder(), None);
+        // The alias is resolved once, for the iteration, with the client's keys.
+        assert_ne!(now.model.model, "sonnet");
+        assert_eq!(
+            engine.model_window(&row).await,
+            Some(now.model.context_window)
+        );
+
+        engine.set_mode(&row.id, "plan").await.unwrap();
+        let row = engine.resolve(&row.id).await.unwrap();
+        let planning = settings(&engine, &row, &env, &live);
+        assert_eq!(planning.agent.permission.mode, Mode::Plan);
+        let reminder = planning.agent.plan_reminder().unwrap();
+        assert!(
+            reminder.contains(&engine.plan_file(&row.id).display().to_string()),
+            "{reminder}"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_allow_always_rule_reaches_the_next_batch_s_gate() {
+        let (_dir, engine, row, env) = session("{}\n").await;
+        let live = TurnConfig::load(&engine.paths().user_dir, Path::new(&row.root)).unwrap();
+        let now = settings(&engine, &row, &env, &live);
+        assert!(now.gate().settings().rules.is_empty());
+        now.allow_rule("Bash(make)");
+        assert!(!now.gate().settings().rules.is_empty());
+        assert!(now.gate.rules.is_empty(), "the snapshot is the iteration's");
+    }
+}

@@ -11,6 +11,7 @@ use super::Turn;
 use crate::agent::AgentError;
 use crate::agent::approvals::{PermissionAnswer, PermissionAsk};
 use crate::agent::turn_config::{FileCheck, TurnConfig};
+use crate::config::Guarded;
 use crate::permission::Mode;
 
 /// The pseudo tool name of a config change request.
@@ -62,6 +63,20 @@ impl Turn<'_> {
             .await?;
             return Ok(true);
         }
+        self.ask_about_change(&changes, &files, &newer, config)
+            .await
+    }
+
+    /// Asks the user about a change of the permission settings (tool `Config`) and
+    /// applies it if they approve; false if the turn was cancelled meanwhile.
+    async fn ask_about_change(
+        &self,
+        changes: &[String],
+        files: &[String],
+        newer: &Guarded,
+        config: &TurnConfig,
+    ) -> Result<bool, AgentError> {
+        let listed = changes.join("\n");
         let summary = format!(
             "permission settings changed during the turn: {}",
             changes.join("; ")
@@ -90,15 +105,15 @@ impl Turn<'_> {
         let refused = match answer {
             PermissionAnswer::Allow | PermissionAnswer::AllowAlways => {
                 tracing::info!(%listed, "permission settings changed during the turn: approved");
-                config.apply(&newer);
+                config.apply(newer);
                 None
             }
             PermissionAnswer::Deny { .. } => {
                 tracing::info!(%listed, "permission settings changed during the turn: refused");
-                Some(config.refuse(&newer))
+                Some(config.refuse(newer))
             }
             // Unanswered: the next turn asks again.
-            PermissionAnswer::Cancelled => Some(config.refuse(&newer)),
+            PermissionAnswer::Cancelled => Some(config.refuse(newer)),
         };
         if let Ok(mut slot) = self.rt.refused_config.lock() {
             *slot = refused;

@@ -101,7 +101,7 @@ pub async fn run_calls(
         )),
     };
     let redact_on = config.redact();
-    let registry = &agents.tools;
+    let registry = &settings.agent.tools;
     let is_safe = |c: &Call| {
         registry
             .get(&c.name)
@@ -237,7 +237,7 @@ async fn execute(
     ctx: &ToolContext,
     call: &Call,
 ) -> (ToolOutput, bool) {
-    let registry = &agents.tools;
+    let registry = &settings.agent.tools;
     let Some(tool) = registry.get(&call.name) else {
         let known: Vec<String> = registry
             .defs()

@@ -91,7 +91,7 @@ impl<'t> TurnSettings<'t> {
     }
 
     /// An "allow always" rule was written to the local config: the turn applies it at
-    /// once (see [`TurnConfig::allow_rule`]).
+    /// once (see `TurnConfig::allow_rule`).
     pub fn allow_rule(&self, rule: &str) {
         self.live.allow_rule(rule);
     }

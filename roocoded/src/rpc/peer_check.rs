@@ -105,7 +105,7 @@ fn parse_stat(text: &str) -> Option<Stat> {
     })
 }
 
-/// The rule, one per connection (run by [`super::refusing::Refusing`]).
+/// The rule, one per connection (run by `rpc::refusing::Refusing`).
 #[derive(Clone)]
 pub struct CommandRule {
     pub peer_pid: Option<i32>,

@@ -17,18 +17,13 @@ use tracing::Instrument;
 use super::approvals::{PermissionAnswer, PermissionAsk};
 use super::human::CallHuman;
 use super::runtime::SessionRuntime;
+use super::settings::TurnSettings;
 use super::summarizer::ModelSummarizer;
 use super::turn::INTERRUPTED_BY_USER;
-use super::turn_config::TurnConfig;
 use super::{AgentError, Agents};
-use crate::config::Config;
 use crate::memory::MemoryDirs;
-use crate::permission::{
-    Call as GateCall, Decision, GateSettings, Mode, PermissionGate, Place, Scope,
-};
-use crate::store::SessionRow;
+use crate::permission::{Call as GateCall, Decision, PermissionGate, Place, Scope};
 use crate::tools::{self, PermissionTarget, ProgressFn, ToolContext, ToolError, ToolOutput};
-use roocode_protocol::session::ClientEnv;
 
 /// How many safe calls of one batch run at once.
 const MAX_PARALLEL: usize = 8;
@@ -55,23 +50,19 @@ struct Outcome {
     duration_ms: u64,
 }
 
-/// Runs `calls` and returns one result per call, in call order. `window_tokens` is the
-/// model's context window (layer 1 keeps results small relative to it); `turn_config`
-/// is the turn's configuration, whose rules are read again for every batch (an "allow
-/// always" applies at once).
-#[allow(clippy::too_many_arguments)]
+/// Runs `calls` and returns one result per call, in call order, with the iteration's
+/// `settings` (the model's context window: layer 1 keeps results small relative to
+/// it; the gate is built for every batch, so an "allow always" applies at once).
 pub async fn run_calls(
     agents: &Arc<Agents>,
     rt: &Arc<SessionRuntime>,
-    row: &SessionRow,
+    settings: &TurnSettings<'_>,
     turn_id: &str,
     calls: &[Call],
     cancel: &CancellationToken,
-    window_tokens: u64,
-    turn_config: &TurnConfig,
 ) -> Result<Vec<CallResult>, AgentError> {
-    let env = agents.env_of(rt).await;
-    let config = turn_config.get();
+    let (row, env, config) = (&settings.session, &settings.env, &settings.config);
+    let window_tokens = settings.model.context_window;
     let memory_dirs = MemoryDirs::new(&agents.paths.user_dir, std::path::Path::new(&row.root));
     let large_result_chars = crate::context::large_results::threshold_for(
         usize::try_from(config.large_result_chars()).unwrap_or(usize::MAX),
@@ -97,7 +88,7 @@ pub async fn run_calls(
         progress: None,
         human: None,
         todos: rt.todos.clone(),
-        summarizer: summarizer(agents, row, &env, &config, cancel),
+        summarizer: summarizer(agents, settings, cancel),
         shell: rt.shell.clone(),
         processes: Some(agents.processes.for_session(&row.id)),
         memory_dirs: Some(memory_dirs.clone()),
@@ -107,24 +98,12 @@ pub async fn run_calls(
             std::path::Path::new(&row.root),
             std::path::Path::new(&row.cwd),
             &env.vars,
-            &config,
-            &turn_config.sandbox(),
+            config,
+            &settings.sandbox,
         )),
     };
-    let mode = Mode::parse(&row.mode).unwrap_or(Mode::Default);
-    let gate_now = || {
-        let (mut settings, rule_errors) =
-            GateSettings::from_config(&turn_config.get(), mode, &base.scope.root);
-        for e in rule_errors {
-            tracing::warn!(session = %row.id, "ignoring an invalid permission rule: {e}");
-        }
-        settings.plan_file = Some(agents.plan_file(&row.id));
-        PermissionGate::new(settings)
-            .with_user_dir(agents.paths.user_dir.clone())
-            .with_memory_dirs(memory_dirs.clone())
-    };
     let redact_on = config.redact();
-    let registry = &agents.tools;
+    let registry = &settings.agent.tools;
     let is_safe = |c: &Call| {
         registry
             .get(&c.name)
@@ -145,7 +124,7 @@ pub async fn run_calls(
     let run = async move {
         let mut results = Vec::with_capacity(calls.len());
         for batch in tools::partition(calls, is_safe) {
-            let gate = Arc::new(gate_now());
+            let gate = Arc::new(settings.gate().with_memory_dirs(memory_dirs.clone()));
             let gate = &gate;
             for call in batch {
                 let ev = EventPayload::ToolCall {
@@ -163,7 +142,7 @@ pub async fn run_calls(
                         let tx = live_tx.clone();
                         let call_id = call.id.clone();
                         let human = CallHuman {
-                            agents: agents.clone(),
+                            engine: agents.clone(),
                             session_id: row.id.clone(),
                             call_id: call.id.clone(),
                             mode: row.mode.clone(),
@@ -185,7 +164,7 @@ pub async fn run_calls(
                             ..base.clone()
                         };
                         async move {
-                            let outcome = run_one(agents, gate, turn_config, &ctx, call).await;
+                            let outcome = run_one(agents, gate, settings, &ctx, call).await;
                             if let Some(live) = live {
                                 live.finish();
                             }
@@ -234,13 +213,13 @@ pub async fn run_calls(
 async fn run_one(
     agents: &Arc<Agents>,
     gate: &PermissionGate,
-    turn_config: &TurnConfig,
+    settings: &TurnSettings<'_>,
     ctx: &ToolContext,
     call: &Call,
 ) -> Outcome {
     let started = Instant::now();
     let span = tracing::info_span!("tool_call", tool = %call.name, call_id = %call.id);
-    let (output, unknown_tool) = execute(agents, gate, turn_config, ctx, call)
+    let (output, unknown_tool) = execute(agents, gate, settings, ctx, call)
         .instrument(span)
         .await;
     // The tool's own time: what a human took to answer does not count.
@@ -256,11 +235,11 @@ async fn run_one(
 async fn execute(
     agents: &Arc<Agents>,
     gate: &PermissionGate,
-    turn_config: &TurnConfig,
+    settings: &TurnSettings<'_>,
     ctx: &ToolContext,
     call: &Call,
 ) -> (ToolOutput, bool) {
-    let registry = &agents.tools;
+    let registry = &settings.agent.tools;
     let Some(tool) = registry.get(&call.name) else {
         let known: Vec<String> = registry
             .defs()
@@ -313,10 +292,10 @@ async fn execute(
                 summary: &summary,
                 reason: &reason,
             };
-            match agents.ask_permission(ask, &ctx.cancel).await {
+            match agents.approvals.ask_permission(ask, &ctx.cancel).await {
                 Ok(PermissionAnswer::Allow) => {}
                 Ok(PermissionAnswer::AllowAlways) => {
-                    remember(tool.name(), &target, gate, turn_config, ctx);
+                    remember(tool.name(), &target, gate, settings, ctx);
                 }
                 Ok(PermissionAnswer::Deny { feedback }) => {
                     let text = match feedback {
@@ -371,7 +350,7 @@ fn remember(
     tool: &str,
     target: &PermissionTarget,
     gate: &PermissionGate,
-    turn_config: &TurnConfig,
+    settings: &TurnSettings<'_>,
     ctx: &ToolContext,
 ) {
     if let Some(why) = gate.protected_write(target, &ctx.scope) {
@@ -382,7 +361,7 @@ fn remember(
     match crate::permission::persist::append_allow_rule(&ctx.scope.root, &rule) {
         Ok(()) => {
             tracing::info!(%rule, "allow rule added to .roocode/config.local.yaml");
-            turn_config.allow_rule(&rule);
+            settings.allow_rule(&rule);
         }
         Err(e) => tracing::error!(%rule, "cannot add the allow rule: {e}"),
     }
@@ -391,21 +370,18 @@ fn remember(
 /// WebFetch's page reader: the session's model, with the client's keys.
 fn summarizer(
     agents: &Agents,
-    row: &SessionRow,
-    env: &ClientEnv,
-    config: &Config,
+    settings: &TurnSettings<'_>,
     cancel: &CancellationToken,
 ) -> Option<Arc<dyn tools::Summarizer>> {
-    let model = crate::llm::resolve_model(&row.model, env, config, &agents.http).ok()?;
+    let row = &settings.session;
     Some(Arc::new(ModelSummarizer {
-        policy: crate::llm::RetryPolicy::from_env_and_config(env, config),
-        model,
+        policy: settings.retry.clone(),
+        model: settings.model.clone(),
         cancel: cancel.clone(),
         store: agents.store().clone(),
         session_id: row.id.clone(),
-        // Tools run for the main agent, whose id is the session's.
-        agent_id: row.id.clone(),
-        redact: config.redact(),
+        agent_id: settings.agent.agent_id.clone(),
+        redact: settings.config.redact(),
     }))
 }
 

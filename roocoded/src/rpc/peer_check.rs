@@ -17,7 +17,7 @@ use std::sync::Arc;
 use jsonrpsee::types::{ErrorObjectOwned, Request};
 use roocode_protocol::error::RpcErrorCode;
 
-use crate::agent::Agents;
+use crate::agent::Engine;
 
 /// The methods a command may not call.
 pub const GUARDED: &[&str] = &[
@@ -105,11 +105,11 @@ fn parse_stat(text: &str) -> Option<Stat> {
     })
 }
 
-/// The rule, one per connection (run by [`super::refusing::Refusing`]).
+/// The rule, one per connection (run by `rpc::refusing::Refusing`).
 #[derive(Clone)]
 pub struct CommandRule {
     pub peer_pid: Option<i32>,
-    pub agents: Arc<Agents>,
+    pub engine: Arc<Engine>,
 }
 
 impl super::refusing::Rule for CommandRule {
@@ -122,7 +122,7 @@ impl super::refusing::Rule for CommandRule {
             return Some(refused(method, "the connecting process is unknown"));
         };
         let daemon = std::process::id() as i32;
-        match check(pid, &self.agents.command_groups(), daemon) {
+        match check(pid, &self.engine.command_groups(), daemon) {
             Verdict::Allowed => None,
             Verdict::Command(hit) => {
                 tracing::warn!(

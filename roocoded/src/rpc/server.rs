@@ -43,7 +43,7 @@ pub async fn serve(listener: &UnixListener, ctx: DaemonContext, stop: Cancellati
         .set_batch_request_config(jsonrpsee::server::BatchRequestConfig::Disabled)
         .build();
     let connections = Arc::new(Semaphore::new(limits.max_connections));
-    let agents = ctx.agents.clone();
+    let engine = ctx.engine.clone();
     let builder = Server::builder().set_config(cfg).to_service_builder();
     let mut methods = Methods::new();
     let handler = super::Handler(ctx.clone());
@@ -95,7 +95,7 @@ pub async fn serve(listener: &UnixListener, ctx: DaemonContext, stop: Cancellati
         let state = handshake::HandshakeState::default();
         let conn_state = state.clone();
         let traced_state = state.clone();
-        let agents = agents.clone();
+        let engine = engine.clone();
         let gate = RpcServiceBuilder::new()
             .layer_fn(move |service| Traced {
                 service,
@@ -112,7 +112,7 @@ pub async fn serve(listener: &UnixListener, ctx: DaemonContext, stop: Cancellati
                 service,
                 rule: peer_check::CommandRule {
                     peer_pid: peer.pid,
-                    agents: agents.clone(),
+                    engine: engine.clone(),
                 },
             });
         let mut svc = builder

@@ -29,6 +29,8 @@ mod output;
 mod read;
 pub mod redact;
 mod registry;
+#[cfg(test)]
+mod schema_tests;
 mod todo;
 mod walk;
 mod webfetch;

@@ -1,6 +1,7 @@
 //! Runs the tool calls of one model response: each call is looked up, its input
-//! validated against the tool's schema, checked by `permission` (the only place that
-//! decides), then executed. Consecutive concurrency-safe calls run together; results
+//! validated against the tool's schema and parsed into typed arguments — once, which
+//! also gives its permission facts — then checked by `permission` (the only place that
+//! decides) and executed. Consecutive concurrency-safe calls run together; results
 //! come back in call order, one per call, with credentials redacted (live output too)
 //! before anything is stored, spilled, sent or shown.
 
@@ -25,7 +26,9 @@ use crate::config::Config;
 use crate::memory::MemoryDirs;
 use crate::permission::{Decision, GateSettings, Mode, PermissionGate};
 use crate::store::SessionRow;
-use crate::tools::{self, PermissionTarget, ProgressFn, ToolContext, ToolError, ToolOutput};
+use crate::tools::{
+    self, CallError, PermissionTarget, Prepared, ProgressFn, ToolContext, ToolError, ToolOutput,
+};
 use roocode_protocol::session::ClientEnv;
 
 /// How many safe calls of one batch run at once.
@@ -44,6 +47,19 @@ pub struct CallResult {
     pub block: ContentBlock,
     /// The tool does not exist or is disabled (three in a row end the turn).
     pub unknown_tool: bool,
+}
+
+/// A call of the response with its input validated and parsed (or why it could not be).
+struct Planned<'a> {
+    call: &'a Call,
+    prepared: Result<Prepared, CallError>,
+}
+
+impl Planned<'_> {
+    /// A call that cannot be prepared runs alone, as an unknown tool always did.
+    fn is_concurrency_safe(&self) -> bool {
+        self.prepared.as_ref().is_ok_and(|p| p.concurrency_safe)
+    }
 }
 
 /// What one call produced, before it becomes a content block and an event.
@@ -118,12 +134,18 @@ pub async fn run_calls(
         PermissionGate::new(settings).with_user_dir(agents.paths.user_dir.clone())
     };
     let redact_on = config.redact();
-    let registry = &agents.tools;
-    let is_safe = |c: &Call| {
-        registry
-            .get(&c.name)
-            .is_some_and(|t| t.is_concurrency_safe(&c.input))
-    };
+    // Each input is validated and parsed once, here; the rest works on the result.
+    let planned: Vec<Planned<'_>> = calls
+        .iter()
+        .map(|call| Planned {
+            call,
+            prepared: agents.tools.prepare(&call.name, &call.input, &base),
+        })
+        .collect();
+    let batch_sizes: Vec<usize> = tools::partition(&planned, Planned::is_concurrency_safe)
+        .iter()
+        .map(|batch| batch.len())
+        .collect();
 
     // Live output of running calls becomes `tool_output` events, in arrival order.
     let (live_tx, mut live_rx) = mpsc::unbounded_channel::<(String, String)>();
@@ -138,10 +160,12 @@ pub async fn run_calls(
     let base = &base;
     let run = async move {
         let mut results = Vec::with_capacity(calls.len());
-        for batch in tools::partition(calls, is_safe) {
+        let mut planned = planned.into_iter();
+        for size in batch_sizes {
+            let batch: Vec<Planned<'_>> = planned.by_ref().take(size).collect();
             let gate = Arc::new(gate_now());
             let gate = &gate;
-            for call in batch {
+            for Planned { call, .. } in &batch {
                 let ev = EventPayload::ToolCall {
                     call_id: call.id.clone(),
                     name: call.name.clone(),
@@ -149,11 +173,14 @@ pub async fn run_calls(
                 };
                 agents.events().append(&row.id, &row.id, ev).await?;
             }
+            let batch_calls: Vec<&Call> = batch.iter().map(|p| p.call).collect();
             let mut outcomes: Vec<Outcome> = Vec::with_capacity(batch.len());
-            for chunk in batch.chunks(MAX_PARALLEL) {
+            let mut batch = batch.into_iter();
+            while batch.len() > 0 {
+                let chunk: Vec<Planned<'_>> = batch.by_ref().take(MAX_PARALLEL).collect();
                 let runs: Vec<_> = chunk
-                    .iter()
-                    .map(|call| {
+                    .into_iter()
+                    .map(|Planned { call, prepared }| {
                         let tx = live_tx.clone();
                         let call_id = call.id.clone();
                         let human = CallHuman {
@@ -179,7 +206,8 @@ pub async fn run_calls(
                             ..base.clone()
                         };
                         async move {
-                            let outcome = run_one(agents, gate, turn_config, &ctx, call).await;
+                            let outcome =
+                                run_one(agents, gate, turn_config, &ctx, call, prepared).await;
                             if let Some(live) = live {
                                 live.finish();
                             }
@@ -189,7 +217,7 @@ pub async fn run_calls(
                     .collect();
                 outcomes.extend(futures_util::future::join_all(runs).await);
             }
-            for (outcome, call) in outcomes.into_iter().zip(batch) {
+            for (outcome, call) in outcomes.into_iter().zip(batch_calls) {
                 let mut out = outcome.output;
                 if redact_on {
                     redact_result(&mut out);
@@ -231,10 +259,11 @@ async fn run_one(
     turn_config: &TurnConfig,
     ctx: &ToolContext,
     call: &Call,
+    prepared: Result<Prepared, CallError>,
 ) -> Outcome {
     let started = Instant::now();
     let span = tracing::info_span!("tool_call", tool = %call.name, call_id = %call.id);
-    let (output, unknown_tool) = execute(agents, gate, turn_config, ctx, call)
+    let (output, unknown_tool) = execute(agents, gate, turn_config, ctx, call, prepared)
         .instrument(span)
         .await;
     // The tool's own time: what a human took to answer does not count.
@@ -253,28 +282,31 @@ async fn execute(
     turn_config: &TurnConfig,
     ctx: &ToolContext,
     call: &Call,
+    prepared: Result<Prepared, CallError>,
 ) -> (ToolOutput, bool) {
-    let registry = &agents.tools;
-    let Some(tool) = registry.get(&call.name) else {
-        let known: Vec<String> = registry
-            .defs()
-            .into_iter()
-            .map(|d| d.name.to_string())
-            .collect();
-        let text = format!(
-            "Unknown tool `{}`. The available tools are: {}.",
-            call.name,
-            known.join(", ")
-        );
-        return (ToolOutput::error(text), true);
+    let prepared = match prepared {
+        Err(CallError::UnknownTool { .. }) => {
+            let known: Vec<String> = agents
+                .tools
+                .defs()
+                .into_iter()
+                .map(|d| d.name.to_string())
+                .collect();
+            let text = format!(
+                "Unknown tool `{}`. The available tools are: {}.",
+                call.name,
+                known.join(", ")
+            );
+            return (ToolOutput::error(text), true);
+        }
+        _ if ctx.cancel.is_cancelled() => return (ToolOutput::error(INTERRUPTED_BY_USER), false),
+        Err(CallError::InvalidInput(problems)) => return (ToolOutput::error(problems), false),
+        Ok(prepared) => prepared,
     };
-    if ctx.cancel.is_cancelled() {
-        return (ToolOutput::error(INTERRUPTED_BY_USER), false);
-    }
-    if let Err(problems) = registry.validate(&call.name, &call.input) {
-        return (ToolOutput::error(problems), false);
-    }
-    match gate.check(tool.as_ref(), &call.input, ctx) {
+    // On main, with permission's new contract: `gate.check(&facts, &Place { scope:
+    // &ctx.scope, shell_cwd: &ctx.shell.next_dir(ctx), confined })`.
+    let facts = prepared.call(&call.input);
+    match gate.check_call(&facts, ctx) {
         Decision::Allow => {}
         Decision::Deny { reason } => {
             tracing::info!(%reason, "denied");
@@ -284,12 +316,12 @@ async fn execute(
             );
         }
         Decision::Ask { reason } => {
-            let target = tool.permission_target(&call.input, ctx);
-            let summary = summarize(&target, ctx, tool.name());
+            let tool = facts.tool;
+            let summary = summarize(facts.target, ctx, tool);
             let ask = PermissionAsk {
                 session_id: &ctx.session_id,
                 call_id: &call.id,
-                tool: tool.name(),
+                tool,
                 input: &call.input,
                 summary: &summary,
                 reason: &reason,
@@ -297,7 +329,7 @@ async fn execute(
             match agents.ask_permission(ask, &ctx.cancel).await {
                 Ok(PermissionAnswer::Allow) => {}
                 Ok(PermissionAnswer::AllowAlways) => {
-                    remember(tool.name(), &target, gate, turn_config, ctx);
+                    remember(tool, facts.target, gate, turn_config, ctx);
                 }
                 Ok(PermissionAnswer::Deny { feedback }) => {
                     let text = match feedback {
@@ -321,7 +353,7 @@ async fn execute(
         }
     }
     let result = tokio::select! {
-        r = tool.execute(call.input.clone(), ctx) => r,
+        r = prepared.run(ctx) => r,
         _ = ctx.cancel.cancelled() => Err(ToolError::Cancelled),
     };
     match result {

@@ -4,6 +4,8 @@
 
 use std::path::PathBuf;
 
+use serde_json::Value;
+
 /// What a tool touches, for the mode layer and for UIs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Effect {
@@ -48,4 +50,18 @@ pub enum PermissionTarget {
     Command(String),
     /// A URL.
     Url(String),
+}
+
+/// One call as the gate sees it: plain facts, computed once per call from typed args.
+// The shared contract of issue 10; on the `tools` branch a stub beside the old gate,
+// which takes it through `PermissionGate::check_call`.
+#[derive(Debug, Clone, Copy)]
+pub struct Call<'a> {
+    pub tool: &'a str,
+    pub effect: Effect,
+    pub target: &'a PermissionTarget,
+    /// The arguments as given (rules on tools without a target match them).
+    pub input: &'a Value,
+    /// Bash's `dangerously_disable_sandbox` (either spelling) is set.
+    pub unsandboxed: bool,
 }

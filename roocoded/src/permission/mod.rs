@@ -39,7 +39,7 @@ use crate::config::Config;
 use crate::tools::{Tool, ToolContext};
 
 pub use dangerous::{DangerContext, Finding};
-pub use facts::{Effect, PermissionTarget};
+pub use facts::{Call, Effect, PermissionTarget};
 pub use modes::Mode;
 pub use rules::{RuleError, RuleKind, Rules, Verdict};
 pub use sandbox::{Access, SandboxError, check_access, check_path};
@@ -176,20 +176,39 @@ impl PermissionGate {
     /// call outside the OS sandbox is then asked in every mode
     /// ([`crate::sandbox::disable`]).
     pub fn check(&self, tool: &dyn Tool, input: &Value, ctx: &ToolContext) -> Decision {
-        let decision = self.check_layers(tool, input, ctx);
-        crate::sandbox::disable::review(decision, self.settings.mode, tool.name(), input, ctx)
+        match tool.prepare(input, ctx) {
+            Ok(prepared) => self.check_call(&prepared.call(input), ctx),
+            Err(_) => {
+                let spec = tool.spec();
+                let call = Call {
+                    tool: &spec.name,
+                    effect: spec.effect,
+                    target: &PermissionTarget::None,
+                    input,
+                    unsandboxed: false,
+                };
+                self.check_call(&call, ctx)
+            }
+        }
+    }
+
+    /// Decide one call from its facts (the agent loop's way in: the facts were computed
+    /// once, when the call was prepared).
+    pub fn check_call(&self, call: &Call<'_>, ctx: &ToolContext) -> Decision {
+        let decision = self.check_layers(call, ctx);
+        crate::sandbox::disable::review(decision, self.settings.mode, call.tool, call.input, ctx)
     }
 
     /// The five layers (module documentation).
-    fn check_layers(&self, tool: &dyn Tool, input: &Value, ctx: &ToolContext) -> Decision {
-        let target = tool.permission_target(input, ctx);
+    fn check_layers(&self, call: &Call<'_>, ctx: &ToolContext) -> Decision {
+        let (target, input, tool) = (call.target, call.input, call.tool);
         let mode = self.settings.mode;
         let home = self.settings.home.as_deref();
 
         // Layer 1: dangerous commands, judged from where the shell really is.
         let shell_cwd = ctx.shell.next_dir(ctx);
         let mut cannot_see = None;
-        let analysis = match &target {
+        let analysis = match target {
             PermissionTarget::Command(line) => {
                 let analysis = command::analyze(line);
                 let cx = DangerContext {
@@ -211,7 +230,7 @@ impl PermissionGate {
         // Layer 2: the path sandbox (the plan file belongs to it).
         let mut plan_file = false;
         let mut real = None;
-        if let PermissionTarget::Path { path, write } = &target {
+        if let PermissionTarget::Path { path, write } = target {
             plan_file = self.is_plan_file(path, ctx);
             if !plan_file {
                 let access = if *write { Access::Write } else { Access::Read };
@@ -227,11 +246,11 @@ impl PermissionGate {
         }
 
         // Layer 3: rules.
-        let lexical = match &target {
+        let lexical = match target {
             PermissionTarget::Path { path, .. } => Some(rules::normalize(&ctx.resolve(path))),
             _ => None,
         };
-        let subject = match (&target, &analysis, &lexical) {
+        let subject = match (target, &analysis, &lexical) {
             (PermissionTarget::Command(line), Some(analysis), _) => {
                 rules::Subject::Command { line, analysis }
             }
@@ -259,14 +278,14 @@ impl PermissionGate {
             cwd: &shell_cwd,
             inside: &inside,
         };
-        let verdict =
-            self.settings
-                .rules
-                .evaluate_in(tool.name(), &subject, &bases, Some(&workspace));
+        let verdict = self
+            .settings
+            .rules
+            .evaluate_in(tool, &subject, &bases, Some(&workspace));
         // Files that usually hold credentials: asked in every mode but bypass.
         if let Some(decision) = secrets::guard(
-            tool.name(),
-            &target,
+            tool,
+            target,
             real.as_deref(),
             verdict.as_ref(),
             mode,
@@ -277,11 +296,11 @@ impl PermissionGate {
         }
         // Layer 2, continued: a file with other names (hard links) asks (sandbox::links).
         let rule_kind = verdict.as_ref().map(|v| v.kind);
-        if let (PermissionTarget::Path { path, write }, Some(real)) = (&target, &real)
+        if let (PermissionTarget::Path { path, write }, Some(real)) = (target, &real)
             && rule_kind != Some(RuleKind::Deny)
             && let Some(decision) = sandbox::links::ask_for_hard_link(
                 mode,
-                tool.name(),
+                tool,
                 path,
                 real,
                 *write,
@@ -290,21 +309,16 @@ impl PermissionGate {
         {
             return decision;
         }
-        if let PermissionTarget::Url(url) = &target
+        if let PermissionTarget::Url(url) = target
             && cannot_see.is_none()
-            && let Some(decision) = network::local_decision(
-                mode,
-                tool.name(),
-                url,
-                verdict.as_ref(),
-                &self.settings.rules,
-            )
+            && let Some(decision) =
+                network::local_decision(mode, tool, url, verdict.as_ref(), &self.settings.rules)
         {
             return decision;
         }
-        let described = || modes::describe(tool.name(), &target);
+        let described = || modes::describe(tool, target);
         // Protected files ask in every mode; only a deny rule answers first.
-        if let Some(why) = self.protected_write(&target, ctx).filter(|_| !plan_file)
+        if let Some(why) = self.protected_write(target, ctx).filter(|_| !plan_file)
             && !verdict.as_ref().is_some_and(|v| v.kind == RuleKind::Deny)
         {
             return modes::ask(mode, protected::ask_reason(&described(), why));
@@ -344,7 +358,7 @@ impl PermissionGate {
                 None,
             ) => Decision::Allow,
             // Layer 4: the mode.
-            (None, None) => modes::decide(mode, tool, &target, plan_file),
+            (None, None) => modes::decide(mode, tool, call.effect, target, plan_file),
         }
     }
 

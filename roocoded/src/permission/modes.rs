@@ -15,7 +15,6 @@
 //! cannot see through) into a deny; see [`ask`].
 
 use super::{Effect, PermissionTarget};
-use crate::tools::Tool;
 
 use super::Decision;
 
@@ -23,8 +22,13 @@ pub use roocode_protocol::Mode;
 
 /// The mode's answer for a call that passed layers 1–3 without a verdict.
 /// `plan_file` is true when the call writes the session's plan file.
-pub fn decide(mode: Mode, tool: &dyn Tool, target: &PermissionTarget, plan_file: bool) -> Decision {
-    let effect = tool.effect();
+pub fn decide(
+    mode: Mode,
+    tool: &str,
+    effect: Effect,
+    target: &PermissionTarget,
+    plan_file: bool,
+) -> Decision {
     if effect.is_read_only() && effect != Effect::Network {
         return Decision::Allow;
     }
@@ -40,7 +44,7 @@ pub fn decide(mode: Mode, tool: &dyn Tool, target: &PermissionTarget, plan_file:
     if allowed {
         Decision::Allow
     } else {
-        ask(mode, describe(tool.name(), target))
+        ask(mode, describe(tool, target))
     }
 }
 

@@ -113,18 +113,23 @@ fn not_nullable(object: &mut Map<String, Value>) {
 }
 
 /// A unit enum whose variants have doc comments comes out as a `oneOf` of documented
-/// `const`s; the model has always been given a plain string `enum`.
+/// `const`s (undocumented variants first, in one `enum` branch); the model has always
+/// been given a plain string `enum`.
 fn consts_to_enum(object: &mut Map<String, Value>) {
     let Some(Value::Array(branches)) = object.get("oneOf") else {
         return;
     };
-    let values: Option<Vec<Value>> = branches
-        .iter()
-        .map(|b| b.get("const").filter(|c| c.is_string()).cloned())
-        .collect();
-    if let Some(values) = values {
-        object.remove("oneOf");
-        object.insert("type".into(), Value::String("string".into()));
-        object.insert("enum".into(), Value::Array(values));
+    let mut values = Vec::new();
+    for branch in branches {
+        match (branch.get("const"), branch.get("enum")) {
+            (Some(c @ Value::String(_)), None) => values.push(c.clone()),
+            (None, Some(Value::Array(e))) if e.iter().all(Value::is_string) => {
+                values.extend(e.iter().cloned());
+            }
+            _ => return,
+        }
     }
+    object.remove("oneOf");
+    object.insert("type".into(), Value::String("string".into()));
+    object.insert("enum".into(), Value::Array(values));
 }

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::bash::BashArgs;
 use super::glob::GlobArgs;
 use super::read::ReadArgs;
-use super::test_support::Project;
+use super::test_support::{Project, builtin_inputs};
 use super::webfetch::WebFetchArgs;
 use super::{
     BashTool, GlobTool, PermissionTarget, ReadTool, Registry, ToolContext, TypedTool, WebFetchTool,
@@ -56,52 +56,6 @@ fn old_target(tool: &str, input: &Value, ctx: &ToolContext) -> PermissionTarget 
     }
 }
 
-/// Valid inputs for every built-in tool, several where the target depends on them.
-fn inputs() -> Vec<(&'static str, Value)> {
-    vec![
-        ("Read", json!({"file_path": "src/a.rs"})),
-        (
-            "Read",
-            json!({"file_path": "/etc/hosts", "offset": 2, "limit": 3}),
-        ),
-        ("Write", json!({"file_path": "new.txt", "content": "x"})),
-        (
-            "Edit",
-            json!({"file_path": "../b.rs", "old_string": "a", "new_string": "b"}),
-        ),
-        ("Glob", json!({"pattern": "**/*.rs"})),
-        ("Glob", json!({"pattern": "src/**/*.rs", "path": "sub"})),
-        ("Glob", json!({"pattern": "/abs/dir/*.md"})),
-        ("Glob", json!({"pattern": "./a/b/c.txt"})),
-        ("Grep", json!({"pattern": "x"})),
-        (
-            "Grep",
-            json!({"pattern": "x", "path": "src", "-i": true, "-C": 2}),
-        ),
-        (
-            "Bash",
-            json!({"command": "git status", "dangerouslyDisableSandbox": true}),
-        ),
-        ("BashOutput", json!({"bash_id": "bash_1"})),
-        ("KillShell", json!({"bash_id": "bash_1"})),
-        (
-            "WebFetch",
-            json!({"url": "https://example.com/a", "prompt": "?"}),
-        ),
-        (
-            "TodoWrite",
-            json!({"todos": [{"content": "a", "status": "pending", "activeForm": "b"}]}),
-        ),
-        (
-            "AskUserQuestion",
-            json!({"questions": [{"question": "q?", "header": "h", "multiSelect": false,
-                "options": [{"label": "a", "description": ""}, {"label": "b", "description": ""}]}]}),
-        ),
-        ("ExitPlanMode", json!({"plan": "- do it"})),
-        ("Memory", json!({"action": "delete", "name": "x"})),
-    ]
-}
-
 #[test]
 fn every_target_from_typed_args_matches_the_value_based_one() {
     let project = Project::new();
@@ -109,7 +63,7 @@ fn every_target_from_typed_args_matches_the_value_based_one() {
     ctx.cwd = project.root.join("sub");
     let registry = Registry::with_builtins();
     let mut seen = std::collections::BTreeSet::new();
-    for (tool, input) in inputs() {
+    for (tool, input) in builtin_inputs() {
         let prepared = registry.prepare(tool, &input, &ctx).unwrap();
         assert_eq!(
             prepared.target,

@@ -84,6 +84,61 @@ pub(crate) fn prepared(tool: &dyn Tool, input: &Value, ctx: &ToolContext) -> Pre
     tool.prepare(input, ctx).unwrap()
 }
 
+/// Valid inputs for every built-in tool, several where the target depends on them.
+pub(crate) fn builtin_inputs() -> Vec<(&'static str, Value)> {
+    vec![
+        ("Read", serde_json::json!({"file_path": "src/a.rs"})),
+        (
+            "Read",
+            serde_json::json!({"file_path": "/etc/hosts", "offset": 2, "limit": 3}),
+        ),
+        (
+            "Write",
+            serde_json::json!({"file_path": "new.txt", "content": "x"}),
+        ),
+        (
+            "Edit",
+            serde_json::json!({"file_path": "../b.rs", "old_string": "a", "new_string": "b"}),
+        ),
+        ("Glob", serde_json::json!({"pattern": "**/*.rs"})),
+        (
+            "Glob",
+            serde_json::json!({"pattern": "src/**/*.rs", "path": "sub"}),
+        ),
+        ("Glob", serde_json::json!({"pattern": "/abs/dir/*.md"})),
+        ("Glob", serde_json::json!({"pattern": "./a/b/c.txt"})),
+        ("Grep", serde_json::json!({"pattern": "x"})),
+        (
+            "Grep",
+            serde_json::json!({"pattern": "x", "path": "src", "-i": true, "-C": 2}),
+        ),
+        (
+            "Bash",
+            serde_json::json!({"command": "git status", "dangerouslyDisableSandbox": true}),
+        ),
+        ("BashOutput", serde_json::json!({"bash_id": "bash_1"})),
+        ("KillShell", serde_json::json!({"bash_id": "bash_1"})),
+        (
+            "WebFetch",
+            serde_json::json!({"url": "https://example.com/a", "prompt": "?"}),
+        ),
+        (
+            "TodoWrite",
+            serde_json::json!({"todos": [{"content": "a", "status": "pending", "activeForm": "b"}]}),
+        ),
+        (
+            "AskUserQuestion",
+            serde_json::json!({"questions": [{"question": "q?", "header": "h", "multiSelect": false,
+                "options": [{"label": "a", "description": ""}, {"label": "b", "description": ""}]}]}),
+        ),
+        ("ExitPlanMode", serde_json::json!({"plan": "- do it"})),
+        (
+            "Memory",
+            serde_json::json!({"action": "delete", "name": "x"}),
+        ),
+    ]
+}
+
 /// A tool whose every property is chosen by the test.
 pub(crate) struct FakeTool {
     pub name: &'static str,

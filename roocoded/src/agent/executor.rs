@@ -303,8 +303,9 @@ async fn execute(
         Err(CallError::InvalidInput(problems)) => return (ToolOutput::error(problems), false),
         Ok(prepared) => prepared,
     };
-    // On main, with permission's new contract: `gate.check(&facts, &Place { scope:
-    // &ctx.scope, shell_cwd: &ctx.shell.next_dir(ctx), confined })`.
+    // With permission's final contract this becomes `gate.check(&facts, &Place {
+    // scope: &ctx.scope, shell_cwd: &ctx.shell.next_dir(ctx), confined:
+    // ctx.sandbox.as_ref().is_some_and(|s| s.confines()) })`.
     let facts = prepared.call(&call.input);
     match gate.check_call(&facts, ctx) {
         Decision::Allow => {}

@@ -16,7 +16,7 @@ use super::{PermissionTarget, Spec, Tool, ToolContext, ToolError, ToolOutput};
 /// A tool with typed arguments. Implementations are stateless or cheap to clone (per
 /// session state lives in the context): a prepared call holds its own clone.
 pub trait TypedTool: Clone + Send + Sync + 'static {
-    /// The arguments; the input schema is derived from this type ([`super::schema`]).
+    /// The arguments; the input schema is derived from this type (`tools/schema.rs`).
     type Args: DeserializeOwned + JsonSchema + Send + Sync + 'static;
 
     /// Name, description, effect and category.

@@ -1,6 +1,7 @@
 //! Runs the tool calls of one model response: each call is looked up, its input
-//! validated against the tool's schema, checked by `permission` (the only place that
-//! decides), then executed. Consecutive concurrency-safe calls run together; results
+//! validated against the tool's schema and parsed into typed arguments — once, which
+//! also gives its permission facts — then checked by `permission` (the only place that
+//! decides) and executed. Consecutive concurrency-safe calls run together; results
 //! come back in call order, one per call, with credentials redacted (live output too)
 //! before anything is stored, spilled, sent or shown.
 
@@ -22,8 +23,10 @@ use super::summarizer::ModelSummarizer;
 use super::turn::INTERRUPTED_BY_USER;
 use super::{AgentError, Agents};
 use crate::memory::MemoryDirs;
-use crate::permission::{Call as GateCall, Decision, PermissionGate, Place, Scope};
-use crate::tools::{self, PermissionTarget, ProgressFn, ToolContext, ToolError, ToolOutput};
+use crate::permission::{Decision, PermissionGate, Scope};
+use crate::tools::{
+    self, CallError, PermissionTarget, Prepared, ProgressFn, ToolContext, ToolError, ToolOutput,
+};
 
 /// How many safe calls of one batch run at once.
 const MAX_PARALLEL: usize = 8;
@@ -41,6 +44,19 @@ pub struct CallResult {
     pub block: ContentBlock,
     /// The tool does not exist or is disabled (three in a row end the turn).
     pub unknown_tool: bool,
+}
+
+/// A call of the response with its input validated and parsed (or why it could not be).
+struct Planned<'a> {
+    call: &'a Call,
+    prepared: Result<Prepared, CallError>,
+}
+
+impl Planned<'_> {
+    /// A call that cannot be prepared runs alone, as an unknown tool always did.
+    fn is_concurrency_safe(&self) -> bool {
+        self.prepared.as_ref().is_ok_and(|p| p.concurrency_safe)
+    }
 }
 
 /// What one call produced, before it becomes a content block and an event.
@@ -103,12 +119,18 @@ pub async fn run_calls(
         )),
     };
     let redact_on = config.redact();
-    let registry = &settings.agent.tools;
-    let is_safe = |c: &Call| {
-        registry
-            .get(&c.name)
-            .is_some_and(|t| t.is_concurrency_safe(&c.input))
-    };
+    // Each input is validated and parsed once, here; the rest works on the result.
+    let planned: Vec<Planned<'_>> = calls
+        .iter()
+        .map(|call| Planned {
+            call,
+            prepared: settings.agent.tools.prepare(&call.name, &call.input, &base),
+        })
+        .collect();
+    let batch_sizes: Vec<usize> = tools::partition(&planned, Planned::is_concurrency_safe)
+        .iter()
+        .map(|batch| batch.len())
+        .collect();
 
     // Live output of running calls becomes `tool_output` events, in arrival order.
     let (live_tx, mut live_rx) = mpsc::unbounded_channel::<(String, String)>();
@@ -123,10 +145,12 @@ pub async fn run_calls(
     let base = &base;
     let run = async move {
         let mut results = Vec::with_capacity(calls.len());
-        for batch in tools::partition(calls, is_safe) {
+        let mut planned = planned.into_iter();
+        for size in batch_sizes {
+            let batch: Vec<Planned<'_>> = planned.by_ref().take(size).collect();
             let gate = Arc::new(settings.gate().with_memory_dirs(memory_dirs.clone()));
             let gate = &gate;
-            for call in batch {
+            for Planned { call, .. } in &batch {
                 let ev = EventPayload::ToolCall {
                     call_id: call.id.clone(),
                     name: call.name.clone(),
@@ -134,11 +158,14 @@ pub async fn run_calls(
                 };
                 agents.events().append(&row.id, &row.id, ev).await?;
             }
+            let batch_calls: Vec<&Call> = batch.iter().map(|p| p.call).collect();
             let mut outcomes: Vec<Outcome> = Vec::with_capacity(batch.len());
-            for chunk in batch.chunks(MAX_PARALLEL) {
+            let mut batch = batch.into_iter();
+            while batch.len() > 0 {
+                let chunk: Vec<Planned<'_>> = batch.by_ref().take(MAX_PARALLEL).collect();
                 let runs: Vec<_> = chunk
-                    .iter()
-                    .map(|call| {
+                    .into_iter()
+                    .map(|Planned { call, prepared }| {
                         let tx = live_tx.clone();
                         let call_id = call.id.clone();
                         let human = CallHuman {
@@ -164,7 +191,8 @@ pub async fn run_calls(
                             ..base.clone()
                         };
                         async move {
-                            let outcome = run_one(agents, gate, settings, &ctx, call).await;
+                            let outcome =
+                                run_one(agents, gate, settings, &ctx, call, prepared).await;
                             if let Some(live) = live {
                                 live.finish();
                             }
@@ -174,7 +202,7 @@ pub async fn run_calls(
                     .collect();
                 outcomes.extend(futures_util::future::join_all(runs).await);
             }
-            for (outcome, call) in outcomes.into_iter().zip(batch) {
+            for (outcome, call) in outcomes.into_iter().zip(batch_calls) {
                 let mut out = outcome.output;
                 if redact_on {
                     redact_result(&mut out);
@@ -216,10 +244,11 @@ async fn run_one(
     settings: &TurnSettings<'_>,
     ctx: &ToolContext,
     call: &Call,
+    prepared: Result<Prepared, CallError>,
 ) -> Outcome {
     let started = Instant::now();
     let span = tracing::info_span!("tool_call", tool = %call.name, call_id = %call.id);
-    let (output, unknown_tool) = execute(agents, gate, settings, ctx, call)
+    let (output, unknown_tool) = execute(agents, gate, settings, ctx, call, prepared)
         .instrument(span)
         .await;
     // The tool's own time: what a human took to answer does not count.
@@ -238,42 +267,30 @@ async fn execute(
     settings: &TurnSettings<'_>,
     ctx: &ToolContext,
     call: &Call,
+    prepared: Result<Prepared, CallError>,
 ) -> (ToolOutput, bool) {
-    let registry = &settings.agent.tools;
-    let Some(tool) = registry.get(&call.name) else {
-        let known: Vec<String> = registry
-            .defs()
-            .into_iter()
-            .map(|d| d.name.to_string())
-            .collect();
-        let text = format!(
-            "Unknown tool `{}`. The available tools are: {}.",
-            call.name,
-            known.join(", ")
-        );
-        return (ToolOutput::error(text), true);
+    let prepared = match prepared {
+        Err(CallError::UnknownTool { .. }) => {
+            let known: Vec<String> = settings
+                .agent
+                .tools
+                .defs()
+                .into_iter()
+                .map(|d| d.name.to_string())
+                .collect();
+            let text = format!(
+                "Unknown tool `{}`. The available tools are: {}.",
+                call.name,
+                known.join(", ")
+            );
+            return (ToolOutput::error(text), true);
+        }
+        _ if ctx.cancel.is_cancelled() => return (ToolOutput::error(INTERRUPTED_BY_USER), false),
+        Err(CallError::InvalidInput(problems)) => return (ToolOutput::error(problems), false),
+        Ok(prepared) => prepared,
     };
-    if ctx.cancel.is_cancelled() {
-        return (ToolOutput::error(INTERRUPTED_BY_USER), false);
-    }
-    if let Err(problems) = registry.validate(&call.name, &call.input) {
-        return (ToolOutput::error(problems), false);
-    }
-    let target = tool.permission_target(&call.input, ctx);
-    let shell_cwd = ctx.shell.next_dir(ctx);
-    let facts = GateCall {
-        tool: tool.name(),
-        effect: tool.effect(),
-        target: &target,
-        input: &call.input,
-        unsandboxed: tool.name() == "Bash" && crate::sandbox::disable::requested(&call.input),
-    };
-    let place = Place {
-        scope: &ctx.scope,
-        shell_cwd: &shell_cwd,
-        confined: ctx.sandbox.as_ref().is_some_and(|s| s.confines()),
-    };
-    match gate.check(&facts, &place) {
+    let facts = prepared.call(&call.input);
+    match ctx.check(gate, &facts) {
         Decision::Allow => {}
         Decision::Deny { reason } => {
             tracing::info!(%reason, "denied");
@@ -283,11 +300,12 @@ async fn execute(
             );
         }
         Decision::Ask { reason } => {
-            let summary = summarize(&target, ctx, tool.name());
+            let tool = facts.tool;
+            let summary = summarize(facts.target, ctx, tool);
             let ask = PermissionAsk {
                 session_id: &ctx.session_id,
                 call_id: &call.id,
-                tool: tool.name(),
+                tool,
                 input: &call.input,
                 summary: &summary,
                 reason: &reason,
@@ -295,7 +313,7 @@ async fn execute(
             match agents.approvals.ask_permission(ask, &ctx.cancel).await {
                 Ok(PermissionAnswer::Allow) => {}
                 Ok(PermissionAnswer::AllowAlways) => {
-                    remember(tool.name(), &target, gate, settings, ctx);
+                    remember(tool, facts.target, gate, settings, ctx);
                 }
                 Ok(PermissionAnswer::Deny { feedback }) => {
                     let text = match feedback {
@@ -319,7 +337,7 @@ async fn execute(
         }
     }
     let result = tokio::select! {
-        r = tool.execute(call.input.clone(), ctx) => r,
+        r = prepared.run(ctx) => r,
         _ = ctx.cancel.cancelled() => Err(ToolError::Cancelled),
     };
     match result {

@@ -228,6 +228,11 @@ fn check(entry: &Entry, name: &str, input: &Value) -> Result<(), String> {
         };
         let problem = super::output::truncate_chars(&error.to_string(), MAX_PROBLEM_CHARS);
         let _ = write!(message, "\n- {pointer}: {problem}");
+        if let jsonschema::error::ValidationErrorKind::AdditionalProperties { .. } = error.kind()
+            && let Some(valid) = valid_names(&entry.schema, error.schema_path().as_str())
+        {
+            let _ = write!(message, "; the valid parameters are {valid}");
+        }
     }
     if count > MAX_LISTED_PROBLEMS {
         let _ = write!(
@@ -237,6 +242,15 @@ fn check(entry: &Entry, name: &str, input: &Value) -> Result<(), String> {
         );
     }
     Err(message)
+}
+
+/// The property names of the (sub)schema whose `additionalProperties` an error points
+/// at (`/properties/todos/items/additionalProperties` → the todo item's names).
+fn valid_names(schema: &Value, schema_path: &str) -> Option<String> {
+    let parent = schema_path.strip_suffix("/additionalProperties")?;
+    let properties = schema.pointer(parent)?.get("properties")?.as_object()?;
+    let names: Vec<&str> = properties.keys().map(String::as_str).collect();
+    (!names.is_empty()).then(|| names.join(", "))
 }
 
 /// Make a schema strict at the top level: it must describe an object, and if it does not
@@ -323,7 +337,7 @@ mod tests {
         assert_eq!(
             err,
             "Invalid input for tool Read:\n\
-             - (root): Additional properties are not allowed ('limt' was unexpected)"
+             - (root): Additional properties are not allowed ('limt' was unexpected); the valid parameters are file_path, limit, offset"
         );
         let err = registry
             .validate("Read", &json!({"file_path": 7, "offset": "3"}))

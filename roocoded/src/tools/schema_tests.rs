@@ -49,12 +49,21 @@ fn every_builtin_rejects_an_unknown_field() {
     let registry = Registry::with_builtins();
     for (tool, mut input) in builtin_inputs() {
         assert!(registry.validate(tool, &input).is_ok(), "{tool} {input}");
+        let mut valid: Vec<String> = registry.get(tool).unwrap().input_schema()["properties"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .cloned()
+            .collect();
+        valid.sort();
         input["bogus"] = json!(1);
         assert_eq!(
             registry.validate(tool, &input),
             Err(format!(
                 "Invalid input for tool {tool}:\n\
-                 - (root): Additional properties are not allowed ('bogus' was unexpected)"
+                 - (root): Additional properties are not allowed ('bogus' was unexpected); \
+                 the valid parameters are {}",
+                valid.join(", ")
             ))
         );
         // The typed arguments refuse it too, should a call ever skip the schema.

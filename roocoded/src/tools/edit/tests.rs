@@ -297,7 +297,7 @@ fn schema_rejects_unknown_fields_and_wrong_types() {
             &json!({"file_path": "a", "old_string": "x", "new_string": "y", "all": true})
         ),
         Err("Invalid input for tool Edit:\n\
-             - (root): Additional properties are not allowed ('all' was unexpected)"
+             - (root): Additional properties are not allowed ('all' was unexpected); the valid parameters are file_path, new_string, old_string, replace_all"
             .to_string())
     );
     assert_eq!(

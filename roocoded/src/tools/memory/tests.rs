@@ -163,7 +163,7 @@ fn schema_rejects_unknown_fields_and_bad_values() {
     assert_eq!(
         err,
         "Invalid input for tool Memory:\n\
-         - (root): Additional properties are not allowed ('path' was unexpected)"
+         - (root): Additional properties are not allowed ('path' was unexpected); the valid parameters are action, content, description, name, type"
     );
     let err = registry
         .validate(

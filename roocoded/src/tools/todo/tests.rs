@@ -107,7 +107,7 @@ fn schema_rejects_unknown_fields_and_statuses() {
             &json!({"todos": [{"content": "A", "status": "pending", "activeForm": "Doing A", "id": "1"}]})
         ),
         Err("Invalid input for tool TodoWrite:\n\
-             - /todos/0: Additional properties are not allowed ('id' was unexpected)"
+             - /todos/0: Additional properties are not allowed ('id' was unexpected); the valid parameters are activeForm, content, status"
             .to_string())
     );
     let err = registry
@@ -123,7 +123,7 @@ fn schema_rejects_unknown_fields_and_statuses() {
     assert_eq!(
         registry.validate("TodoWrite", &json!({"todos": [], "merge": true})),
         Err("Invalid input for tool TodoWrite:\n\
-             - (root): Additional properties are not allowed ('merge' was unexpected)"
+             - (root): Additional properties are not allowed ('merge' was unexpected); the valid parameters are todos"
             .to_string())
     );
 }

@@ -331,7 +331,7 @@ fn descriptor_and_schema() {
     assert_eq!(
         registry.validate("WebFetch", &json!({"url": "https://a", "timeout": 5})),
         Err("Invalid input for tool WebFetch:\n\
-             - (root): Additional properties are not allowed ('timeout' was unexpected)"
+             - (root): Additional properties are not allowed ('timeout' was unexpected); the valid parameters are prompt, url"
             .to_string())
     );
 }

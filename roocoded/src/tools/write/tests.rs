@@ -202,7 +202,7 @@ fn schema_rejects_unknown_and_missing_fields() {
             &json!({"file_path": "a", "content": "x", "mode": 1})
         ),
         Err("Invalid input for tool Write:\n\
-             - (root): Additional properties are not allowed ('mode' was unexpected)"
+             - (root): Additional properties are not allowed ('mode' was unexpected); the valid parameters are content, file_path"
             .to_string())
     );
     assert_eq!(

@@ -14,7 +14,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::human_time::HumanTime;
 use super::{AgentError, Agents};
-use crate::store::NewPending;
+use crate::store::{NewPending, PendingKind, PendingStatus};
 
 /// The answer to a permission request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -86,7 +86,7 @@ impl Agents {
             .insert_pending(&NewPending {
                 id: &id,
                 session_id: ask.session_id,
-                kind: "permission",
+                kind: PendingKind::Permission,
                 call_id: ask.call_id,
                 tool: ask.tool,
                 summary: ask.summary,
@@ -138,7 +138,7 @@ impl Agents {
             .insert_pending(&NewPending {
                 id: &id,
                 session_id,
-                kind: "question",
+                kind: PendingKind::Question,
                 call_id,
                 tool: "AskUserQuestion",
                 summary: &summary,
@@ -171,7 +171,9 @@ impl Agents {
         if self.approvals.take(id).is_none() {
             return Ok(());
         }
-        self.store.resolve_pending(id, "cancelled", None).await?;
+        self.store
+            .resolve_pending(id, PendingStatus::Cancelled, None)
+            .await?;
         let decided_by = DecidedBy {
             kind: "daemon".into(),
             pid: Some(std::process::id()),
@@ -215,7 +217,7 @@ impl Agents {
             return Err(AgentError::Invalid(format!("no pending request {id}")));
         };
         self.store
-            .resolve_pending(id, "resolved", Some(decision.as_str()))
+            .resolve_pending(id, PendingStatus::Resolved, Some(decision.as_str()))
             .await?;
         self.events
             .append(
@@ -266,7 +268,7 @@ impl Agents {
             return Err(AgentError::Invalid(format!("no pending request {id}")));
         };
         self.store
-            .resolve_pending(id, "resolved", Some("answered"))
+            .resolve_pending(id, PendingStatus::Resolved, Some("answered"))
             .await?;
         self.events
             .append(

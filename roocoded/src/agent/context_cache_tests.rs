@@ -201,14 +201,19 @@ async fn clear_and_compact_reach_the_next_model_call() {
     h.send("two").await;
     assert_eq!(without_reminder(h.sent(1)), ["one", "A", "two"]);
 
-    let cleared = h.agents.command(&h.id, "/clear").await.unwrap();
+    let row = h.agents.resolve(&h.id).await.unwrap();
+    let cleared = crate::commands::run(&h.agents, &row, "/clear")
+        .await
+        .unwrap();
     assert!(cleared.starts_with("Context cleared"), "{cleared}");
     assert_eq!(h.cached_len().await, Some(0));
     h.send("three").await;
     assert_eq!(without_reminder(h.sent(2)), ["three"]);
 
     h.send("four").await;
-    let compacted = h.agents.command(&h.id, "/compact").await.unwrap();
+    let compacted = crate::commands::run(&h.agents, &row, "/compact")
+        .await
+        .unwrap();
     assert!(compacted.starts_with("Compacted:"), "{compacted}");
     h.send("five").await;
     let sent = h.sent(5).join("\n");

@@ -23,7 +23,7 @@ use super::turn_config::TurnConfig;
 use super::{AgentError, Agents};
 use crate::config::Config;
 use crate::memory::MemoryDirs;
-use crate::permission::{Decision, GateSettings, Mode, PermissionGate};
+use crate::permission::{Decision, GateSettings, PermissionGate};
 use crate::store::SessionRow;
 use crate::tools::{self, PermissionTarget, ProgressFn, ToolContext, ToolError, ToolOutput};
 use roocode_protocol::session::ClientEnv;
@@ -107,7 +107,7 @@ pub async fn run_calls(
             &turn_config.sandbox(),
         )),
     };
-    let mode = Mode::parse(&row.mode).unwrap_or(Mode::Default);
+    let mode = row.mode;
     let gate_now = || {
         let (mut settings, rule_errors) =
             GateSettings::from_config(&turn_config.get(), mode, &base.root);
@@ -160,7 +160,7 @@ pub async fn run_calls(
                             agents: agents.clone(),
                             session_id: row.id.clone(),
                             call_id: call.id.clone(),
-                            mode: row.mode.clone(),
+                            mode: row.mode.as_str().to_string(),
                             cancel: cancel.clone(),
                         };
                         let send = move |text: &str| {

@@ -17,9 +17,8 @@ mod human_time;
 mod import;
 mod processes;
 pub mod project;
-mod prompt;
+pub(crate) mod prompt;
 mod recovery;
-mod reports;
 mod runtime;
 mod short_ids;
 mod summarizer;
@@ -35,7 +34,8 @@ use roocode_protocol::content::Message;
 use roocode_protocol::event::EventPayload;
 use roocode_protocol::paths::Paths;
 use roocode_protocol::session::{
-    ClientEnv, CreateParams, PendingRequest, SendParams, SendResponse, SessionInfo,
+    ClientEnv, CreateParams, PendingRequest, SendParams, SendResponse, SessionInfo, SessionKind,
+    SessionStatus,
 };
 use tokio_util::task::TaskTracker;
 
@@ -100,6 +100,11 @@ impl Agents {
 
     pub fn events(&self) -> &EventLog {
         &self.events
+    }
+
+    /// The tools the agents of this engine are given.
+    pub fn tools(&self) -> &Registry {
+        &self.tools
     }
 
     /// The process groups of the commands running for the model now.
@@ -192,7 +197,7 @@ impl Agents {
         let config = self.config(&root)?;
         let mode = match params.mode {
             Some(m) => check_mode(&m)?,
-            None => config.permission_mode().as_str().to_string(),
+            None => config.permission_mode(),
         };
         let model = match &params.model {
             Some(m) => m.trim().to_string(),
@@ -207,7 +212,7 @@ impl Agents {
             .insert_session(&NewSession {
                 id: id.clone(),
                 parent_session_id: None,
-                kind: "main",
+                kind: SessionKind::Main,
                 title: params.title.clone().unwrap_or_default(),
                 cwd: cwd.display().to_string(),
                 root: root.display().to_string(),
@@ -235,7 +240,7 @@ impl Agents {
             self.set_model(&id, model).await?;
         }
         if let Some(mode) = &params.mode
-            && *mode != row.mode
+            && *mode != row.mode.as_str()
         {
             self.set_mode(&id, mode).await?;
         }
@@ -295,7 +300,7 @@ impl Agents {
     async fn begin_turn(&self, session_id: &str, running: &Running) -> Result<(), AgentError> {
         self.store.insert_turn(&running.turn_id, session_id).await?;
         self.store
-            .set_session_status(session_id, "running", Some(&running.turn_id))
+            .set_session_status(session_id, SessionStatus::Running, Some(&running.turn_id))
             .await?;
         Ok(())
     }
@@ -336,8 +341,8 @@ impl Agents {
 
     async fn finish_idle(&self, id: &str) -> Result<(), AgentError> {
         let status = match self.store.session(id).await? {
-            Some(row) if row.status == "interrupted" => "interrupted",
-            Some(_) => "idle",
+            Some(row) if row.status == SessionStatus::Interrupted => SessionStatus::Interrupted,
+            Some(_) => SessionStatus::Idle,
             None => return Ok(()),
         };
         self.store.set_session_status(id, status, None).await?;
@@ -387,7 +392,8 @@ impl Agents {
     pub async fn set_mode(&self, id: &str, mode: &str) -> Result<SessionInfo, AgentError> {
         let row = self.resolve(id).await?;
         let mode = check_mode(mode)?;
-        self.store.set_session_mode(&row.id, &mode).await?;
+        self.store.set_session_mode(&row.id, mode).await?;
+        let mode = mode.as_str().to_string();
         self.events
             .append(&row.id, &row.id, EventPayload::ModeChanged { mode })
             .await?;
@@ -410,12 +416,6 @@ impl Agents {
             )
             .await?;
         self.info(&row.id).await
-    }
-
-    /// Runs a slash command.
-    pub async fn command(&self, id: &str, line: &str) -> Result<String, AgentError> {
-        let row = self.resolve(id).await?;
-        crate::commands::run(self, &row, line).await
     }
 
     /// Empties the model context (`/clear`); refused while a turn runs.
@@ -513,9 +513,8 @@ impl Agents {
     }
 }
 
-fn check_mode(mode: &str) -> Result<String, AgentError> {
+fn check_mode(mode: &str) -> Result<roocode_protocol::Mode, AgentError> {
     mode.parse::<roocode_protocol::Mode>()
-        .map(|m| m.as_str().to_string())
         .map_err(AgentError::Invalid)
 }
 

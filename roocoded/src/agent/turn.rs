@@ -6,8 +6,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
+use roocode_protocol::Mode;
 use roocode_protocol::content::{ContentBlock, Message, Role};
 use roocode_protocol::event::{ErrorInfo, EventPayload, StopReason};
+use roocode_protocol::session::SessionStatus;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
@@ -17,7 +19,7 @@ use super::{AgentError, Agents, executor, prompt};
 use crate::context::budget::{Budget, EstimatedContext, estimate_tokens};
 use crate::context::chain;
 use crate::llm::{self, ModelRequest, ModelStopReason};
-use crate::store::{ContextWrite, Delivery, StoreError};
+use crate::store::{ContextWrite, Delivery, StoreError, TurnState};
 
 mod config_change;
 mod model_call;
@@ -84,11 +86,13 @@ pub(super) async fn run(agents: &Arc<Agents>, rt: &Arc<SessionRuntime>) {
     }
     let store = agents.store();
     let err_text = error.as_ref().map(|e| e.message.as_str());
-    if let Err(e) = store.finish_turn(&turn_id, stop.as_str(), err_text).await {
+    if let Err(e) = store.finish_turn(&turn_id, stop, err_text).await {
         tracing::error!(parent: &span, "cannot record the end of the turn: {e}");
     }
     if stop == StopReason::Interrupted
-        && let Err(e) = store.set_session_status(&rt.id, "interrupted", None).await
+        && let Err(e) = store
+            .set_session_status(&rt.id, SessionStatus::Interrupted, None)
+            .await
     {
         tracing::error!(parent: &span, "cannot mark the session interrupted: {e}");
     }
@@ -210,7 +214,7 @@ impl Turn<'_> {
             if self.ensure_valid_chain().await? {
                 tracing::warn!("the context needed repair before the model call");
             }
-            let plan_reminder = (row.mode == "plan")
+            let plan_reminder = (row.mode == Mode::Plan)
                 .then(|| prompt::plan_mode_reminder(&self.agents.plan_file(&row.id)));
             let request_len = self.context.len();
             let request = ModelRequest {
@@ -221,7 +225,7 @@ impl Turn<'_> {
                 max_tokens: MAX_OUTPUT_TOKENS,
             };
             store
-                .set_turn_state(self.turn_id, "requesting", iterations)
+                .set_turn_state(self.turn_id, TurnState::Requesting, iterations)
                 .await?;
             let policy = llm::RetryPolicy::from_env_and_config(&env, &config);
             let message_id = uuid::Uuid::now_v7().to_string();
@@ -283,7 +287,7 @@ impl Turn<'_> {
             }
 
             store
-                .set_turn_state(self.turn_id, "executing_tools", iterations)
+                .set_turn_state(self.turn_id, TurnState::ExecutingTools, iterations)
                 .await?;
             let results = executor::run_calls(
                 self.agents,

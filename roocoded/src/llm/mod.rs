@@ -33,7 +33,9 @@ pub use error::LlmError;
 pub use http::http_client;
 pub use openai::OpenAiProvider;
 pub use pricing::Price;
-pub use resolve::{DEFAULT_MODEL, ResolvedModel, check_model_spec, model_spec, resolve_model};
+pub use resolve::{
+    DEFAULT_MODEL, ResolvedModel, check_model_spec, context_window, model_spec, resolve_model,
+};
 pub use retry::RetryPolicy;
 
 /// A tool as the model sees it: name, description and JSON schema of its input. The

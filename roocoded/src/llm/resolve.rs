@@ -59,15 +59,37 @@ pub fn model_spec(env: &ClientEnv, config: &Config) -> String {
 /// Checks that `spec` names a known provider and a model, without needing a key (for
 /// `/model` and `session.create`, which must not depend on the caller's environment).
 pub fn check_model_spec(spec: &str, config: &Config) -> Result<(), LlmError> {
+    provider_model(spec, config).map(|_| ())
+}
+
+/// The context window the agent loop budgets `spec` with (aliases expanded, the
+/// config's `context.window_tokens` first), without needing a key: what `/context`
+/// and anything else that shows a window must use, so they agree with the loop.
+pub fn context_window(spec: &str, config: &Config) -> Result<u64, LlmError> {
+    provider_model(spec, config).map(|model| window_of(&model, config))
+}
+
+/// The provider-side model `spec` names (its alias expanded), checked against the
+/// config but not against any key.
+fn provider_model(spec: &str, config: &Config) -> Result<String, LlmError> {
     let spec = spec.trim();
     let (provider_name, model) = split_spec(spec)?;
     let settings = provider_settings(&provider_name, config)?;
-    if expand_alias(settings.kind, settings.builtin, &model).is_empty() {
+    let model = expand_alias(settings.kind, settings.builtin, &model);
+    if model.is_empty() {
         return Err(LlmError::Config(format!(
             "model `{spec}` names no model: write it as {provider_name}/<model>"
         )));
     }
-    Ok(())
+    Ok(model)
+}
+
+/// The window of a provider-side model: the config's `context.window_tokens`, else
+/// the known window of the model.
+fn window_of(model: &str, config: &Config) -> u64 {
+    config
+        .window_tokens()
+        .unwrap_or_else(|| pricing::context_window(model))
 }
 
 /// Resolves `spec` with the client's environment and the config.
@@ -180,9 +202,7 @@ pub fn resolve_model(
         spec: format!("{provider_name}/{model}"),
         provider_name,
         protocol: provider.protocol(),
-        context_window: config
-            .window_tokens()
-            .unwrap_or_else(|| pricing::context_window(&model)),
+        context_window: window_of(&model, config),
         model,
         provider,
         price,

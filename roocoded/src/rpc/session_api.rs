@@ -74,10 +74,9 @@ impl SessionApiServer for Handler {
     }
 
     async fn command(&self, session_id: String, line: String) -> RpcResult<CommandOutput> {
-        let output = self
-            .0
-            .agents
-            .command(&session_id, &line)
+        let agents = &self.0.agents;
+        let row = agents.resolve(&session_id).await.map_err(to_rpc)?;
+        let output = crate::commands::run(agents, &row, &line)
             .await
             .map_err(to_rpc)?;
         Ok(CommandOutput { output })

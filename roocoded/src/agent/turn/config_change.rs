@@ -47,7 +47,7 @@ impl Turn<'_> {
         };
         let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
         let listed = changes.join("\n");
-        if Mode::parse(&row.mode) == Some(Mode::DontAsk) {
+        if row.mode == Mode::DontAsk {
             tracing::warn!(%listed, "permission settings changed during a dontAsk turn: not applied");
             if let Ok(mut slot) = self.rt.refused_config.lock() {
                 *slot = Some(config.refuse(&newer));

@@ -38,3 +38,47 @@ pub async fn report(agents: &Agents, row: &SessionRow) -> Result<String, AgentEr
         parts.render(window)
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use roocode_protocol::session::ClientEnv;
+
+    use crate::config::Config;
+    use crate::llm;
+
+    /// The window `/context` shows is the one the loop gets from resolving the model
+    /// with a key, for aliases, plain names, other providers and a configured window.
+    #[test]
+    fn the_report_window_is_the_loops() {
+        let env = ClientEnv {
+            vars: [("ANTHROPIC_API_KEY", "k"), ("OPENAI_API_KEY", "k")]
+                .into_iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        };
+        let http = reqwest::Client::new();
+        let plain = Config::default();
+        let sized = Config::parse(Path::new("c.yaml"), "context: {window_tokens: 4000}\n").unwrap();
+        for config in [&plain, &sized] {
+            for spec in [
+                "anthropic/sonnet",
+                "sonnet",
+                "anthropic/claude-haiku-4-5",
+                "openai/sonnet",
+                "openai/gpt-4o-mini",
+                "gpt-4.1",
+            ] {
+                let looped = llm::resolve_model(spec, &env, config, &http)
+                    .unwrap()
+                    .context_window;
+                assert_eq!(llm::context_window(spec, config).unwrap(), looped, "{spec}");
+            }
+        }
+        assert_eq!(
+            llm::context_window("anthropic/sonnet", &plain).unwrap(),
+            200_000
+        );
+    }
+}

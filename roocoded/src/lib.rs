@@ -9,6 +9,7 @@
 //!   [`memory`] (instruction files, auto memory)
 //! - security: [`permission`] — every tool call passes through it; [`sandbox`] — the OS
 //!   sandbox every command runs in.
+//! - facts: [`project`] — the project root and git's branches and worktrees, read for all.
 //!
 //! [`daemon`] ties them together: socket, lock, recovery, shutdown.
 
@@ -22,6 +23,7 @@ pub mod events;
 pub mod llm;
 pub mod memory;
 pub mod permission;
+pub mod project;
 pub mod rpc;
 pub mod sandbox;
 pub mod store;

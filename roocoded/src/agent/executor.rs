@@ -23,7 +23,7 @@ use super::turn_config::TurnConfig;
 use super::{AgentError, Agents};
 use crate::config::Config;
 use crate::memory::MemoryDirs;
-use crate::permission::{Decision, GateSettings, PermissionGate};
+use crate::permission::{Call as GateCall, Decision, GateSettings, PermissionGate, Place, Scope};
 use crate::store::SessionRow;
 use crate::tools::{self, PermissionTarget, ProgressFn, ToolContext, ToolError, ToolOutput};
 use roocode_protocol::session::ClientEnv;
@@ -77,14 +77,16 @@ pub async fn run_calls(
     );
     let base = ToolContext {
         session_id: row.id.clone(),
-        cwd: row.cwd.clone().into(),
-        root: row.root.clone().into(),
-        additional_dirs: config.additional_directories(),
-        readable_dirs: vec![
-            agents.tool_results_dir(&row.id),
-            memory_dirs.user.clone(),
-            memory_dirs.project.clone(),
-        ],
+        scope: Scope {
+            cwd: row.cwd.clone().into(),
+            root: row.root.clone().into(),
+            additional_dirs: config.additional_directories(),
+            readable_dirs: vec![
+                agents.tool_results_dir(&row.id),
+                memory_dirs.user.clone(),
+                memory_dirs.project.clone(),
+            ],
+        },
         cancel: cancel.clone(),
         env: env.vars.clone(),
         files: rt.files.clone(),
@@ -96,7 +98,7 @@ pub async fn run_calls(
         summarizer: summarizer(agents, row, &env, &config, cancel),
         shell: rt.shell.clone(),
         processes: Some(agents.processes.for_session(&row.id)),
-        memory_dirs: Some(memory_dirs),
+        memory_dirs: Some(memory_dirs.clone()),
         gate: None,
         sandbox: Some(crate::sandbox::for_session(
             &agents.paths,
@@ -110,12 +112,14 @@ pub async fn run_calls(
     let mode = row.mode;
     let gate_now = || {
         let (mut settings, rule_errors) =
-            GateSettings::from_config(&turn_config.get(), mode, &base.root);
+            GateSettings::from_config(&turn_config.get(), mode, &base.scope.root);
         for e in rule_errors {
             tracing::warn!(session = %row.id, "ignoring an invalid permission rule: {e}");
         }
         settings.plan_file = Some(agents.plan_file(&row.id));
-        PermissionGate::new(settings).with_user_dir(agents.paths.user_dir.clone())
+        PermissionGate::new(settings)
+            .with_user_dir(agents.paths.user_dir.clone())
+            .with_memory_dirs(memory_dirs.clone())
     };
     let redact_on = config.redact();
     let registry = &agents.tools;
@@ -274,7 +278,21 @@ async fn execute(
     if let Err(problems) = registry.validate(&call.name, &call.input) {
         return (ToolOutput::error(problems), false);
     }
-    match gate.check(tool.as_ref(), &call.input, ctx) {
+    let target = tool.permission_target(&call.input, ctx);
+    let shell_cwd = ctx.shell.next_dir(ctx);
+    let facts = GateCall {
+        tool: tool.name(),
+        effect: tool.effect(),
+        target: &target,
+        input: &call.input,
+        unsandboxed: tool.name() == "Bash" && crate::sandbox::disable::requested(&call.input),
+    };
+    let place = Place {
+        scope: &ctx.scope,
+        shell_cwd: &shell_cwd,
+        confined: ctx.sandbox.as_ref().is_some_and(|s| s.confines()),
+    };
+    match gate.check(&facts, &place) {
         Decision::Allow => {}
         Decision::Deny { reason } => {
             tracing::info!(%reason, "denied");
@@ -284,7 +302,6 @@ async fn execute(
             );
         }
         Decision::Ask { reason } => {
-            let target = tool.permission_target(&call.input, ctx);
             let summary = summarize(&target, ctx, tool.name());
             let ask = PermissionAsk {
                 session_id: &ctx.session_id,
@@ -336,7 +353,7 @@ fn summarize(target: &PermissionTarget, ctx: &ToolContext, tool: &str) -> String
     match target {
         PermissionTarget::Command(c) => c.clone(),
         PermissionTarget::Path { path, .. } => path
-            .strip_prefix(&ctx.root)
+            .strip_prefix(&ctx.scope.root)
             .unwrap_or(path)
             .display()
             .to_string(),
@@ -355,12 +372,12 @@ fn remember(
     turn_config: &TurnConfig,
     ctx: &ToolContext,
 ) {
-    if let Some(why) = gate.protected_write(target, ctx) {
+    if let Some(why) = gate.protected_write(target, &ctx.scope) {
         tracing::info!("allowed once, not remembered: a protected file ({why})");
         return;
     }
-    let rule = crate::permission::persist::rule_for(tool, target, &ctx.root);
-    match crate::permission::persist::append_allow_rule(&ctx.root, &rule) {
+    let rule = crate::permission::persist::rule_for(tool, target, &ctx.scope.root);
+    match crate::permission::persist::append_allow_rule(&ctx.scope.root, &rule) {
         Ok(()) => {
             tracing::info!(%rule, "allow rule added to .roocode/config.local.yaml");
             turn_config.allow_rule(&rule);

@@ -11,7 +11,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::assemble::Assembler;
-use super::error::{ErrorContext, LlmError};
+use super::error::LlmError;
 use super::{
     CallOutcome, ModelRequest, ModelResponse, Progress, ResolvedModel, RetryPolicy, StreamEvent,
 };
@@ -23,6 +23,16 @@ use super::{
 /// consumer that discards on reset never shows text twice. Each wait is reported as
 /// `Progress::Retrying` before it starts. Cancellation returns `LlmError::Cancelled`
 /// promptly, whether connecting, streaming or waiting.
+#[tracing::instrument(
+    name = "call_model",
+    skip_all,
+    fields(
+        provider = %model.provider_name,
+        format = model.protocol(),
+        model = %model.model,
+        attempts = tracing::field::Empty,
+    )
+)]
 pub async fn call_model(
     model: &ResolvedModel,
     req: &ModelRequest<'_>,
@@ -39,19 +49,14 @@ pub async fn call_model(
         }),
         false => Cow::Borrowed(req),
     };
-    let req = req.as_ref();
-    let body = model.provider.encode(req)?;
+    let body = model.provider.encode(req.as_ref())?;
     let request_bytes = body.len() as u64;
     let max_attempts = policy.max_attempts.max(1);
     let mut attempt = 0;
     loop {
         attempt += 1;
-        let span = tracing::info_span!(
-            "model_call",
-            model = %model.model,
-            protocol = model.protocol,
-            attempt,
-        );
+        tracing::Span::current().record("attempts", attempt);
+        let span = tracing::info_span!("model_attempt", attempt, status = tracing::field::Empty);
         let mut shown = false;
         let result = run_attempt(model, body.clone(), policy, cancel, on_progress, &mut shown)
             .instrument(span)
@@ -72,22 +77,23 @@ pub async fn call_model(
             on_progress(Progress::StreamReset);
         }
         if !err.is_retryable() {
-            tracing::warn!(model = %model.spec, attempt, kind = err.kind(), error = %err, "model call failed");
+            tracing::warn!(attempt, kind = err.kind(), error = %err, "model call failed");
             return Err(err);
         }
         let delay = policy.delay(attempt, err.retry_after());
         if attempt >= max_attempts || started.elapsed() + delay > policy.max_total {
-            tracing::warn!(model = %model.spec, attempt, kind = err.kind(), error = %err, "model call failed, giving up");
+            tracing::warn!(attempt, kind = err.kind(), error = %err, "model call failed, giving up");
             return Err(LlmError::RetriesExhausted {
                 attempts: attempt,
                 last: Box::new(err),
             });
         }
-        tracing::info!(model = %model.spec, attempt, delay_ms = delay.as_millis() as u64, error = %err, "retrying model call");
+        let delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
+        tracing::info!(attempt, delay_ms, error = %err, "retrying model call");
         on_progress(Progress::Retrying {
             attempt: attempt + 1,
             max_attempts,
-            delay_ms: u64::try_from(delay.as_millis()).unwrap_or(u64::MAX),
+            delay_ms,
             reason: err.reason(),
         });
         tokio::select! {
@@ -98,7 +104,8 @@ pub async fn call_model(
     }
 }
 
-/// One attempt; `shown` becomes true once a text or thinking delta was reported.
+/// One attempt (one HTTP request), inside its span; `shown` becomes true once a text
+/// or thinking delta was reported.
 async fn run_attempt(
     model: &ResolvedModel,
     body: bytes::Bytes,
@@ -107,25 +114,28 @@ async fn run_attempt(
     on_progress: &mut (dyn FnMut(Progress) + Send),
     shown: &mut bool,
 ) -> Result<ModelResponse, LlmError> {
-    let errors = ErrorContext {
-        provider: model.provider_name.clone(),
-        key_hint: String::new(),
-    };
-    let connect = tokio::time::timeout(policy.idle_timeout, model.provider.stream(body));
-    let mut stream = tokio::select! {
+    let provider = &model.provider;
+    let errors = provider.errors();
+    let connect = tokio::time::timeout(policy.idle_timeout, provider.send(body));
+    let sent = tokio::select! {
         biased;
         _ = cancel.cancelled() => return Err(LlmError::Cancelled),
-        s = connect => match s {
-            Ok(s) => s?,
-            Err(_) => {
-                return Err(errors.stream_error(format!(
-                    "no response from {} for {} s",
-                    model.provider.endpoint(),
-                    policy.idle_timeout.as_secs()
-                )));
-            }
-        },
+        s = connect => s.map_err(|_| {
+            errors.stream_error(format!(
+                "no response from {} for {} s",
+                provider.endpoint(),
+                policy.idle_timeout.as_secs()
+            ))
+        })?,
     };
+    let status = match &sent {
+        Ok(response) => Some(response.status().as_u16()),
+        Err(e) => e.status(),
+    };
+    if let Some(status) = status {
+        tracing::Span::current().record("status", status);
+    }
+    let mut stream = provider.events(sent?);
     let mut assembler = Assembler::default();
     loop {
         let next = tokio::select! {
@@ -159,7 +169,7 @@ async fn run_attempt(
             break;
         }
     }
-    assembler.finish(&errors, model.price.as_ref())
+    assembler.finish(errors, model.price.as_ref())
 }
 
 #[cfg(test)]

@@ -11,37 +11,34 @@ use tokio_util::sync::CancellationToken;
 
 use super::*;
 use crate::config::Config;
+use crate::llm::test_history::tool_spec;
 use crate::llm::test_server::{Reply, TestServer};
-use crate::llm::{ModelStopReason, ToolSpec, resolve_model};
+use crate::llm::{ModelStopReason, resolve_model};
+
+/// `spec` resolved with the client environment `vars`.
+fn resolved(spec: &str, vars: &[(&str, &str)]) -> ResolvedModel {
+    let env = ClientEnv {
+        vars: vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect(),
+    };
+    resolve_model(spec, &env, &Config::default(), &reqwest::Client::new()).unwrap()
+}
 
 fn anthropic_model(base: &str) -> ResolvedModel {
-    let env = ClientEnv {
-        vars: [
-            ("ANTHROPIC_API_KEY".to_string(), "sk-test".to_string()),
-            ("ANTHROPIC_BASE_URL".to_string(), base.to_string()),
-        ]
-        .into(),
-    };
-    resolve_model(
-        "anthropic/claude-sonnet-4-5",
-        &env,
-        &Config::default(),
-        &reqwest::Client::new(),
-    )
-    .unwrap()
+    let vars = [
+        ("ANTHROPIC_API_KEY", "sk-test"),
+        ("ANTHROPIC_BASE_URL", base),
+    ];
+    resolved("anthropic/claude-sonnet-4-5", &vars)
 }
 
 fn openai_model(base: &str) -> ResolvedModel {
-    let env = ClientEnv {
-        vars: [("OPENAI_BASE_URL".to_string(), format!("{base}/v1"))].into(),
-    };
-    resolve_model(
+    resolved(
         "openai/local-model",
-        &env,
-        &Config::default(),
-        &reqwest::Client::new(),
+        &[("OPENAI_BASE_URL", &format!("{base}/v1"))],
     )
-    .unwrap()
 }
 
 fn policy(max_attempts: u32) -> RetryPolicy {
@@ -57,11 +54,7 @@ fn request() -> ModelRequest<'static> {
         model: "claude-sonnet-4-5".into(),
         system: "sys".into(),
         messages: crate::llm::owned_messages(vec![Message::user_text("hi")]),
-        tools: vec![ToolSpec {
-            name: "Read".into(),
-            description: "Read a file".into(),
-            input_schema: json!({"type": "object"}),
-        }],
+        tools: vec![tool_spec("Read", "Read a file", json!({"type": "object"}))],
         max_tokens: 1024,
     }
 }
@@ -425,4 +418,118 @@ async fn silent_stream_times_out_and_is_retried() {
             .any(|p| matches!(p, Progress::Retrying { reason, .. } if reason.contains("no data")))
     );
     assert_eq!(shown_text(&progress), "full");
+}
+
+/// The spans a test run opened: name, parent's name and fields (recorded ones included).
+mod spans {
+    use std::collections::BTreeMap;
+    use std::sync::{Arc, Mutex};
+
+    use tracing::field::{Field, Visit};
+    use tracing::span::{Attributes, Id, Record};
+    use tracing::{Subscriber, subscriber::DefaultGuard};
+    use tracing_subscriber::layer::{Context, Layer, SubscriberExt};
+    use tracing_subscriber::registry::LookupSpan;
+
+    #[derive(Debug, Clone)]
+    pub(super) struct Span {
+        id: u64,
+        pub name: &'static str,
+        pub parent: Option<&'static str>,
+        pub fields: BTreeMap<String, String>,
+    }
+
+    #[derive(Clone, Default)]
+    pub(super) struct Spans(Arc<Mutex<Vec<Span>>>);
+
+    impl Spans {
+        /// Records the spans of this thread until the guard drops.
+        pub(super) fn capture() -> (Self, DefaultGuard) {
+            let spans = Spans::default();
+            let subscriber = tracing_subscriber::registry().with(spans.clone());
+            (spans, tracing::subscriber::set_default(subscriber))
+        }
+
+        pub(super) fn named(&self, name: &str) -> Vec<Span> {
+            let all = self.0.lock().unwrap();
+            all.iter().filter(|s| s.name == name).cloned().collect()
+        }
+    }
+
+    struct Fields<'a>(&'a mut BTreeMap<String, String>);
+
+    impl Visit for Fields<'_> {
+        fn record_debug(&mut self, field: &Field, value: &dyn std::fmt::Debug) {
+            self.0
+                .insert(field.name().to_string(), format!("{value:?}"));
+        }
+
+        fn record_str(&mut self, field: &Field, value: &str) {
+            self.0.insert(field.name().to_string(), value.to_string());
+        }
+    }
+
+    impl<S: Subscriber + for<'a> LookupSpan<'a>> Layer<S> for Spans {
+        fn on_new_span(&self, attrs: &Attributes<'_>, id: &Id, ctx: Context<'_, S>) {
+            let parent = ctx.span(id).and_then(|s| s.parent()).map(|p| p.name());
+            let mut fields = BTreeMap::new();
+            attrs.record(&mut Fields(&mut fields));
+            self.0.lock().unwrap().push(Span {
+                id: id.into_u64(),
+                name: attrs.metadata().name(),
+                parent,
+                fields,
+            });
+        }
+
+        fn on_record(&self, id: &Id, values: &Record<'_>, _ctx: Context<'_, S>) {
+            let mut all = self.0.lock().unwrap();
+            // Ids are reused once a span closes: the newest span with this id is open.
+            if let Some(span) = all.iter_mut().rev().find(|s| s.id == id.into_u64()) {
+                values.record(&mut Fields(&mut span.fields));
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_call_and_each_attempt_have_their_own_span() {
+    let server = TestServer::start(vec![
+        Reply::status(
+            429,
+            &[("retry-after", "0")],
+            r#"{"type":"error","error":{"type":"rate_limit_error","message":"slow down"}}"#,
+        ),
+        Reply::sse(anthropic_text(&["Hello"]) + anthropic_end()),
+    ])
+    .await;
+    let (spans, _guard) = spans::Spans::capture();
+    let (result, _) = call(
+        &anthropic_model(&server.url),
+        &policy(5),
+        &CancellationToken::new(),
+    )
+    .await;
+    assert_eq!(result.unwrap().attempts, 2);
+
+    let calls = spans.named("call_model");
+    assert_eq!(calls.len(), 1, "{calls:?}");
+    let field = |s: &spans::Span, k: &str| s.fields.get(k).cloned().unwrap_or_default();
+    assert_eq!(field(&calls[0], "provider"), "anthropic");
+    assert_eq!(field(&calls[0], "format"), "anthropic");
+    assert_eq!(field(&calls[0], "model"), "claude-sonnet-4-5");
+    assert_eq!(field(&calls[0], "attempts"), "2");
+
+    let attempts = spans.named("model_attempt");
+    let seen: Vec<(String, String, Option<&str>)> = attempts
+        .iter()
+        .map(|s| (field(s, "attempt"), field(s, "status"), s.parent))
+        .collect();
+    assert_eq!(
+        seen,
+        vec![
+            ("1".into(), "429".into(), Some("call_model")),
+            ("2".into(), "200".into(), Some("call_model")),
+        ]
+    );
 }

@@ -188,109 +188,109 @@ impl ErrorContext {
             true => format!("HTTP {status}"),
             false => format!("HTTP {status}: {}", info.message),
         };
-        let provider = self.provider.clone();
-        if status == 413 || (matches!(status, 400 | 422) && info.is_context_overflow()) {
-            return LlmError::ContextOverflow { provider, detail };
-        }
-        match status {
-            401 | 403 => LlmError::Auth {
-                provider,
-                status: Some(status),
-                detail,
-                key_hint: self.key_hint.clone(),
-            },
-            429 if info.code == "insufficient_quota" || info.kind == "insufficient_quota" => {
-                LlmError::Auth {
-                    provider: provider.clone(),
-                    status: Some(status),
-                    detail,
-                    key_hint: format!("the plan and billing of your {provider} account"),
-                }
-            }
-            429 => LlmError::RateLimited {
-                provider,
-                detail,
-                retry_after,
-            },
-            529 => LlmError::Overloaded {
-                provider,
-                detail,
-                retry_after,
-            },
-            _ if info.kind == "overloaded_error" => LlmError::Overloaded {
-                provider,
-                detail,
-                retry_after,
-            },
-            408 | 500..=599 => LlmError::ServerError {
-                provider,
-                status: Some(status),
-                detail,
-                retry_after,
-            },
-            404 => LlmError::InvalidRequest {
-                provider,
-                status: Some(status),
-                detail,
-                hint: "check the model name (ROOCODE_MODEL or `model:` in config.yaml) and the base URL".to_string(),
-            },
-            _ => LlmError::InvalidRequest {
-                provider,
-                status: Some(status),
-                detail,
-                hint: "check the model name and the request settings".to_string(),
-            },
-        }
+        let overflow = matches!(status, 400 | 422) && info.is_context_overflow();
+        let quota = info.code == "insufficient_quota" || info.kind == "insufficient_quota";
+        let class = match status {
+            413 => Class::ContextOverflow,
+            _ if overflow => Class::ContextOverflow,
+            401 | 403 => Class::Auth(self.key_hint.clone()),
+            429 if quota => Class::Auth(format!(
+                "the plan and billing of your {} account",
+                self.provider
+            )),
+            429 => Class::RateLimited,
+            529 => Class::Overloaded,
+            _ if info.kind == "overloaded_error" => Class::Overloaded,
+            408 | 500..=599 => Class::Server,
+            404 => Class::Invalid(
+                "check the model name (ROOCODE_MODEL or `model:` in config.yaml) and the base URL",
+            ),
+            _ => Class::Invalid(CHECK_REQUEST),
+        };
+        self.error(class, Some(status), detail, retry_after)
     }
 
     /// Classifies an error reported inside a stream (Anthropic `error` event, an OpenAI
     /// chunk with an `error` object). Unknown types are retryable stream failures.
     pub(crate) fn event_error(&self, error: &Value) -> LlmError {
         let info = ErrorBody::from_value(error);
-        let provider = self.provider.clone();
         let detail = match (info.kind.is_empty(), info.message.is_empty()) {
             (false, false) => format!("{}: {}", info.kind, info.message),
             (false, true) => info.kind.clone(),
             (true, false) => info.message.clone(),
             (true, true) => "error event".to_string(),
         };
-        if info.is_context_overflow() {
-            return LlmError::ContextOverflow { provider, detail };
-        }
-        match info.kind.as_str() {
-            "overloaded_error" | "overloaded" => LlmError::Overloaded {
+        let class = match info.kind.as_str() {
+            _ if info.is_context_overflow() => Class::ContextOverflow,
+            "overloaded_error" | "overloaded" => Class::Overloaded,
+            "rate_limit_error" | "rate_limit_exceeded" => Class::RateLimited,
+            "api_error" | "server_error" | "internal_error" | "timeout_error" => Class::Server,
+            "authentication_error" | "permission_error" => Class::Auth(self.key_hint.clone()),
+            "invalid_request_error" | "not_found_error" => Class::Invalid(CHECK_REQUEST),
+            _ => Class::Stream,
+        };
+        self.error(class, None, detail, None)
+    }
+
+    /// The error of `class` from this provider; variants without a status or a
+    /// `retry-after` drop them.
+    fn error(
+        &self,
+        class: Class,
+        status: Option<u16>,
+        detail: String,
+        retry_after: Option<Duration>,
+    ) -> LlmError {
+        let provider = self.provider.clone();
+        match class {
+            Class::Auth(key_hint) => LlmError::Auth {
+                provider,
+                status,
+                detail,
+                key_hint,
+            },
+            Class::RateLimited => LlmError::RateLimited {
                 provider,
                 detail,
-                retry_after: None,
+                retry_after,
             },
-            "rate_limit_error" | "rate_limit_exceeded" => LlmError::RateLimited {
+            Class::Overloaded => LlmError::Overloaded {
                 provider,
                 detail,
-                retry_after: None,
+                retry_after,
             },
-            "api_error" | "server_error" | "internal_error" | "timeout_error" => {
-                LlmError::ServerError {
-                    provider,
-                    status: None,
-                    detail,
-                    retry_after: None,
-                }
-            }
-            "authentication_error" | "permission_error" => LlmError::Auth {
+            Class::Server => LlmError::ServerError {
                 provider,
-                status: None,
+                status,
                 detail,
-                key_hint: self.key_hint.clone(),
+                retry_after,
             },
-            "invalid_request_error" | "not_found_error" => LlmError::InvalidRequest {
+            Class::ContextOverflow => LlmError::ContextOverflow { provider, detail },
+            Class::Invalid(hint) => LlmError::InvalidRequest {
                 provider,
-                status: None,
+                status,
                 detail,
-                hint: "check the model name and the request settings".to_string(),
+                hint: hint.to_string(),
             },
-            _ => LlmError::Stream { provider, detail },
+            Class::Stream => LlmError::Stream { provider, detail },
         }
     }
+}
+
+/// The advice for a request the provider will not accept.
+const CHECK_REQUEST: &str = "check the model name and the request settings";
+
+/// What a provider's failure is, before it gets the provider's name and the detail.
+enum Class {
+    /// With what to check.
+    Auth(String),
+    RateLimited,
+    Overloaded,
+    Server,
+    ContextOverflow,
+    /// With the advice.
+    Invalid(&'static str),
+    Stream,
 }
 
 /// The interesting parts of a provider's error JSON (Anthropic `{"type":"error",
@@ -371,100 +371,5 @@ pub(crate) fn one_line(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
-    use super::*;
-
-    fn ctx() -> ErrorContext {
-        ErrorContext::test("anthropic")
-    }
-
-    #[test]
-    fn status_classification() {
-        let c = ctx();
-        let e = c.status_error(401, None, r#"{"type":"error","error":{"type":"authentication_error","message":"invalid x-api-key"}}"#);
-        assert_eq!(e.kind(), "auth");
-        assert!(!e.is_retryable());
-        assert_eq!(
-            e.to_string(),
-            "anthropic rejected the request (HTTP 401: invalid x-api-key): check ANTHROPIC_API_KEY"
-        );
-        let e = c.status_error(429, Some(Duration::from_secs(3)), "slow down");
-        assert_eq!(
-            (e.kind(), e.retry_after()),
-            ("rate_limited", Some(Duration::from_secs(3)))
-        );
-        assert!(e.is_retryable());
-        assert_eq!(c.status_error(529, None, "").kind(), "overloaded");
-        assert_eq!(
-            c.status_error(503, None, "<html>\n bad\n</html>").kind(),
-            "server_error"
-        );
-        assert_eq!(c.status_error(404, None, "").kind(), "invalid_request");
-        assert_eq!(c.status_error(400, None, "{}").kind(), "invalid_request");
-        let quota = r#"{"error":{"message":"You exceeded your current quota","type":"insufficient_quota","code":"insufficient_quota"}}"#;
-        assert_eq!(c.status_error(429, None, quota).kind(), "auth");
-    }
-
-    #[test]
-    fn context_overflow_is_recognised_first() {
-        let c = ctx();
-        let anthropic = r#"{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 210000 tokens > 200000 maximum"}}"#;
-        assert_eq!(
-            c.status_error(400, None, anthropic).kind(),
-            "context_overflow"
-        );
-        let openai = r#"{"error":{"message":"This model's maximum context length is 128000 tokens.","type":"invalid_request_error","code":"context_length_exceeded"}}"#;
-        assert_eq!(c.status_error(400, None, openai).kind(), "context_overflow");
-        assert_eq!(
-            c.status_error(413, None, "too large").kind(),
-            "context_overflow"
-        );
-        // A rate limit that mentions tokens is still a rate limit.
-        assert_eq!(
-            c.status_error(429, None, "too many tokens per minute")
-                .kind(),
-            "rate_limited"
-        );
-    }
-
-    #[test]
-    fn stream_error_classification() {
-        let c = ctx();
-        let v: Value = serde_json::from_str(
-            r#"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#,
-        )
-        .unwrap();
-        let e = c.event_error(&v);
-        assert_eq!(e.kind(), "overloaded");
-        assert!(e.is_retryable());
-        assert!(e.to_string().contains("overloaded_error: Overloaded"));
-        let v: Value = serde_json::from_str(r#"{"error":{"message":"weird"}}"#).unwrap();
-        assert_eq!(c.event_error(&v).kind(), "stream");
-    }
-
-    #[test]
-    fn exhausted_keeps_kind_and_message() {
-        let inner = LlmError::Network {
-            url: "http://127.0.0.1:9/v1/messages".into(),
-            detail: "connection refused".into(),
-            hint: "check that the server is running and ANTHROPIC_BASE_URL is right".into(),
-        };
-        let e = LlmError::RetriesExhausted {
-            attempts: 5,
-            last: Box::new(inner),
-        };
-        assert_eq!(e.kind(), "network");
-        assert!(!e.is_retryable());
-        assert_eq!(
-            e.to_string(),
-            "gave up after 5 attempts: cannot reach http://127.0.0.1:9/v1/messages (connection refused): check that the server is running and ANTHROPIC_BASE_URL is right"
-        );
-    }
-
-    #[test]
-    fn one_line_collapses_and_caps() {
-        assert_eq!(one_line(" a\n b\t c "), "a b c");
-        assert_eq!(one_line(&"é".repeat(400)).chars().count(), 301);
-    }
-}
+#[path = "error_tests.rs"]
+mod tests;

@@ -1,13 +1,12 @@
-//! HTTP plumbing shared by the providers: the endpoint description used in errors, the
-//! POST that turns transport failures and error statuses into classified
-//! [`LlmError`]s, `retry-after` parsing, and the default client.
+//! HTTP plumbing of the provider: the default client, the error body of a failed
+//! response, the innermost cause of a transport error, and `retry-after` parsing.
 
 use std::time::Duration;
 
 use futures_util::TryStreamExt;
 use reqwest::header::HeaderMap;
 
-use super::error::{ErrorContext, LlmError, one_line};
+use super::error::LlmError;
 
 /// How long connecting to an endpoint may take.
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -27,56 +26,8 @@ pub fn http_client() -> Result<reqwest::Client, LlmError> {
         })
 }
 
-/// Where requests go and how to talk about it in errors.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct Endpoint {
-    /// The full POST URL.
-    pub url: String,
-    /// Advice for an unreachable endpoint, e.g. `check that the server is running and
-    /// ANTHROPIC_BASE_URL is right`.
-    pub network_hint: String,
-    pub errors: ErrorContext,
-}
-
-impl Endpoint {
-    /// POSTs `body` as JSON and returns the response once a success status arrived.
-    pub(crate) async fn post(
-        &self,
-        http: &reqwest::Client,
-        headers: HeaderMap,
-        body: bytes::Bytes,
-    ) -> Result<reqwest::Response, LlmError> {
-        let response = http
-            .post(&self.url)
-            .headers(headers)
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .header(reqwest::header::ACCEPT, "text/event-stream")
-            .body(body)
-            .send()
-            .await
-            .map_err(|e| self.network_error(&e))?;
-        let status = response.status();
-        if status.is_success() {
-            return Ok(response);
-        }
-        let retry_after = retry_after(response.headers());
-        let text = read_error_body(response).await;
-        Err(self
-            .errors
-            .status_error(status.as_u16(), retry_after, &text))
-    }
-
-    pub(crate) fn network_error(&self, e: &reqwest::Error) -> LlmError {
-        LlmError::Network {
-            url: self.url.clone(),
-            detail: one_line(&error_chain(e)),
-            hint: self.network_hint.clone(),
-        }
-    }
-}
-
 /// Reads at most 64 KiB of an error body; a body that cannot be read is empty.
-async fn read_error_body(response: reqwest::Response) -> String {
+pub(crate) async fn read_error_body(response: reqwest::Response) -> String {
     const MAX: usize = 64 * 1024;
     let mut stream = response.bytes_stream();
     let mut buf = Vec::new();

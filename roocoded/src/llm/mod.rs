@@ -1,17 +1,34 @@
-//! The LLM layer (DESIGN.md §4): providers that turn a [`ModelRequest`] into a stream of
-//! normalised [`StreamEvent`]s (one parser per wire protocol), [`call_model`] which runs
-//! one call with retries and assembles a [`ModelResponse`], model resolution from the
-//! client's environment and the config, and the price / context-window tables.
-//! Nothing above this layer knows which protocol ran; it knows nothing of the agent loop
-//! or of the tools' code (it only carries their schemas).
+//! The LLM layer (DESIGN.md §4): one model call, from a [`ModelRequest`] to a
+//! [`ModelResponse`].
+//!
+//! What callers use:
+//! - [`resolve_model`] turns a spec (`anthropic/sonnet`, `openai/gpt-4.1`,
+//!   `deepseek/deepseek-chat` for a provider from the config) into a [`ResolvedModel`]:
+//!   the [`Provider`] to call, the price and the context window. Keys and base URLs come
+//!   from the client's environment. [`check_model_spec`] and [`context_window`] read a
+//!   spec the same way without needing a key; [`model_spec`] says which spec applies.
+//! - [`call_model`] runs one call with retries under a [`RetryPolicy`], reports
+//!   [`Progress`] (deltas, retries, stream resets) and returns a [`CallOutcome`] or a
+//!   classified [`LlmError`]. It traces a `call_model` span (provider, format, model,
+//!   attempts) around a `model_attempt` span per HTTP request (attempt, status).
+//! - [`pricing`] holds the tables of known models' prices and windows, by provider-side
+//!   name; the window of a spec is [`context_window`]'s (alias expanded, config first).
+//!
+//! Inside, one [`Provider`] does the HTTP exchange, the SSE framing (`sse`) and the error
+//! classification (`error`) for every endpoint. Its [`WireFormat`] (`wire/`: Anthropic
+//! Messages, OpenAI Chat Completions) is what differs: the URL path, a fixed header, the
+//! request encoder, and the stream parser that turns the answer into normalised events
+//! (`event`), which `assemble` folds into the response. A new format is one new variant
+//! with its encoder and parser. Nothing above this layer knows which format ran; it knows
+//! nothing of the agent loop or of the tools' code (it only carries their [`ToolSpec`]s).
 
-mod anthropic;
 mod assemble;
 mod call;
 mod error;
+mod event;
 mod http;
-mod openai;
 pub mod pricing;
+mod provider;
 mod resolve;
 mod retry;
 mod sse;
@@ -19,24 +36,24 @@ mod sse;
 pub(crate) mod test_history;
 #[cfg(test)]
 pub(crate) mod test_server;
+mod wire;
 
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use futures_util::future::BoxFuture;
-use futures_util::stream::BoxStream;
 use roocode_protocol::content::{ContentBlock, Message, Usage};
 
-pub use anthropic::AnthropicProvider;
 pub use call::call_model;
 pub use error::LlmError;
+pub(crate) use event::{EventStream, StreamEvent, TokenUsage};
 pub use http::http_client;
-pub use openai::OpenAiProvider;
 pub use pricing::Price;
+pub use provider::Provider;
 pub use resolve::{
     DEFAULT_MODEL, ResolvedModel, check_model_spec, context_window, model_spec, resolve_model,
 };
 pub use retry::RetryPolicy;
+pub use wire::{MaxTokensField, WireFormat};
 
 /// A tool as the model sees it: name, description and JSON schema of its input. The
 /// tool registry exports these; each provider's encoder turns them into its format.
@@ -69,72 +86,6 @@ pub fn owned_messages(messages: Vec<Message>) -> Vec<Cow<'static, Message>> {
     messages.into_iter().map(Cow::Owned).collect()
 }
 
-/// Token counts as a stream reports them; `None` means "not reported by this event".
-/// Normalised: `input_tokens` excludes cache reads and writes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct TokenUsage {
-    pub input_tokens: Option<u64>,
-    pub output_tokens: Option<u64>,
-    pub cache_read_tokens: Option<u64>,
-    pub cache_write_tokens: Option<u64>,
-}
-
-impl TokenUsage {
-    /// Takes every count `later` reports (streams report running totals).
-    pub fn merge(&mut self, later: &TokenUsage) {
-        fn take(slot: &mut Option<u64>, later: Option<u64>) {
-            if later.is_some() {
-                *slot = later;
-            }
-        }
-        take(&mut self.input_tokens, later.input_tokens);
-        take(&mut self.output_tokens, later.output_tokens);
-        take(&mut self.cache_read_tokens, later.cache_read_tokens);
-        take(&mut self.cache_write_tokens, later.cache_write_tokens);
-    }
-
-    /// The protocol's usage record, with the cost computed from `price` when known.
-    pub fn to_usage(&self, price: Option<&Price>) -> Usage {
-        let mut usage = Usage {
-            input_tokens: self.input_tokens.unwrap_or(0),
-            output_tokens: self.output_tokens.unwrap_or(0),
-            cache_read_tokens: self.cache_read_tokens.unwrap_or(0),
-            cache_write_tokens: self.cache_write_tokens.unwrap_or(0),
-            cost_usd: None,
-        };
-        usage.cost_usd = price.map(|p| pricing::cost(p, &usage));
-        usage
-    }
-}
-
-/// One normalised stream event. Tool calls are addressed by `index`: several may be
-/// open at once (OpenAI interleaves their deltas).
-#[derive(Debug, Clone, PartialEq)]
-pub enum StreamEvent {
-    TextDelta(String),
-    ThinkingDelta(String),
-    /// Closes the current thinking block; must be sent back verbatim.
-    ThinkingSignature(String),
-    RedactedThinking(String),
-    ToolCallStart {
-        index: usize,
-        id: String,
-        name: String,
-    },
-    ToolInputDelta {
-        index: usize,
-        partial_json: String,
-    },
-    ToolCallEnd {
-        index: usize,
-    },
-    Usage(TokenUsage),
-    /// The terminal event; a stream that ends without it is a failure.
-    End {
-        stop_reason: ModelStopReason,
-    },
-}
-
 /// Why the model stopped.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ModelStopReason {
@@ -156,28 +107,6 @@ impl ModelStopReason {
             ModelStopReason::Refusal => "refusal",
             ModelStopReason::Other(s) => s,
         }
-    }
-}
-
-/// A stream of normalised events.
-pub type EventStream = BoxStream<'static, Result<StreamEvent, LlmError>>;
-
-/// One wire protocol. `stream` resolves once the response headers arrived with a
-/// success status (HTTP errors are classified [`LlmError`]s), then yields events.
-pub trait Provider: Send + Sync {
-    /// `"anthropic"` or `"openai"`.
-    fn protocol(&self) -> &'static str;
-
-    /// The request body this provider sends for `req` (encoded once per call, then
-    /// reused by every attempt).
-    fn encode(&self, req: &ModelRequest<'_>) -> Result<bytes::Bytes, LlmError>;
-
-    /// Sends an encoded body and streams the answer.
-    fn stream(&self, body: bytes::Bytes) -> BoxFuture<'_, Result<EventStream, LlmError>>;
-
-    /// The URL requests go to (for diagnostics).
-    fn endpoint(&self) -> &str {
-        ""
     }
 }
 

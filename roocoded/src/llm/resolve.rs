@@ -2,15 +2,17 @@
 //! `deepseek/deepseek-chat` for a provider from the config, an alias such as `sonnet`)
 //! becomes a ready provider with its price and context window. Keys and base URLs come
 //! from the client's environment snapshot, never from the daemon's own environment.
+//! [`resolve_model`], [`check_model_spec`] and [`context_window`] read a spec the same
+//! way ([`Spec::parse`]), so an alias means one model everywhere.
 
 use std::sync::Arc;
 
 use roocode_protocol::session::ClientEnv;
 
-use super::anthropic::{self, AnthropicAuth, AnthropicProvider};
 use super::error::{ErrorContext, LlmError};
-use super::openai::{self, OpenAiProvider};
-use super::{Price, Provider, pricing};
+use super::provider::{Auth, Provider};
+use super::wire::{ANTHROPIC_BASE_URL, OPENAI_BASE_URL, WireFormat};
+use super::{Price, pricing};
 use crate::config::{Config, ProviderConfig, ProviderKind};
 
 /// The model used when neither `ROOCODE_MODEL` nor the config names one.
@@ -23,11 +25,9 @@ pub struct ResolvedModel {
     pub spec: String,
     /// Provider name as written in the spec (`anthropic`, `openai`, `deepseek`).
     pub provider_name: String,
-    /// Wire protocol, `anthropic` or `openai`.
-    pub protocol: &'static str,
     /// Provider-side model name.
     pub model: String,
-    pub provider: Arc<dyn Provider>,
+    pub provider: Arc<Provider>,
     pub context_window: u64,
     /// `None` when the model's price is unknown.
     pub price: Option<Price>,
@@ -37,11 +37,18 @@ impl std::fmt::Debug for ResolvedModel {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ResolvedModel")
             .field("spec", &self.spec)
-            .field("protocol", &self.protocol)
+            .field("format", &self.provider.format())
             .field("model", &self.model)
             .field("context_window", &self.context_window)
             .field("price", &self.price)
             .finish_non_exhaustive()
+    }
+}
+
+impl ResolvedModel {
+    /// The wire format's name, `anthropic` or `openai`.
+    pub fn protocol(&self) -> &'static str {
+        self.provider.format().name()
     }
 }
 
@@ -59,37 +66,14 @@ pub fn model_spec(env: &ClientEnv, config: &Config) -> String {
 /// Checks that `spec` names a known provider and a model, without needing a key (for
 /// `/model` and `session.create`, which must not depend on the caller's environment).
 pub fn check_model_spec(spec: &str, config: &Config) -> Result<(), LlmError> {
-    provider_model(spec, config).map(|_| ())
+    Spec::parse(spec, config).map(|_| ())
 }
 
 /// The context window the agent loop budgets `spec` with (aliases expanded, the
 /// config's `context.window_tokens` first), without needing a key: what `/context`
 /// and anything else that shows a window must use, so they agree with the loop.
 pub fn context_window(spec: &str, config: &Config) -> Result<u64, LlmError> {
-    provider_model(spec, config).map(|model| window_of(&model, config))
-}
-
-/// The provider-side model `spec` names (its alias expanded), checked against the
-/// config but not against any key.
-fn provider_model(spec: &str, config: &Config) -> Result<String, LlmError> {
-    let spec = spec.trim();
-    let (provider_name, model) = split_spec(spec)?;
-    let settings = provider_settings(&provider_name, config)?;
-    let model = expand_alias(settings.kind, settings.builtin, &model);
-    if model.is_empty() {
-        return Err(LlmError::Config(format!(
-            "model `{spec}` names no model: write it as {provider_name}/<model>"
-        )));
-    }
-    Ok(model)
-}
-
-/// The window of a provider-side model: the config's `context.window_tokens`, else
-/// the known window of the model.
-fn window_of(model: &str, config: &Config) -> u64 {
-    config
-        .window_tokens()
-        .unwrap_or_else(|| pricing::context_window(model))
+    Spec::parse(spec, config).map(|s| window_of(&s.model, config))
 }
 
 /// Resolves `spec` with the client's environment and the config.
@@ -99,97 +83,38 @@ pub fn resolve_model(
     config: &Config,
     http: &reqwest::Client,
 ) -> Result<ResolvedModel, LlmError> {
-    let spec = spec.trim();
-    let (provider_name, model) = split_spec(spec)?;
-    let settings = provider_settings(&provider_name, config)?;
-    let model = expand_alias(settings.kind, settings.builtin, &model);
-    if model.is_empty() {
-        return Err(LlmError::Config(format!(
-            "model `{spec}` names no model: write it as {provider_name}/<model>"
-        )));
-    }
+    let spec = Spec::parse(spec, config)?;
     let env_var = |name: &str| env.get(name).map(str::trim).filter(|v| !v.is_empty());
-
-    let base_env = format!("{}_BASE_URL", env_prefix(&provider_name));
-    let default_base = match settings.kind {
-        ProviderKind::Anthropic => anthropic::DEFAULT_BASE_URL,
-        ProviderKind::Openai => openai::DEFAULT_BASE_URL,
+    let base = spec.base_url(&env_var)?;
+    let format = match spec.settings.kind {
+        ProviderKind::Anthropic => WireFormat::Anthropic,
+        ProviderKind::Openai => WireFormat::openai_for(&base.url),
     };
-    let (base_url, base_source) = match (env_var(&base_env), settings.base_url.as_deref()) {
-        (Some(url), _) => (url.to_string(), Some(base_env.clone())),
-        (None, Some(url)) => (
-            url.trim().to_string(),
-            Some(format!("providers.{provider_name}.base_url in config.yaml")),
-        ),
-        (None, None) if settings.builtin => (default_base.to_string(), None),
-        (None, None) => {
-            return Err(LlmError::Config(format!(
-                "provider `{provider_name}` has no base_url: set providers.{provider_name}.base_url in config.yaml or {base_env}"
-            )));
-        }
-    };
-    let mut base_url = base_url.trim_end_matches('/').to_string();
-    if settings.kind == ProviderKind::Anthropic {
-        // The Anthropic base has no /v1; accept one written by habit.
-        if let Some(stripped) = base_url.strip_suffix("/v1") {
-            base_url = stripped.to_string();
-        }
-    }
-    let custom_base = base_url != default_base;
-    let network_hint = match &base_source {
-        Some(source) => format!("check that the server is running and {source} is right"),
-        None => format!("check your network connection, or set {base_env}"),
-    };
-
-    let key_var = settings.api_key_env.clone();
-    let key = key_var.as_deref().and_then(env_var).map(str::to_string);
-    let key_hint = key_var.clone().unwrap_or_else(|| "the API key".to_string());
+    let auth = spec.auth(&env_var, base.custom)?;
     let errors = ErrorContext {
-        provider: provider_name.clone(),
-        key_hint,
+        provider: spec.provider_name.clone(),
+        key_hint: spec
+            .settings
+            .api_key_env
+            .clone()
+            .unwrap_or_else(|| "the API key".to_string()),
     };
+    let provider = Provider::new(http.clone(), format, &base.url, auth, errors, base.hint);
+    Ok(ResolvedModel {
+        spec: format!("{}/{}", spec.provider_name, spec.model),
+        price: price_of(&spec.provider_name, &spec.model, config),
+        context_window: window_of(&spec.model, config),
+        provider_name: spec.provider_name,
+        model: spec.model,
+        provider: Arc::new(provider),
+    })
+}
 
-    let provider: Arc<dyn Provider> = match settings.kind {
-        ProviderKind::Anthropic => {
-            let auth = match (key, env_var("ANTHROPIC_AUTH_TOKEN")) {
-                (Some(key), _) => AnthropicAuth::ApiKey(key),
-                (None, Some(token)) if settings.builtin => AnthropicAuth::Bearer(token.to_string()),
-                _ => {
-                    return Err(LlmError::MissingKey {
-                        var: key_var.unwrap_or_else(|| "ANTHROPIC_API_KEY".to_string()),
-                    });
-                }
-            };
-            Arc::new(AnthropicProvider::new(
-                http.clone(),
-                &base_url,
-                auth,
-                errors,
-                network_hint,
-            ))
-        }
-        ProviderKind::Openai => {
-            // A key is optional for local servers: required only for the default URL,
-            // or when the config names the variable that must hold it.
-            let required = !custom_base || (!settings.builtin && settings.api_key_env.is_some());
-            if key.is_none() && required {
-                return Err(LlmError::MissingKey {
-                    var: key_var.unwrap_or_else(|| "OPENAI_API_KEY".to_string()),
-                });
-            }
-            Arc::new(OpenAiProvider::new(
-                http.clone(),
-                &base_url,
-                key,
-                errors,
-                network_hint,
-            ))
-        }
-    };
-
-    let price = config
+/// The price of `model`: the config's (by bare or full name), else the table's.
+fn price_of(provider_name: &str, model: &str, config: &Config) -> Option<Price> {
+    config
         .prices
-        .get(&model)
+        .get(model)
         .or_else(|| config.prices.get(&format!("{provider_name}/{model}")))
         .map(|p| Price {
             input: p.input,
@@ -197,16 +122,119 @@ pub fn resolve_model(
             cache_read: p.cache_read.unwrap_or(p.input),
             cache_write: p.cache_write.unwrap_or(p.input),
         })
-        .or_else(|| pricing::price(&model));
-    Ok(ResolvedModel {
-        spec: format!("{provider_name}/{model}"),
-        provider_name,
-        protocol: provider.protocol(),
-        context_window: window_of(&model, config),
-        model,
-        provider,
-        price,
-    })
+        .or_else(|| pricing::price(model))
+}
+
+/// The window of `model` (aliases already expanded): the config's, else the table's.
+fn window_of(model: &str, config: &Config) -> u64 {
+    config
+        .window_tokens()
+        .unwrap_or_else(|| pricing::context_window(model))
+}
+
+/// A spec split, its provider found and its alias expanded; no key looked at yet.
+struct Spec {
+    provider_name: String,
+    /// Provider-side model name, never empty.
+    model: String,
+    settings: Settings,
+}
+
+/// The base URL requests go to, and what to say when it cannot be reached.
+struct Base {
+    /// Without a trailing `/` (nor, for Anthropic, `/v1`).
+    url: String,
+    /// Not the format's default URL.
+    custom: bool,
+    hint: String,
+}
+
+impl Spec {
+    fn parse(spec: &str, config: &Config) -> Result<Self, LlmError> {
+        let spec = spec.trim();
+        let (provider_name, model) = split_spec(spec)?;
+        let settings = provider_settings(&provider_name, config)?;
+        let model = expand_alias(settings.kind, settings.builtin, &model);
+        if model.is_empty() {
+            return Err(LlmError::Config(format!(
+                "model `{spec}` names no model: write it as {provider_name}/<model>"
+            )));
+        }
+        Ok(Spec {
+            provider_name,
+            model,
+            settings,
+        })
+    }
+
+    /// The credentials from the client's environment. Anthropic wants a key, or a
+    /// gateway token for the built-in provider; an OpenAI-compatible key is optional for
+    /// local servers: required only for the default URL, or when the config names the
+    /// variable that must hold it.
+    fn auth<'e>(
+        &self,
+        env_var: &impl Fn(&str) -> Option<&'e str>,
+        custom_base: bool,
+    ) -> Result<Auth, LlmError> {
+        let key_var = self.settings.api_key_env.as_deref();
+        let key = key_var.and_then(env_var).map(str::to_string);
+        let missing = |default: &str| LlmError::MissingKey {
+            var: key_var.unwrap_or(default).to_string(),
+        };
+        match self.settings.kind {
+            ProviderKind::Anthropic => match (key, env_var("ANTHROPIC_AUTH_TOKEN")) {
+                (Some(key), _) => Ok(Auth::ApiKey(key)),
+                (None, Some(token)) if self.settings.builtin => Ok(Auth::Bearer(token.to_string())),
+                _ => Err(missing("ANTHROPIC_API_KEY")),
+            },
+            ProviderKind::Openai => {
+                let required = !custom_base || (!self.settings.builtin && key_var.is_some());
+                match key {
+                    Some(key) => Ok(Auth::Bearer(key)),
+                    None if required => Err(missing("OPENAI_API_KEY")),
+                    None => Ok(Auth::None),
+                }
+            }
+        }
+    }
+
+    /// `<PROVIDER>_BASE_URL` from the client, else the config's, else the default of
+    /// a built-in provider.
+    fn base_url<'e>(&self, env_var: &impl Fn(&str) -> Option<&'e str>) -> Result<Base, LlmError> {
+        let name = &self.provider_name;
+        let base_env = format!("{}_BASE_URL", env_prefix(name));
+        let default_base = match self.settings.kind {
+            ProviderKind::Anthropic => ANTHROPIC_BASE_URL,
+            ProviderKind::Openai => OPENAI_BASE_URL,
+        };
+        let (url, source) = match (env_var(&base_env), self.settings.base_url.as_deref()) {
+            (Some(url), _) => (url.to_string(), Some(base_env.clone())),
+            (None, Some(url)) => (
+                url.trim().to_string(),
+                Some(format!("providers.{name}.base_url in config.yaml")),
+            ),
+            (None, None) if self.settings.builtin => (default_base.to_string(), None),
+            (None, None) => {
+                return Err(LlmError::Config(format!(
+                    "provider `{name}` has no base_url: set providers.{name}.base_url in config.yaml or {base_env}"
+                )));
+            }
+        };
+        let mut url = url.trim_end_matches('/');
+        if self.settings.kind == ProviderKind::Anthropic {
+            // The Anthropic base has no /v1; accept one written by habit.
+            url = url.strip_suffix("/v1").unwrap_or(url);
+        }
+        let hint = match &source {
+            Some(source) => format!("check that the server is running and {source} is right"),
+            None => format!("check your network connection, or set {base_env}"),
+        };
+        Ok(Base {
+            custom: url != default_base,
+            url: url.to_string(),
+            hint,
+        })
+    }
 }
 
 /// Where a provider lives and how it authenticates.

@@ -27,7 +27,7 @@ fn anthropic_with_key_alias_price_and_window() {
     let m = resolve("sonnet", &[("ANTHROPIC_API_KEY", "k")], &Config::default()).unwrap();
     assert_eq!(m.spec, "anthropic/claude-sonnet-4-5");
     assert_eq!(
-        (m.protocol, m.model.as_str()),
+        (m.protocol(), m.model.as_str()),
         ("anthropic", "claude-sonnet-4-5")
     );
     assert_eq!(
@@ -86,7 +86,7 @@ fn base_urls_come_from_the_client_env() {
         m.provider.endpoint(),
         "http://127.0.0.1:8080/v1/chat/completions"
     );
-    assert_eq!(m.protocol, "openai");
+    assert_eq!(m.protocol(), "openai");
     assert_eq!(m.price, None, "unknown model: unknown price, not zero");
     assert_eq!(m.context_window, 128_000);
 }
@@ -165,4 +165,30 @@ fn spec_precedence() {
         model_spec(&env(&[("ROOCODE_MODEL", "anthropic/claude-haiku-4-5")]), &c),
         "anthropic/claude-haiku-4-5"
     );
+}
+
+#[test]
+fn context_window_reads_aliases_as_resolution_does_without_a_key() {
+    for spec in [
+        "anthropic/sonnet",
+        "sonnet",
+        "anthropic/claude-sonnet-4-5",
+        "openai/opus",
+    ] {
+        let key = [("ANTHROPIC_API_KEY", "k"), ("OPENAI_API_KEY", "k")];
+        let resolved = resolve(spec, &key, &Config::default()).unwrap();
+        assert_eq!(
+            context_window(spec, &Config::default()).unwrap(),
+            resolved.context_window,
+            "{spec}"
+        );
+    }
+    assert_eq!(
+        context_window("anthropic/sonnet", &Config::default()).unwrap(),
+        200_000
+    );
+    let c = config("context: {window_tokens: 32000}\n");
+    assert_eq!(context_window("anthropic/sonnet", &c).unwrap(), 32_000);
+    let e = context_window("nope/model", &Config::default()).unwrap_err();
+    assert_eq!(e.kind(), "config");
 }

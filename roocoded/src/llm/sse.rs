@@ -8,10 +8,10 @@ use bytes::Bytes;
 use eventsource_stream::Eventsource;
 use futures_util::{Stream, StreamExt};
 
-use super::error::LlmError;
+use super::error::{ErrorContext, LlmError};
 use super::{EventStream, StreamEvent};
 
-/// A protocol's SSE parser: a state machine fed one event at a time.
+/// A wire format's SSE parser: a state machine fed one event at a time.
 pub(crate) trait SseParser: Send + 'static {
     /// Handles one SSE event (`event` is `message` when the server sent no name).
     fn on_event(
@@ -24,29 +24,33 @@ pub(crate) trait SseParser: Send + 'static {
     /// Whether the terminal event was seen; no more input is read after it.
     fn is_done(&self) -> bool;
 
-    /// The byte stream ended: emit what completes the answer, or fail if it is cut short.
+    /// The byte stream ended before the terminal event: emit what completes the
+    /// answer, or fail if it is cut short.
     fn on_eof(&mut self, out: &mut Vec<StreamEvent>) -> Result<(), LlmError>;
-
-    /// Builds the error for a broken transport or undecodable bytes.
-    fn broken(&self, detail: String) -> LlmError;
 }
 
-struct State<S, P> {
+struct State<S> {
     events: S,
-    parser: P,
+    parser: Box<dyn SseParser>,
+    /// For a broken transport or undecodable bytes.
+    errors: ErrorContext,
     queue: VecDeque<Result<StreamEvent, LlmError>>,
     finished: bool,
 }
 
 /// Parses `bytes` (transport errors already rendered as text) with `parser`.
-pub(crate) fn parse_stream<B, P>(bytes: B, parser: P) -> EventStream
+pub(crate) fn parse_stream<B>(
+    bytes: B,
+    parser: Box<dyn SseParser>,
+    errors: ErrorContext,
+) -> EventStream
 where
     B: Stream<Item = Result<Bytes, String>> + Send + 'static,
-    P: SseParser,
 {
     let state = State {
         events: Box::pin(bytes.eventsource()),
         parser,
+        errors,
         queue: VecDeque::new(),
         finished: false,
     };
@@ -61,7 +65,7 @@ where
             let mut out = Vec::new();
             let result = match st.events.next().await {
                 Some(Ok(ev)) => st.parser.on_event(&ev.event, &ev.data, &mut out),
-                Some(Err(e)) => Err(st.parser.broken(e.to_string())),
+                Some(Err(e)) => Err(st.errors.stream_error(e.to_string())),
                 None => {
                     st.finished = true;
                     st.parser.on_eof(&mut out)
@@ -83,7 +87,10 @@ where
 /// Test helpers: run a parser over canned chunks.
 #[cfg(test)]
 pub(crate) mod testing {
+    #![allow(clippy::expect_used)]
     use super::*;
+    use crate::llm::ModelResponse;
+    use crate::llm::assemble::Assembler;
 
     /// Splits `text` into chunks at the given byte offsets (which may fall inside a
     /// UTF-8 character or a line).
@@ -108,7 +115,20 @@ pub(crate) mod testing {
         chunks: Vec<Bytes>,
     ) -> Vec<Result<StreamEvent, LlmError>> {
         let input = futures_util::stream::iter(chunks.into_iter().map(Ok::<_, String>));
-        parse_stream(input, parser).collect().await
+        let errors = ErrorContext::test("test");
+        parse_stream(input, Box::new(parser), errors)
+            .collect()
+            .await
+    }
+
+    /// The response `events` (all successes) assemble into.
+    pub(crate) fn assemble(events: Vec<Result<StreamEvent, LlmError>>) -> ModelResponse {
+        let mut a = Assembler::default();
+        for e in events {
+            a.push(e.expect("a stream event"));
+        }
+        a.finish(&ErrorContext::test("test"), None)
+            .expect("a complete response")
     }
 
     /// Runs `text` split every `step` bytes and checks all splits give the same events.

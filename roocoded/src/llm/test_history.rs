@@ -9,6 +9,19 @@ use serde_json::json;
 
 use super::{ModelRequest, ToolSpec, owned_messages};
 
+/// A tool spec; the one place tests build [`ToolSpec`] from plain values.
+pub(crate) fn tool_spec(
+    name: &str,
+    description: &str,
+    input_schema: serde_json::Value,
+) -> ToolSpec {
+    ToolSpec {
+        name: name.into(),
+        description: description.into(),
+        input_schema,
+    }
+}
+
 fn user(content: Vec<ContentBlock>) -> Message {
     Message {
         role: Role::User,
@@ -111,16 +124,16 @@ pub(crate) fn rich_request(history: &[Message]) -> ModelRequest<'_> {
         system: "You are RooCode.\n\"Quotes\" and \\ backslashes.".into(),
         messages: history.iter().map(std::borrow::Cow::Borrowed).collect(),
         tools: vec![
-            ToolSpec {
-                name: "Read".into(),
-                description: "Read a file".into(),
-                input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
-            },
-            ToolSpec {
-                name: "Write".into(),
-                description: "Write a file".into(),
-                input_schema: json!({"type": "object", "additionalProperties": false}),
-            },
+            tool_spec(
+                "Read",
+                "Read a file",
+                json!({"type": "object", "properties": {"path": {"type": "string"}}, "required": ["path"]}),
+            ),
+            tool_spec(
+                "Write",
+                "Write a file",
+                json!({"type": "object", "additionalProperties": false}),
+            ),
         ],
         max_tokens: 16_384,
     }

@@ -17,11 +17,11 @@
 //!   force pushes of every branch, and `--mirror`;
 //! - recursive `chmod`/`chown`/`chgrp` of `/`, system directories or home directories;
 //! - `shutdown`, `reboot`, `halt`, `poweroff`, `init 0|6`, `systemctl poweroff|reboot|…`;
-//! - `find` deleting everything below such a directory ([`find`]), `git clean -f` of
-//!   the home or a system directory ([`git`]);
-//! - the home's own files ([`home`]): overwriting dotfiles, adding to or replacing
+//! - `find` deleting everything below such a directory (`find.rs`), `git clean -f` of
+//!   the home or a system directory (`git.rs`);
+//! - the home's own files (`home.rs`): overwriting dotfiles, adding to or replacing
 //!   `~/.ssh/authorized_keys`, deleting `~/.ssh`, `~/.config`, start-up files, `mv ~`;
-//! - `kill -1`, `killall5`, `pkill`/`killall` of everything, `crontab -r` ([`processes`]).
+//! - `kill -1`, `killall5`, `pkill`/`killall` of everything, `crontab -r` (`processes.rs`).
 //!
 //! What the parser cannot see through is reported as [`Finding::Opaque`], which the gate
 //! turns into an `Ask` in every mode (a deny in `dontAsk`); so is what cannot be judged

@@ -1,8 +1,9 @@
-//! The plain facts the gate decides on: what a tool touches ([`Effect`]) and what one
-//! call of it names ([`PermissionTarget`]). Tools state them; this module defines them,
-//! so `permission` needs nothing of `tools`.
+//! The plain facts the gate decides on: what a tool touches ([`Effect`]), what one call
+//! of it names ([`PermissionTarget`]), the call itself ([`Call`]), where calls run
+//! ([`Scope`]) and the moment of the check ([`Place`]). Tools state them; this module
+//! defines them, so `permission` needs nothing of `tools`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// What a tool touches, for the mode layer and for UIs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -48,4 +49,62 @@ pub enum PermissionTarget {
     Command(String),
     /// A URL.
     Url(String),
+}
+
+/// Where calls run, as far as permission cares (owned by the tool context as `scope`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scope {
+    /// Session working directory; relative paths resolve against it.
+    pub cwd: PathBuf,
+    /// Project root (git top-level of `cwd`, else `cwd`).
+    pub root: PathBuf,
+    /// Configured `permissions.additional_directories` (read and write).
+    pub additional_dirs: Vec<PathBuf>,
+    /// RooCode's own places readable for this session (tool-result files, plan file
+    /// directory, memory directories). Read access only.
+    pub readable_dirs: Vec<PathBuf>,
+}
+
+impl Scope {
+    /// A scope with no additional or readable directories.
+    pub fn new(cwd: PathBuf, root: PathBuf) -> Self {
+        Self {
+            cwd,
+            root,
+            additional_dirs: Vec::new(),
+            readable_dirs: Vec::new(),
+        }
+    }
+
+    /// `path` resolved against the working directory (no canonicalisation).
+    pub fn resolve(&self, path: impl AsRef<Path>) -> PathBuf {
+        let path = path.as_ref();
+        if path.as_os_str().is_empty() {
+            self.cwd.clone()
+        } else {
+            self.cwd.join(path)
+        }
+    }
+}
+
+/// One call as the gate sees it: plain facts, computed once per call from typed args.
+#[derive(Debug, Clone, Copy)]
+pub struct Call<'a> {
+    pub tool: &'a str,
+    pub effect: Effect,
+    pub target: &'a PermissionTarget,
+    /// The arguments as given (rules on tools without a target match them).
+    pub input: &'a serde_json::Value,
+    /// Bash's `dangerously_disable_sandbox` (either spelling) is set.
+    pub unsandboxed: bool,
+}
+
+/// The moment of the check.
+#[derive(Debug, Clone, Copy)]
+pub struct Place<'a> {
+    pub scope: &'a Scope,
+    /// Where the next command would run (the shell's remembered directory).
+    pub shell_cwd: &'a Path,
+    /// Commands run in an OS sandbox that confines (so `unsandboxed` means something).
+    pub confined: bool,
 }

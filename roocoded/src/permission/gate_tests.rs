@@ -1,20 +1,15 @@
 //! Tests of the whole gate: the mode matrix, how layers 1, 3 and 4 combine, the plan
-//! file, real paths against rules, protected branches and the default branch.
+//! file, real paths against rules, protected and default branches.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::{Path, PathBuf};
 
-use serde_json::json;
-
+use super::test_support::{Facts, Judge, Project};
 use super::*;
-use crate::tools::ReadTool;
-use crate::tools::test_support::{FakeTool, Project};
 
-fn command(line: &str) -> FakeTool {
-    let mut tool = FakeTool::new("Bash", json!({"type": "object"}));
-    tool.target = PermissionTarget::Command(line.into());
-    tool
+fn command(line: &str) -> Facts {
+    Facts::command(line)
 }
 
 fn settings(mode: Mode, allow: &[&str], ask: &[&str], deny: &[&str]) -> GateSettings {
@@ -55,11 +50,11 @@ fn mode_matrix() {
     let project = Project::new();
     project.write("a.txt", "a\n");
     let plan = plan_file(&project);
-    let edit = FakeTool::writing("Edit", &project.path("a.txt"));
-    let write_plan = FakeTool::writing("Write", &plan);
-    let other = FakeTool::new("TodoWrite", json!({"type": "object"}));
+    let edit = Facts::writing("Edit", &project.path("a.txt"));
+    let write_plan = Facts::writing("Write", &plan);
+    let other = Facts::new("TodoWrite");
     let run = command("cargo build");
-    let read_input = json!({"file_path": "a.txt"});
+    let read = Facts::read("a.txt", &project.scope);
     // read, edit in the sandbox, command, plan file write, other tool
     let expected = [
         ["allow", "ask", "ask", "ask", "ask"],
@@ -74,11 +69,11 @@ fn mode_matrix() {
             ..GateSettings::new(*mode)
         });
         let got = [
-            short(&gate.check(&ReadTool, &read_input, &project.ctx)),
-            short(&gate.check(&edit, &json!({}), &project.ctx)),
-            short(&gate.check(&run, &json!({}), &project.ctx)),
-            short(&gate.check(&write_plan, &json!({}), &project.ctx)),
-            short(&gate.check(&other, &json!({}), &project.ctx)),
+            short(&gate.judge(&read, &project.scope)),
+            short(&gate.judge(&edit, &project.scope)),
+            short(&gate.judge(&run, &project.scope)),
+            short(&gate.judge(&write_plan, &project.scope)),
+            short(&gate.judge(&other, &project.scope)),
         ];
         assert_eq!(got, want, "mode {}", mode.as_str());
     }
@@ -88,7 +83,7 @@ fn mode_matrix() {
 fn dont_ask_says_why() {
     let project = Project::new();
     let gate = PermissionGate::new(Mode::DontAsk);
-    let Decision::Deny { reason } = gate.check(&command("make"), &json!({}), &project.ctx) else {
+    let Decision::Deny { reason } = gate.judge(&command("make"), &project.scope) else {
         panic!("not denied")
     };
     assert!(reason.starts_with("Bash wants to run: make"), "{reason}");
@@ -101,7 +96,7 @@ fn dangerous_commands_are_denied_in_every_mode_whatever_the_rules() {
     for mode in MODES {
         let gate = PermissionGate::new(settings(mode, &["Bash", "Bash(rm -rf /)"], &[], &[]));
         assert_eq!(
-            gate.check(&command("rm -rf /"), &json!({}), &project.ctx),
+            gate.judge(&command("rm -rf /"), &project.scope),
             Decision::Deny {
                 reason: "rm -rf / is never allowed: it deletes the root directory /".into()
             },
@@ -110,7 +105,7 @@ fn dangerous_commands_are_denied_in_every_mode_whatever_the_rules() {
         );
         let root_by_path = format!("rm -rf {}", project.root.display());
         assert_eq!(
-            short(&gate.check(&command(&root_by_path), &json!({}), &project.ctx)),
+            short(&gate.judge(&command(&root_by_path), &project.scope)),
             "deny"
         );
     }
@@ -128,13 +123,12 @@ fn what_cannot_be_seen_through_is_asked_even_in_bypass() {
         ] {
             // Even a blanket allow rule does not open it.
             let gate = PermissionGate::new(settings(mode, &["Bash", "Bash(eval:*)"], &[], &[]));
-            let decision = gate.check(&command(line), &json!({}), &project.ctx);
+            let decision = gate.judge(&command(line), &project.scope);
             assert_eq!(short(&decision), want, "{line} in {}", mode.as_str());
         }
     }
     let gate = PermissionGate::new(Mode::BypassPermissions);
-    let Decision::Ask { reason } = gate.check(&command("eval \"$X\""), &json!({}), &project.ctx)
-    else {
+    let Decision::Ask { reason } = gate.judge(&command("eval \"$X\""), &project.scope) else {
         panic!("not asked")
     };
     assert!(reason.contains("cannot check this command"), "{reason}");
@@ -146,7 +140,7 @@ fn what_cannot_be_seen_through_is_asked_even_in_bypass() {
         &["Bash(eval:*)"],
     ));
     assert_eq!(
-        short(&gate.check(&command("eval \"$X\""), &json!({}), &project.ctx)),
+        short(&gate.judge(&command("eval \"$X\""), &project.scope)),
         "deny"
     );
 }
@@ -163,35 +157,31 @@ fn rules_decide_before_the_mode() {
             &["Bash(curl *)"],
         )
     };
-    let edit = FakeTool::writing("Write", &project.path("src/a.rs"));
+    let edit = Facts::writing("Write", &project.path("src/a.rs"));
     for mode in [Mode::Default, Mode::Plan, Mode::DontAsk] {
         let gate = PermissionGate::new(s(mode));
         assert_eq!(
-            gate.check(&command("git diff HEAD"), &json!({}), &project.ctx),
+            gate.judge(&command("git diff HEAD"), &project.scope),
             Decision::Allow
         );
-        assert_eq!(gate.check(&edit, &json!({}), &project.ctx), Decision::Allow);
+        assert_eq!(gate.judge(&edit, &project.scope), Decision::Allow);
     }
     // An explicit ask rule asks even in bypassPermissions.
     let gate = PermissionGate::new(s(Mode::BypassPermissions));
     assert_eq!(
-        gate.check(&command("git push origin x"), &json!({}), &project.ctx),
+        gate.judge(&command("git push origin x"), &project.scope),
         Decision::Ask {
             reason: "Bash wants to run: git push origin x (rule Bash(git push:*) in your config asks first)".into()
         }
     );
     assert_eq!(
-        gate.check(&command("ls && curl https://x"), &json!({}), &project.ctx),
+        gate.judge(&command("ls && curl https://x"), &project.scope),
         Decision::Deny {
             reason: "denied by rule Bash(curl *) in your config".into()
         }
     );
     assert_eq!(
-        short(&PermissionGate::new(s(Mode::DontAsk)).check(
-            &command("git push"),
-            &json!({}),
-            &project.ctx
-        )),
+        short(&PermissionGate::new(s(Mode::DontAsk)).judge(&command("git push"), &project.scope)),
         "deny"
     );
 }
@@ -204,7 +194,7 @@ fn plan_file_is_allowed_in_plan_mode_and_nothing_else_there() {
         plan_file: Some(plan.clone()),
         ..GateSettings::new(Mode::Plan)
     });
-    let write = |p: &Path| gate.check(&FakeTool::writing("Write", p), &json!({}), &project.ctx);
+    let write = |p: &Path| gate.judge(&Facts::writing("Write", p), &project.scope);
     assert_eq!(write(&plan), Decision::Allow);
     assert_eq!(
         short(&write(&plan.with_file_name("other.md"))),
@@ -233,24 +223,16 @@ fn rules_see_real_paths() {
         &[],
         &["Read(secrets/**)"],
     ));
-    let decision = gate.check(
-        &ReadTool,
-        &json!({"file_path": "innocent/key"}),
-        &project.ctx,
-    );
+    let decision = gate.judge(&Facts::read("innocent/key", &project.scope), &project.scope);
     assert_eq!(short(&decision), "deny");
     // A search of the denied directory itself is denied too.
-    let grep = crate::tools::GrepTool;
-    let decision = gate.check(
-        &grep,
-        &json!({"pattern": "k", "path": "innocent"}),
-        &project.ctx,
-    );
+    let grep = Facts::grep("k", Some("innocent"), &project.scope);
+    let decision = gate.judge(&grep, &project.scope);
     assert_eq!(short(&decision), "deny");
     // An allow rule on the link's name does not allow what it points to.
     let gate = PermissionGate::new(settings(Mode::Default, &["Edit(innocent/**)"], &[], &[]));
-    let edit = FakeTool::writing("Edit", &project.path("innocent/key"));
-    assert_eq!(short(&gate.check(&edit, &json!({}), &project.ctx)), "ask");
+    let edit = Facts::writing("Edit", &project.path("innocent/key"));
+    assert_eq!(short(&gate.judge(&edit, &project.scope)), "ask");
 }
 
 #[test]
@@ -263,7 +245,7 @@ fn home_rules_use_the_configured_home() {
         ..settings(Mode::Default, &[], &[], &["Read(~/notes/**)"])
     });
     assert_eq!(
-        short(&gate.check(&ReadTool, &json!({"file_path": "notes/a.md"}), &project.ctx)),
+        short(&gate.judge(&Facts::read("notes/a.md", &project.scope), &project.scope)),
         "deny"
     );
 }
@@ -286,37 +268,15 @@ fn protected_and_default_branches() {
         "git push -f origin main",
     ] {
         assert_eq!(
-            short(&gate.check(&command(line), &json!({}), &project.ctx)),
+            short(&gate.judge(&command(line), &project.scope)),
             "deny",
             "{line}"
         );
     }
     assert_eq!(
-        short(&gate.check(
-            &command("git push -f origin feature"),
-            &json!({}),
-            &project.ctx
-        )),
+        short(&gate.judge(&command("git push -f origin feature"), &project.scope)),
         "allow"
     );
-}
-
-#[test]
-fn default_branch_is_read_from_the_repository() {
-    let project = Project::new();
-    assert_eq!(default_branch(&project.root), None);
-    project.write(
-        ".git/refs/remotes/origin/HEAD",
-        "ref: refs/remotes/origin/trunk\n",
-    );
-    assert_eq!(default_branch(&project.root), Some("trunk".into()));
-    // A worktree: `.git` is a file naming the git dir, whose commondir holds the refs.
-    let wt = project.root.join("wt");
-    std::fs::create_dir_all(&wt).unwrap();
-    project.write(".git/worktrees/wt/commondir", "../..\n");
-    let gitdir = project.root.join(".git/worktrees/wt");
-    std::fs::write(wt.join(".git"), format!("gitdir: {}\n", gitdir.display())).unwrap();
-    assert_eq!(default_branch(&wt), Some("trunk".into()));
 }
 
 #[test]
@@ -334,12 +294,9 @@ fn settings_from_config() {
     assert_eq!(errors.len(), 1);
     assert_eq!(settings.protected_branches, ["develop", "release"]);
     let gate = PermissionGate::new(settings);
+    assert_eq!(short(&gate.judge(&command("curl x"), &dir.scope)), "deny");
     assert_eq!(
-        short(&gate.check(&command("curl x"), &json!({}), &dir.ctx)),
-        "deny"
-    );
-    assert_eq!(
-        short(&gate.check(&command("git push -f origin release"), &json!({}), &dir.ctx)),
+        short(&gate.judge(&command("git push -f origin release"), &dir.scope)),
         "deny"
     );
 }

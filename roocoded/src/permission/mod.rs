@@ -33,13 +33,10 @@ pub mod secrets;
 
 use std::path::{Path, PathBuf};
 
-use serde_json::Value;
-
 use crate::config::Config;
-use crate::tools::{Tool, ToolContext};
 
 pub use dangerous::{DangerContext, Finding};
-pub use facts::{Effect, PermissionTarget};
+pub use facts::{Call, Effect, PermissionTarget, Place, Scope};
 pub use modes::Mode;
 pub use rules::{RuleError, RuleKind, Rules, Verdict};
 pub use sandbox::{Access, SandboxError, check_access, check_path};
@@ -64,7 +61,7 @@ pub struct GateSettings {
     /// `permissions.protected_branches`; `main`, `master` and `default_branch` are
     /// always protected.
     pub protected_branches: Vec<String>,
-    /// The remote's default branch ([`default_branch`]).
+    /// The remote's default branch ([`crate::project::default_branch`]).
     pub default_branch: Option<String>,
     /// The session's plan file (`<data dir>/plans/<session>.md`).
     pub plan_file: Option<PathBuf>,
@@ -95,7 +92,7 @@ impl GateSettings {
             mode,
             rules,
             protected_branches: config.permissions.protected_branches.clone(),
-            default_branch: default_branch(root),
+            default_branch: crate::project::default_branch(root),
             plan_file: None,
             home: directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()),
         };
@@ -135,6 +132,8 @@ pub struct PermissionGate {
     protected: Vec<String>,
     /// RooCode's user directory, protected from file tools ([`protected`]).
     user_dir: Option<PathBuf>,
+    /// The session's memory directories, which are not ([`protected`]).
+    memory_dirs: Option<crate::memory::MemoryDirs>,
 }
 
 impl PermissionGate {
@@ -156,6 +155,7 @@ impl PermissionGate {
             settings,
             protected,
             user_dir: None,
+            memory_dirs: None,
         }
     }
 
@@ -172,31 +172,33 @@ impl PermissionGate {
         &self.protected
     }
 
-    /// Decide whether `tool` may run with `input` (already validated) in `ctx`. A Bash
+    /// Decide whether `call` may run (its input already validated) at `place`. A Bash
     /// call outside the OS sandbox is then asked in every mode
     /// ([`crate::sandbox::disable`]).
-    pub fn check(&self, tool: &dyn Tool, input: &Value, ctx: &ToolContext) -> Decision {
-        let decision = self.check_layers(tool, input, ctx);
-        crate::sandbox::disable::review(decision, self.settings.mode, tool.name(), input, ctx)
+    pub fn check(&self, call: &Call<'_>, place: &Place<'_>) -> Decision {
+        let decision = self.check_layers(call, place);
+        crate::sandbox::disable::review(decision, self.settings.mode, call, place)
     }
 
     /// The five layers (module documentation).
-    fn check_layers(&self, tool: &dyn Tool, input: &Value, ctx: &ToolContext) -> Decision {
-        let target = tool.permission_target(input, ctx);
+    fn check_layers(&self, call: &Call<'_>, place: &Place<'_>) -> Decision {
+        let target = call.target;
+        let scope = place.scope;
+        let tool = call.tool;
         let mode = self.settings.mode;
         let home = self.settings.home.as_deref();
 
         // Layer 1: dangerous commands, judged from where the shell really is.
-        let shell_cwd = ctx.shell.next_dir(ctx);
+        let shell_cwd = place.shell_cwd;
         let mut cannot_see = None;
-        let analysis = match &target {
+        let analysis = match target {
             PermissionTarget::Command(line) => {
                 let analysis = command::analyze(line);
                 let cx = DangerContext {
                     protected_branches: &self.protected,
                     home,
-                    root: &ctx.root,
-                    cwd: &shell_cwd,
+                    root: &scope.root,
+                    cwd: shell_cwd,
                 };
                 match dangerous::check(&analysis, &cx) {
                     Some(Finding::Deny(reason)) => return Decision::Deny { reason },
@@ -211,11 +213,11 @@ impl PermissionGate {
         // Layer 2: the path sandbox (the plan file belongs to it).
         let mut plan_file = false;
         let mut real = None;
-        if let PermissionTarget::Path { path, write } = &target {
-            plan_file = self.is_plan_file(path, ctx);
+        if let PermissionTarget::Path { path, write } = target {
+            plan_file = self.is_plan_file(path, scope);
             if !plan_file {
                 let access = if *write { Access::Write } else { Access::Read };
-                match check_access(path, access, ctx) {
+                match check_access(path, access, scope) {
                     Ok(r) => real = Some(r),
                     Err(e) => {
                         return Decision::Deny {
@@ -227,11 +229,11 @@ impl PermissionGate {
         }
 
         // Layer 3: rules.
-        let lexical = match &target {
-            PermissionTarget::Path { path, .. } => Some(rules::normalize(&ctx.resolve(path))),
+        let lexical = match target {
+            PermissionTarget::Path { path, .. } => Some(rules::normalize(&scope.resolve(path))),
             _ => None,
         };
-        let subject = match (&target, &analysis, &lexical) {
+        let subject = match (target, &analysis, &lexical) {
             (PermissionTarget::Command(line), Some(analysis), _) => {
                 rules::Subject::Command { line, analysis }
             }
@@ -241,47 +243,47 @@ impl PermissionGate {
                 is_dir: real.as_deref().is_some_and(Path::is_dir),
             },
             (PermissionTarget::Url(url), _, _) => rules::Subject::Url(url),
-            _ => rules::Subject::Input(input),
+            _ => rules::Subject::Input(call.input),
         };
-        let real_root = sandbox::real_path(&ctx.root).ok();
+        let real_root = sandbox::real_path(&scope.root).ok();
         let real_home = home.and_then(|h| sandbox::real_path(h).ok());
         let bases = rules::Bases {
-            root: &ctx.root,
+            root: &scope.root,
             real_root: real_root.as_deref(),
             home,
             real_home: real_home.as_deref(),
         };
         let inside = |path: &Path, write: bool| {
             let access = if write { Access::Write } else { Access::Read };
-            check_access(path, access, ctx).is_ok()
+            check_access(path, access, scope).is_ok()
         };
         let workspace = rules::Workspace {
-            cwd: &shell_cwd,
+            cwd: shell_cwd,
             inside: &inside,
         };
-        let verdict =
-            self.settings
-                .rules
-                .evaluate_in(tool.name(), &subject, &bases, Some(&workspace));
+        let verdict = self
+            .settings
+            .rules
+            .evaluate_in(tool, &subject, &bases, Some(&workspace));
         // Files that usually hold credentials: asked in every mode but bypass.
         if let Some(decision) = secrets::guard(
-            tool.name(),
-            &target,
+            tool,
+            target,
             real.as_deref(),
             verdict.as_ref(),
             mode,
-            &ctx.root,
+            &scope.root,
             home,
         ) {
             return decision;
         }
         // Layer 2, continued: a file with other names (hard links) asks (sandbox::links).
         let rule_kind = verdict.as_ref().map(|v| v.kind);
-        if let (PermissionTarget::Path { path, write }, Some(real)) = (&target, &real)
+        if let (PermissionTarget::Path { path, write }, Some(real)) = (target, &real)
             && rule_kind != Some(RuleKind::Deny)
             && let Some(decision) = sandbox::links::ask_for_hard_link(
                 mode,
-                tool.name(),
+                tool,
                 path,
                 real,
                 *write,
@@ -290,21 +292,16 @@ impl PermissionGate {
         {
             return decision;
         }
-        if let PermissionTarget::Url(url) = &target
+        if let PermissionTarget::Url(url) = target
             && cannot_see.is_none()
-            && let Some(decision) = network::local_decision(
-                mode,
-                tool.name(),
-                url,
-                verdict.as_ref(),
-                &self.settings.rules,
-            )
+            && let Some(decision) =
+                network::local_decision(mode, tool, url, verdict.as_ref(), &self.settings.rules)
         {
             return decision;
         }
-        let described = || modes::describe(tool.name(), &target);
+        let described = || modes::describe(tool, target);
         // Protected files ask in every mode; only a deny rule answers first.
-        if let Some(why) = self.protected_write(&target, ctx).filter(|_| !plan_file)
+        if let Some(why) = self.protected_write(target, scope).filter(|_| !plan_file)
             && !verdict.as_ref().is_some_and(|v| v.kind == RuleKind::Deny)
         {
             return modes::ask(mode, protected::ask_reason(&described(), why));
@@ -344,14 +341,14 @@ impl PermissionGate {
                 None,
             ) => Decision::Allow,
             // Layer 4: the mode.
-            (None, None) => modes::decide(mode, tool, &target, plan_file),
+            (None, None) => modes::decide(mode, call, plan_file),
         }
     }
 
-    /// True if `path` (resolved against `ctx.cwd`) is the session's plan file: its real
+    /// True if `path` (resolved against `scope.cwd`) is the session's plan file: its real
     /// path is the plan file's directory's real path plus its name, so a symlink at the
     /// plan file's place does not count.
-    fn is_plan_file(&self, path: &Path, ctx: &ToolContext) -> bool {
+    fn is_plan_file(&self, path: &Path, scope: &Scope) -> bool {
         let Some(plan) = &self.settings.plan_file else {
             return false;
         };
@@ -361,48 +358,13 @@ impl PermissionGate {
         let Ok(real_dir) = sandbox::real_path(dir) else {
             return false;
         };
-        sandbox::real_path(&ctx.resolve(path)).is_ok_and(|real| real == real_dir.join(name))
+        sandbox::real_path(&scope.resolve(path)).is_ok_and(|real| real == real_dir.join(name))
     }
-}
-
-/// The default branch of the repository at `root`, from
-/// `.git/refs/remotes/origin/HEAD` (`ref: refs/remotes/origin/main` → `main`). Works
-/// for worktrees (a `.git` file pointing at the git directory, whose `commondir` holds
-/// the refs).
-pub fn default_branch(root: &Path) -> Option<String> {
-    let dot_git = root.join(".git");
-    let git_dir = if dot_git.is_file() {
-        let text = std::fs::read_to_string(&dot_git).ok()?;
-        let dir = PathBuf::from(text.trim().strip_prefix("gitdir:")?.trim());
-        let dir = if dir.is_absolute() {
-            dir
-        } else {
-            root.join(dir)
-        };
-        match std::fs::read_to_string(dir.join("commondir")) {
-            Ok(common) => {
-                let common = PathBuf::from(common.trim());
-                if common.is_absolute() {
-                    common
-                } else {
-                    dir.join(common)
-                }
-            }
-            Err(_) => dir,
-        }
-    } else {
-        dot_git
-    };
-    let head = std::fs::read_to_string(git_dir.join("refs/remotes/origin/HEAD")).ok()?;
-    let branch = head
-        .trim()
-        .strip_prefix("ref:")?
-        .trim()
-        .strip_prefix("refs/remotes/origin/")?;
-    (!branch.is_empty()).then(|| branch.to_string())
 }
 
 #[cfg(test)]
 mod gate_tests;
+#[cfg(test)]
+pub(crate) mod test_support;
 #[cfg(test)]
 mod tests;

@@ -14,17 +14,14 @@
 //! `dontAsk` also turns every ask of the other layers (ask rules, commands the parser
 //! cannot see through) into a deny; see [`ask`].
 
-use super::{Effect, PermissionTarget};
-use crate::tools::Tool;
-
-use super::Decision;
+use super::{Call, Decision, Effect, PermissionTarget};
 
 pub use roocode_protocol::Mode;
 
 /// The mode's answer for a call that passed layers 1–3 without a verdict.
 /// `plan_file` is true when the call writes the session's plan file.
-pub fn decide(mode: Mode, tool: &dyn Tool, target: &PermissionTarget, plan_file: bool) -> Decision {
-    let effect = tool.effect();
+pub fn decide(mode: Mode, call: &Call<'_>, plan_file: bool) -> Decision {
+    let (effect, target) = (call.effect, call.target);
     if effect.is_read_only() && effect != Effect::Network {
         return Decision::Allow;
     }
@@ -40,7 +37,7 @@ pub fn decide(mode: Mode, tool: &dyn Tool, target: &PermissionTarget, plan_file:
     if allowed {
         Decision::Allow
     } else {
-        ask(mode, describe(tool.name(), target))
+        ask(mode, describe(call.tool, target))
     }
 }
 

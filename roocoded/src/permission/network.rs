@@ -6,7 +6,7 @@
 //!   dot, brackets off IPv6, IPv4 in any of the WHATWG forms (`2130706433`,
 //!   `0x7f000001`, `0177.0.0.1`, `127.1`), IPv4-mapped IPv6 (`::ffff:127.0.0.1`) as the
 //!   IPv4 address it carries.
-//! - [`Host::same_as`] is how `WebFetch(domain:…)` rules compare hosts: this machine
+//! - [`Host::covers`] is how `WebFetch(domain:…)` rules compare hosts: this machine
 //!   (`localhost`, `*.localhost`, `127.0.0.0/8`, `::1`, `0.0.0.0`, `[::]`) is one host
 //!   however it is written, addresses compare as addresses, names as names (a name rule
 //!   also covers its subdomains; an address rule never covers "subdomains").

@@ -91,7 +91,7 @@ fn path_spec(path: &Path, root: &Path) -> String {
 
 /// Appends `rule` to `permissions.allow` of `<root>/.roocode/config.local.yaml`,
 /// creating the file and directory if needed; a rule already there is not added again.
-/// `.roocode/.gitignore` is made to list the file ([`ignore`]).
+/// `.roocode/.gitignore` is made to list the file (`ignore.rs`).
 pub fn append_allow_rule(root: &Path, rule: &str) -> io::Result<()> {
     let _guard = WRITE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     add_rule(root, rule)?;

@@ -25,9 +25,9 @@
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
-use super::{PermissionGate, rules, sandbox};
-use crate::permission::PermissionTarget;
-use crate::tools::ToolContext;
+use super::{PermissionGate, PermissionTarget, Scope, rules, sandbox};
+use crate::memory::MemoryDirs;
+use crate::project::GitDirs;
 
 /// Why a file is protected; shown in the approval prompt.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -106,20 +106,22 @@ impl PermissionGate {
         self
     }
 
+    /// The session's memory directories, which the `Memory` tool writes anyway: not
+    /// protected, though they lie under `.roocode/` or the user directory.
+    pub fn with_memory_dirs(mut self, dirs: MemoryDirs) -> Self {
+        self.memory_dirs = Some(dirs);
+        self
+    }
+
     /// Why a call with this target writes a protected file, if it does. Only writes
-    /// count; `ctx` gives the working directory, the project and the memory
-    /// directories (which are not protected).
-    pub fn protected_write(
-        &self,
-        target: &PermissionTarget,
-        ctx: &ToolContext,
-    ) -> Option<Protected> {
+    /// count; `scope` gives the working directory and the project.
+    pub fn protected_write(&self, target: &PermissionTarget, scope: &Scope) -> Option<Protected> {
         let PermissionTarget::Path { path, write: true } = target else {
             return None;
         };
-        let given = rules::normalize(&ctx.resolve(path));
+        let given = rules::normalize(&scope.resolve(path));
         let real = sandbox::real_path(&given).ok();
-        let places = Places::new(self.user_dir.as_deref(), self.settings.home.as_deref(), ctx);
+        let places = Places::new(self, &scope.root);
         std::iter::once(given.as_path())
             .chain(real.as_deref())
             .find_map(|p| places.classify(p))
@@ -140,16 +142,16 @@ struct Places {
 }
 
 impl Places {
-    fn new(user_dir: Option<&Path>, home: Option<&Path>, ctx: &ToolContext) -> Self {
-        let memory = ctx
+    fn new(gate: &PermissionGate, root: &Path) -> Self {
+        let memory = gate
             .memory_dirs
             .iter()
             .flat_map(|m| [m.user.clone(), m.project.clone()]);
         Self {
-            user_dirs: with_real(user_dir.map(Path::to_path_buf)),
-            hooks_dirs: with_real(hooks_paths(&ctx.root, home)),
+            user_dirs: with_real(gate.user_dir.clone()),
+            hooks_dirs: with_real(hooks_paths(root, gate.settings.home.as_deref())),
             memory_dirs: with_real(memory),
-            roots: with_real([ctx.root.clone()]),
+            roots: with_real([root.to_path_buf()]),
         }
     }
 
@@ -238,9 +240,9 @@ fn with_real(paths: impl IntoIterator<Item = PathBuf>) -> Vec<PathBuf> {
 /// hooks; `~/` is the home).
 fn hooks_paths(root: &Path, home: Option<&Path>) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    if let Some((git_dir, common_dir)) = git_dirs(root) {
-        files.push(common_dir.join("config"));
-        files.push(git_dir.join("config.worktree"));
+    if let Some(dirs) = GitDirs::of(root) {
+        files.push(dirs.common_dir.join("config"));
+        files.push(dirs.git_dir.join("config.worktree"));
     }
     if let Some(home) = home {
         files.push(home.join(".gitconfig"));
@@ -255,22 +257,6 @@ fn hooks_paths(root: &Path, home: Option<&Path>) -> Vec<PathBuf> {
             _ => root.join(value),
         })
         .collect()
-}
-
-/// The git directory of the repository at `root` and its common directory (they
-/// differ for a linked worktree, whose `.git` is a file naming its git directory).
-fn git_dirs(root: &Path) -> Option<(PathBuf, PathBuf)> {
-    let dot_git = root.join(".git");
-    if dot_git.is_dir() {
-        return Some((dot_git.clone(), dot_git));
-    }
-    let text = std::fs::read_to_string(&dot_git).ok()?;
-    let git_dir = root.join(text.trim().strip_prefix("gitdir:")?.trim());
-    let common = match std::fs::read_to_string(git_dir.join("commondir")) {
-        Ok(common) => git_dir.join(common.trim()),
-        Err(_) => git_dir.clone(),
-    };
-    Some((git_dir, common))
 }
 
 /// The last `hooksPath` of a `[core]` section in a git config file's text.

@@ -23,7 +23,7 @@
 //! writes a file with a redirection (`git diff > x`); globs and exact rules see the
 //! redirection in the text. Neither a prefix nor a glob rule allows a command whose
 //! path-taking options name a file outside the workspace (`git diff --no-index
-//! --output=~/.bashrc`, `curl -o /etc/x`, `tee ~/.profile`; see [`escape`]); an exact
+//! --output=~/.bashrc`, `curl -o /etc/x`, `tee ~/.profile`; see `escape.rs`); an exact
 //! rule names the whole command and does. Deny and ask rules see files by their lexical and their
 //! real path; allow rules only by their real path.
 //!

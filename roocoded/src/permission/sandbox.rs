@@ -21,7 +21,7 @@ use std::ffi::OsString;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-use crate::tools::ToolContext;
+use super::Scope;
 
 pub mod links;
 pub mod names;
@@ -60,36 +60,28 @@ pub enum SandboxError {
     Unresolvable { path: PathBuf, message: String },
 }
 
-/// Layer 2 for a read: the real path of `path` (relative paths against `ctx.cwd`) if it
+/// Layer 2 for a read: the real path of `path` (relative paths against `scope.cwd`) if it
 /// lies inside the project root, an additional directory or a readable directory.
-pub fn check_path(path: &Path, ctx: &ToolContext) -> Result<PathBuf, SandboxError> {
-    check_access(path, Access::Read, ctx)
+pub fn check_path(path: &Path, scope: &Scope) -> Result<PathBuf, SandboxError> {
+    check_access(path, Access::Read, scope)
 }
 
 /// Layer 2 for the given access. Readable directories only count for [`Access::Read`].
-pub fn check_access(
-    path: &Path,
-    access: Access,
-    ctx: &ToolContext,
-) -> Result<PathBuf, SandboxError> {
-    check_beneath(path, access, ctx).map(|checked| checked.real().to_path_buf())
+pub fn check_access(path: &Path, access: Access, scope: &Scope) -> Result<PathBuf, SandboxError> {
+    check_beneath(path, access, scope).map(|checked| checked.real().to_path_buf())
 }
 
 /// Layer 2 for the given access, keeping the directory the path was judged inside, so
 /// that the caller opens it from there ([`Checked`]) rather than by its path again.
-pub fn check_beneath(
-    path: &Path,
-    access: Access,
-    ctx: &ToolContext,
-) -> Result<Checked, SandboxError> {
-    let given = ctx.resolve(path);
+pub fn check_beneath(path: &Path, access: Access, scope: &Scope) -> Result<Checked, SandboxError> {
+    let given = scope.resolve(path);
     let real = real_path(&given)?;
-    let real_root = real_path(&ctx.root)?;
+    let real_root = real_path(&scope.root)?;
     if let Some(checked) = Checked::within(&real, &real_root) {
         return Ok(checked);
     }
-    let resolve_dir = |dir: &PathBuf| real_path(&ctx.resolve(dir)).ok();
-    if let Some(checked) = ctx
+    let resolve_dir = |dir: &PathBuf| real_path(&scope.resolve(dir)).ok();
+    if let Some(checked) = scope
         .additional_dirs
         .iter()
         .filter_map(resolve_dir)
@@ -97,7 +89,7 @@ pub fn check_beneath(
     {
         return Ok(checked);
     }
-    if let Some(dir) = ctx
+    if let Some(dir) = scope
         .readable_dirs
         .iter()
         .filter_map(resolve_dir)
@@ -113,10 +105,10 @@ pub fn check_beneath(
     } else {
         format!("{} (real path {})", given.display(), real.display())
     };
-    let others = if ctx.additional_dirs.is_empty() {
+    let others = if scope.additional_dirs.is_empty() {
         String::new()
     } else {
-        let dirs: Vec<String> = ctx
+        let dirs: Vec<String> = scope
             .additional_dirs
             .iter()
             .map(|d| d.display().to_string())
@@ -125,7 +117,7 @@ pub fn check_beneath(
     };
     Err(SandboxError::Outside {
         shown,
-        root: ctx.root.clone(),
+        root: scope.root.clone(),
         others,
     })
 }

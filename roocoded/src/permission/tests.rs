@@ -4,9 +4,8 @@
 
 use serde_json::json;
 
+use super::test_support::{Facts, Judge, Project};
 use super::*;
-use crate::tools::test_support::{FakeTool, Project};
-use crate::tools::{GlobTool, GrepTool, ReadTool};
 
 #[test]
 fn read_inside_is_allowed_and_outside_denied() {
@@ -14,15 +13,11 @@ fn read_inside_is_allowed_and_outside_denied() {
     project.write("a.txt", "hi\n");
     let gate = PermissionGate::new("default");
     assert_eq!(
-        gate.check(&ReadTool, &json!({"file_path": "a.txt"}), &project.ctx),
+        gate.judge(&Facts::read("a.txt", &project.scope), &project.scope),
         Decision::Allow
     );
     assert_eq!(
-        gate.check(
-            &ReadTool,
-            &json!({"file_path": "/etc/passwd"}),
-            &project.ctx
-        ),
+        gate.judge(&Facts::read("/etc/passwd", &project.scope), &project.scope),
         Decision::Deny {
             reason: format!(
                 "path /etc/passwd is outside the project root {}",
@@ -36,37 +31,24 @@ fn read_inside_is_allowed_and_outside_denied() {
 fn search_tools_are_sandboxed_on_their_directory() {
     let project = Project::new();
     let gate = PermissionGate::new("default");
-    assert_eq!(
-        gate.check(&GrepTool, &json!({"pattern": "x"}), &project.ctx),
-        Decision::Allow
-    );
+    let check =
+        |tool, input| gate.judge(&Facts::builtin(tool, input, &project.scope), &project.scope);
+    assert_eq!(check("Grep", json!({"pattern": "x"})), Decision::Allow);
     assert!(matches!(
-        gate.check(
-            &GrepTool,
-            &json!({"pattern": "x", "path": "/etc"}),
-            &project.ctx
-        ),
+        check("Grep", json!({"pattern": "x", "path": "/etc"})),
         Decision::Deny { .. }
     ));
     assert!(matches!(
-        gate.check(
-            &GlobTool,
-            &json!({"pattern": "*", "path": ".."}),
-            &project.ctx
-        ),
+        check("Glob", json!({"pattern": "*", "path": ".."})),
         Decision::Deny { .. }
     ));
     // The literal directory prefix of a pattern is where Glob walks: sandboxed too.
     assert!(matches!(
-        gate.check(&GlobTool, &json!({"pattern": "../../etc/*"}), &project.ctx),
+        check("Glob", json!({"pattern": "../../etc/*"})),
         Decision::Deny { .. }
     ));
     assert!(matches!(
-        gate.check(
-            &GlobTool,
-            &json!({"pattern": "/etc/**/*.conf"}),
-            &project.ctx
-        ),
+        check("Glob", json!({"pattern": "/etc/**/*.conf"})),
         Decision::Deny { .. }
     ));
 }
@@ -77,24 +59,19 @@ fn non_read_only_tools_ask_and_the_sandbox_comes_first() {
     let gate = PermissionGate::new("default");
     let inside = project.path("new.txt");
     assert_eq!(
-        gate.check(
-            &FakeTool::writing("Write", &inside),
-            &json!({}),
-            &project.ctx
-        ),
+        gate.judge(&Facts::writing("Write", &inside), &project.scope),
         Decision::Ask {
             reason: format!("Write wants to write {}", inside.display())
         }
     );
-    let outside = FakeTool::writing("Write", std::path::Path::new("/etc/new.conf"));
+    let outside = Facts::writing("Write", std::path::Path::new("/etc/new.conf"));
     assert!(matches!(
-        gate.check(&outside, &json!({}), &project.ctx),
+        gate.judge(&outside, &project.scope),
         Decision::Deny { .. }
     ));
-    let mut command = FakeTool::new("Bash", json!({"type": "object"}));
-    command.target = PermissionTarget::Command("ls".into());
+    let command = Facts::command("ls");
     assert_eq!(
-        gate.check(&command, &json!({}), &project.ctx),
+        gate.judge(&command, &project.scope),
         Decision::Ask {
             reason: "Bash wants to run: ls".into()
         }

@@ -5,13 +5,13 @@
 
 use serde_json::Value;
 
-use crate::permission::{Decision, Mode, modes};
-use crate::tools::ToolContext;
+use crate::permission::{Call, Decision, Mode, PermissionTarget, Place, modes};
 
 /// Both spellings of the parameter.
 pub const PARAMS: &[&str] = &["dangerously_disable_sandbox", "dangerouslyDisableSandbox"];
 
-/// True if the Bash input asks to run outside the sandbox.
+/// True if the Bash input asks to run outside the sandbox (what [`Call::unsandboxed`]
+/// says).
 pub fn requested(input: &Value) -> bool {
     PARAMS
         .iter()
@@ -19,22 +19,15 @@ pub fn requested(input: &Value) -> bool {
 }
 
 /// The final decision for a call the layers decided as `decision`.
-pub fn review(
-    decision: Decision,
-    mode: Mode,
-    tool: &str,
-    input: &Value,
-    ctx: &ToolContext,
-) -> Decision {
+pub fn review(decision: Decision, mode: Mode, call: &Call<'_>, place: &Place<'_>) -> Decision {
     // Only a real sandbox can be disabled; without one the flag changes nothing.
-    let confining = ctx.sandbox.as_ref().is_some_and(|s| s.confines());
-    if tool != "Bash" || !requested(input) || !confining {
+    if !call.unsandboxed || !place.confined {
         return decision;
     }
-    let command = input
-        .get("command")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+    let command = match call.target {
+        PermissionTarget::Command(line) => line.as_str(),
+        _ => "",
+    };
     let question = format!(
         "Run WITHOUT the OS sandbox (it could write anywhere you can and read your \
          credentials): {command}"
@@ -49,30 +42,12 @@ pub fn review(
 #[cfg(test)]
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
-    use std::sync::Arc;
+    use std::path::Path;
 
     use serde_json::json;
 
     use super::*;
-    use crate::config::{SandboxMode, SandboxNetwork};
-    use crate::permission::PermissionTarget;
-    use crate::permission::{GateSettings, PermissionGate, Rules};
-    use crate::sandbox::{CommandSandbox, EnvPolicy, Mechanism, Policy};
-    use crate::tools::test_support::FakeTool;
-
-    fn sandbox(mechanism: Mechanism) -> Arc<CommandSandbox> {
-        Arc::new(CommandSandbox {
-            mode: SandboxMode::Auto,
-            mechanism,
-            policy: Policy {
-                mounts: vec![],
-                network: SandboxNetwork::Allow,
-            },
-            env: EnvPolicy::default(),
-            degraded: None,
-            ignored: vec![],
-        })
-    }
+    use crate::permission::{Effect, GateSettings, PermissionGate, Rules, Scope};
 
     fn decide(
         mode: Mode,
@@ -88,16 +63,22 @@ mod tests {
             rules,
             ..GateSettings::new(mode)
         });
-        let mut tool = FakeTool::new("Bash", json!({"type": "object"}));
         let command = input["command"].as_str().unwrap().to_string();
-        tool.target = PermissionTarget::Command(command);
-        let mut ctx = ToolContext::new("s", "/tmp".into(), "/tmp".into());
-        ctx.sandbox = Some(sandbox(if confined {
-            Mechanism::Bubblewrap("/usr/bin/bwrap".into())
-        } else {
-            Mechanism::Unconfined
-        }));
-        gate.check(&tool, input, &ctx)
+        let target = PermissionTarget::Command(command);
+        let call = Call {
+            tool: "Bash",
+            effect: Effect::RunCommands,
+            target: &target,
+            input,
+            unsandboxed: requested(input),
+        };
+        let scope = Scope::new("/tmp".into(), "/tmp".into());
+        let place = Place {
+            scope: &scope,
+            shell_cwd: Path::new("/tmp"),
+            confined,
+        };
+        gate.check(&call, &place)
     }
 
     #[test]

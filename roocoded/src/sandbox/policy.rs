@@ -230,45 +230,12 @@ fn expand(raw: &str, inputs: &PolicyInputs<'_>) -> Vec<PathBuf> {
 }
 
 /// For a workspace whose `.git` is a file (a worktree): its git directory and the
-/// repository's common directory, which `git commit` writes.
-///
-/// The `.git` file is writable by commands, so it is not trusted to name places: the
-/// git directory must be `<common>/worktrees/<name>`, point back at this workspace in
-/// its own `gitdir` file, and `<common>` must hold `HEAD` and `objects/`. Otherwise
-/// (a `.git` file rewritten to `gitdir: /home/me`) nothing is added.
+/// repository's common directory, which `git commit` writes, when the `.git` file
+/// really names them ([`crate::project::worktree::verified`]).
 fn git_dirs(ws: &Path) -> Vec<PathBuf> {
-    let dot_git = ws.join(".git");
-    if !dot_git.is_file() {
-        return Vec::new();
-    }
-    let Ok(text) = std::fs::read_to_string(&dot_git) else {
-        return Vec::new();
-    };
-    let Some(dir) = text.trim().strip_prefix("gitdir:").map(str::trim) else {
-        return Vec::new();
-    };
-    let Ok(gitdir) = ws.join(dir).canonicalize() else {
-        return Vec::new();
-    };
-    let back = std::fs::read_to_string(gitdir.join("gitdir"))
-        .ok()
-        .and_then(|t| Path::new(t.trim()).canonicalize().ok());
-    let own = dot_git.canonicalize().ok();
-    let Some(common) = std::fs::read_to_string(gitdir.join("commondir"))
-        .ok()
-        .and_then(|c| gitdir.join(c.trim()).canonicalize().ok())
-    else {
-        return Vec::new();
-    };
-    let shaped = gitdir.parent().is_some_and(|p| {
-        p.file_name().is_some_and(|n| n == "worktrees") && p.parent() == Some(common.as_path())
-    });
-    let is_repo = common.join("HEAD").is_file() && common.join("objects").is_dir();
-    if back.is_none() || back != own || !shaped || !is_repo {
-        tracing::warn!(workspace = %ws.display(), "ignoring a .git file that does not name this worktree's own git directory");
-        return Vec::new();
-    }
-    vec![gitdir, common]
+    crate::project::worktree::verified(ws)
+        .map(|dirs| vec![dirs.git_dir, dirs.common_dir])
+        .unwrap_or_default()
 }
 
 /// Creates the workspace's (empty) `.roocode/` when it is missing, so that its island

@@ -13,21 +13,14 @@ use tokio_util::sync::CancellationToken;
 use super::bash::{ProcessRecorder, ShellState};
 use super::{Summarizer, TodoList};
 use crate::memory::MemoryDirs;
-use crate::permission::PermissionGate;
+use crate::permission::{PermissionGate, Scope};
 
 /// Everything a tool call may know about where it runs.
 #[derive(Debug, Clone)]
 pub struct ToolContext {
     pub session_id: String,
-    /// Session working directory; relative paths resolve against it.
-    pub cwd: PathBuf,
-    /// Project root (git top-level of `cwd`, else `cwd`).
-    pub root: PathBuf,
-    /// Configured `permissions.additional_directories` (read and write).
-    pub additional_dirs: Vec<PathBuf>,
-    /// RooCode's own places readable for this session (tool-result files, plan file
-    /// directory, memory directories). Read access only.
-    pub readable_dirs: Vec<PathBuf>,
+    /// Working directory, project root and the other directories calls may reach.
+    pub scope: Scope,
     pub cancel: CancellationToken,
     /// The client's environment snapshot.
     pub env: BTreeMap<String, String>,
@@ -84,10 +77,7 @@ impl ToolContext {
     pub fn new(session_id: impl Into<String>, cwd: PathBuf, root: PathBuf) -> Self {
         Self {
             session_id: session_id.into(),
-            cwd,
-            root,
-            additional_dirs: Vec::new(),
-            readable_dirs: Vec::new(),
+            scope: Scope::new(cwd, root),
             cancel: CancellationToken::new(),
             env: BTreeMap::new(),
             files: Arc::new(FileState::default()),
@@ -107,12 +97,7 @@ impl ToolContext {
 
     /// `path` resolved against the working directory (no canonicalisation).
     pub fn resolve(&self, path: impl AsRef<Path>) -> PathBuf {
-        let path = path.as_ref();
-        if path.as_os_str().is_empty() {
-            self.cwd.clone()
-        } else {
-            self.cwd.join(path)
-        }
+        self.scope.resolve(path)
     }
 }
 

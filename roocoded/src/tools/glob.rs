@@ -146,9 +146,9 @@ impl Tool for GlobTool {
         async move {
             let input: GlobInput = parse_input(self.name(), input)?;
             let plan = plan(&input.pattern, input.path.as_deref(), ctx);
-            let checked = sandbox::check_beneath(&plan.dir, sandbox::Access::Read, ctx)
+            let checked = sandbox::check_beneath(&plan.dir, sandbox::Access::Read, &ctx.scope)
                 .map_err(|e| ToolError::Failed(e.to_string()))?;
-            let cwd = sandbox::real_path(&ctx.cwd).unwrap_or_else(|_| ctx.cwd.clone());
+            let cwd = sandbox::real_path(&ctx.scope.cwd).unwrap_or_else(|_| ctx.scope.cwd.clone());
             let shown = plan.dir.display().to_string();
             let search = Search {
                 dir: checked.real().to_path_buf(),
@@ -157,7 +157,7 @@ impl Tool for GlobTool {
                 cwd,
                 pattern: plan.pattern,
             };
-            let project = ctx.root.clone();
+            let project = ctx.scope.root.clone();
             run_blocking(ctx, move |cancel| search.run(&cancel, &project))
                 .await
                 .map(ToolOutput::text)

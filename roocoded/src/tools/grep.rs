@@ -151,11 +151,11 @@ impl Tool for GrepTool {
         async move {
             let input: GrepInput = parse_input(self.name(), input)?;
             let given = ctx.resolve(input.path.as_deref().unwrap_or(""));
-            let checked = sandbox::check_beneath(&given, sandbox::Access::Read, ctx)
+            let checked = sandbox::check_beneath(&given, sandbox::Access::Read, &ctx.scope)
                 .map_err(|e| ToolError::Failed(e.to_string()))?;
-            let cwd = sandbox::real_path(&ctx.cwd).unwrap_or_else(|_| ctx.cwd.clone());
+            let cwd = sandbox::real_path(&ctx.scope.cwd).unwrap_or_else(|_| ctx.scope.cwd.clone());
             let search = Search::new(input, checked, given, cwd)?;
-            let project = ctx.root.clone();
+            let project = ctx.scope.root.clone();
             run_blocking(ctx, move |cancel| search.run(&cancel, &project))
                 .await
                 .map(ToolOutput::text)

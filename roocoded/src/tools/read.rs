@@ -129,7 +129,7 @@ impl Tool for ReadTool {
         async move {
             let input: ReadInput = parse_input(self.name(), input)?;
             let given = ctx.resolve(&input.file_path);
-            let checked = sandbox::check_beneath(&given, sandbox::Access::Read, ctx)
+            let checked = sandbox::check_beneath(&given, sandbox::Access::Read, &ctx.scope)
                 .map_err(|e| ToolError::Failed(e.to_string()))?;
             let real = checked.real().to_path_buf();
             let request = Request {

@@ -1,9 +1,9 @@
-//! Test helpers shared by the tool and permission tests: a project in a temp directory
-//! and a configurable fake tool.
+//! Test helpers of the tool tests: a project in a temp directory and a configurable
+//! fake tool.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
 use futures_util::FutureExt as _;
@@ -94,16 +94,6 @@ impl FakeTool {
             schema,
             read_only: false,
             target: PermissionTarget::None,
-        }
-    }
-
-    pub(crate) fn writing(name: &'static str, path: &Path) -> Self {
-        Self {
-            target: PermissionTarget::Path {
-                path: path.to_path_buf(),
-                write: true,
-            },
-            ..Self::new(name, serde_json::json!({"type": "object"}))
         }
     }
 }

@@ -41,8 +41,8 @@ use super::{
     Effect, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
     run_blocking,
 };
-use crate::permission::Decision;
 use crate::permission::network::Host;
+use crate::permission::{Call, Decision, Place};
 
 /// Whole-request timeout (connect, redirects and body).
 pub const TIMEOUT: Duration = Duration::from_secs(30);
@@ -331,7 +331,22 @@ fn may_follow(from: &Url, next: &Url, ctx: &ToolContext) -> Result<(), NotFollow
     let Some(gate) = &ctx.gate else {
         return Err(NotFollowed::NeedsApproval(None));
     };
-    match gate.check(&WebFetchTool, &json!({ "url": next.as_str() }), ctx) {
+    let input = json!({ "url": next.as_str() });
+    let target = PermissionTarget::Url(next.to_string());
+    let call = Call {
+        tool: "WebFetch",
+        effect: Effect::Network,
+        target: &target,
+        input: &input,
+        unsandboxed: false,
+    };
+    let shell_cwd = ctx.shell.next_dir(ctx);
+    let place = Place {
+        scope: &ctx.scope,
+        shell_cwd: &shell_cwd,
+        confined: ctx.sandbox.as_ref().is_some_and(|s| s.confines()),
+    };
+    match gate.check(&call, &place) {
         Decision::Allow => Ok(()),
         Decision::Ask { reason } => Err(NotFollowed::NeedsApproval(Some(reason))),
         Decision::Deny { reason } => Err(NotFollowed::Denied(reason)),

@@ -182,13 +182,13 @@ impl Target {
     /// sandbox for writing.
     pub(super) fn resolve(ctx: &ToolContext, file_path: &str) -> Result<Self, ToolError> {
         let given = ctx.resolve(file_path);
-        let checked = sandbox::check_beneath(&given, Access::Write, ctx)
+        let checked = sandbox::check_beneath(&given, Access::Write, &ctx.scope)
             .map_err(|e| ToolError::Failed(e.to_string()))?;
         let real = checked.real().to_path_buf();
-        let root = sandbox::real_path(&ctx.root).unwrap_or_else(|_| ctx.root.clone());
+        let root = sandbox::real_path(&ctx.scope.root).unwrap_or_else(|_| ctx.scope.root.clone());
         let label = display_path(&real, &root);
         Ok(Self {
-            shown: display_path(&given, &ctx.cwd),
+            shown: display_path(&given, &ctx.scope.cwd),
             label: label.trim_start_matches('/').to_string(),
             real,
             checked,

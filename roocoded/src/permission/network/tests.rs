@@ -5,12 +5,9 @@
 
 use std::net::IpAddr;
 
-use serde_json::json;
-
 use super::{AddressClass, Host, classify_ip, parse_ipv4};
+use crate::permission::test_support::{Facts, Judge, Project};
 use crate::permission::{Decision, GateSettings, Mode, PermissionGate, Rules};
-use crate::tools::WebFetchTool;
-use crate::tools::test_support::Project;
 
 /// Every way of writing this machine that a URL can carry.
 const LOOPBACK_URLS: &[&str] = &[
@@ -204,7 +201,7 @@ fn gate(mode: Mode, allow: &[&str], deny: &[&str]) -> PermissionGate {
 
 fn check(gate: &PermissionGate, url: &str) -> Decision {
     let p = Project::new();
-    gate.check(&WebFetchTool, &json!({"url": url}), &p.ctx)
+    gate.judge(&Facts::fetch(url), &p.scope)
 }
 
 fn is_ask(d: &Decision) -> bool {

@@ -5,8 +5,8 @@
 
 use super::*;
 use crate::memory::MemoryDirs;
+use crate::permission::test_support::{Facts, Judge, Project};
 use crate::permission::{Decision, GateSettings, Mode, Rules};
-use crate::tools::test_support::{FakeTool, Project};
 
 const MODES: [Mode; 5] = [
     Mode::Default,
@@ -71,8 +71,8 @@ fn gate(mode: Mode) -> PermissionGate {
 }
 
 fn decide(gate: &PermissionGate, project: &Project, rel: &str) -> Decision {
-    let tool = FakeTool::writing("Write", &project.path(rel));
-    gate.check(&tool, &serde_json::json!({}), &project.ctx)
+    let tool = Facts::writing("Write", &project.path(rel));
+    gate.judge(&tool, &project.scope)
 }
 
 fn short(d: &Decision) -> &'static str {
@@ -197,11 +197,11 @@ fn a_workspace_inside_roocode_directories_is_an_ordinary_project() {
     let outer = Project::new();
     let root = outer.path("rh/.roocode/data/worktrees/agent-1");
     std::fs::create_dir_all(&root).unwrap();
-    let ctx = crate::tools::ToolContext::new("test", root.clone(), root.clone());
+    let scope = Scope::new(root.clone(), root.clone());
     let gate = gate(Mode::AcceptEdits).with_user_dir(outer.path("rh/.roocode"));
     let decide = |rel: &str| {
-        let tool = FakeTool::writing("Write", &root.join(rel));
-        short(&gate.check(&tool, &serde_json::json!({}), &ctx))
+        let tool = Facts::writing("Write", &root.join(rel));
+        short(&gate.judge(&tool, &scope))
     };
     assert_eq!(decide("src/main.rs"), "allow");
     assert_eq!(decide(".roocode/config.yaml"), "ask");
@@ -210,10 +210,11 @@ fn a_workspace_inside_roocode_directories_is_an_ordinary_project() {
 
 #[test]
 fn memory_directories_are_not_protected() {
-    let mut project = Project::new();
+    let project = Project::new();
     let user_dir = project.path("rh");
-    project.ctx.memory_dirs = Some(MemoryDirs::new(&user_dir, &project.root));
-    let gate = gate(Mode::AcceptEdits).with_user_dir(user_dir);
+    let gate = gate(Mode::AcceptEdits)
+        .with_user_dir(user_dir.clone())
+        .with_memory_dirs(MemoryDirs::new(&user_dir, &project.root));
     for rel in [".roocode/memory/MEMORY.md", "rh/memory/user_role.md"] {
         assert_eq!(short(&decide(&gate, &project, rel)), "allow", "{rel}");
     }
@@ -246,7 +247,7 @@ fn reads_are_not_protected() {
         write: false,
     };
     assert_eq!(
-        gate(Mode::Default).protected_write(&target, &project.ctx),
+        gate(Mode::Default).protected_write(&target, &project.scope),
         None
     );
 }
@@ -277,17 +278,14 @@ fn the_plan_file_stays_writable_in_plan_mode_when_it_lies_in_the_user_directory(
         ..GateSettings::new(Mode::Plan)
     };
     let gate = PermissionGate::new(settings).with_user_dir(user_dir.clone());
-    let tool = FakeTool::writing("Write", &plan);
-    assert_eq!(
-        gate.check(&tool, &serde_json::json!({}), &project.ctx),
-        Decision::Allow
-    );
+    let tool = Facts::writing("Write", &plan);
+    assert_eq!(gate.judge(&tool, &project.scope), Decision::Allow);
     let target = PermissionTarget::Path {
         path: user_dir.join("config.yaml"),
         write: true,
     };
     assert_eq!(
-        gate.protected_write(&target, &project.ctx),
+        gate.protected_write(&target, &project.scope),
         Some(Protected::RooCodeConfig)
     );
 }

@@ -68,11 +68,8 @@ pub fn ask_for_hard_link(
 mod tests {
     #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-    use serde_json::json;
-
+    use crate::permission::test_support::{Facts, Judge, Project};
     use crate::permission::{Decision, GateSettings, Mode, PermissionGate, Rules};
-    use crate::tools::ReadTool;
-    use crate::tools::test_support::{FakeTool, Project};
 
     fn short(decision: &Decision) -> &'static str {
         match decision {
@@ -118,10 +115,10 @@ mod tests {
             let gate = gate(mode, &[], &[]);
             let decide = |write: bool, name: &str| {
                 let decision = if write {
-                    let tool = FakeTool::writing("Edit", &project.path(name));
-                    gate.check(&tool, &json!({}), &project.ctx)
+                    let tool = Facts::writing("Edit", &project.path(name));
+                    gate.judge(&tool, &project.scope)
                 } else {
-                    gate.check(&ReadTool, &json!({"file_path": name}), &project.ctx)
+                    gate.judge(&Facts::read(name, &project.scope), &project.scope)
                 };
                 short(&decision)
             };
@@ -138,23 +135,21 @@ mod tests {
     #[test]
     fn the_reason_says_why_and_rules_only_open_reads() {
         let project = project();
-        let Decision::Ask { reason } = gate(Mode::Default, &[], &[]).check(
-            &ReadTool,
-            &json!({"file_path": "x"}),
-            &project.ctx,
-        ) else {
+        let Decision::Ask { reason } =
+            gate(Mode::Default, &[], &[]).judge(&Facts::read("x", &project.scope), &project.scope)
+        else {
             panic!("not an ask");
         };
         assert!(reason.contains("2 hard links"), "{reason}");
         assert!(reason.contains("outside the project"), "{reason}");
         let allowing = gate(Mode::Default, &["Read(x)", "Edit(x)"], &[]);
-        let read = allowing.check(&ReadTool, &json!({"file_path": "x"}), &project.ctx);
+        let read = allowing.judge(&Facts::read("x", &project.scope), &project.scope);
         assert_eq!(short(&read), "allow");
-        let edit = FakeTool::writing("Edit", &project.path("x"));
-        let write = allowing.check(&edit, &json!({}), &project.ctx);
+        let edit = Facts::writing("Edit", &project.path("x"));
+        let write = allowing.judge(&edit, &project.scope);
         assert_eq!(short(&write), "ask");
         let denying = gate(Mode::BypassPermissions, &[], &["Edit(x)"]);
-        let Decision::Deny { reason } = denying.check(&edit, &json!({}), &project.ctx) else {
+        let Decision::Deny { reason } = denying.judge(&edit, &project.scope) else {
             panic!("not a deny");
         };
         assert!(reason.contains("denied by rule"), "{reason}");

@@ -6,14 +6,13 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
 use super::*;
-use crate::tools::ToolContext;
 
 /// `<tmp>/p` (the project, with `src/main.rs`), `<tmp>/p2/f.txt`,
 /// `<tmp>/outside/secret.txt`.
 struct Fixture {
     _dir: tempfile::TempDir,
     top: PathBuf,
-    ctx: ToolContext,
+    scope: Scope,
 }
 
 impl Fixture {
@@ -27,11 +26,11 @@ impl Fixture {
         std::fs::write(top.join("p2/f.txt"), "x").unwrap();
         std::fs::write(top.join("outside/secret.txt"), "s").unwrap();
         let root = top.join("p");
-        let ctx = ToolContext::new("s1", root.clone(), root);
+        let scope = Scope::new(root.clone(), root);
         Self {
             _dir: dir,
             top,
-            ctx,
+            scope,
         }
     }
 
@@ -40,11 +39,11 @@ impl Fixture {
     }
 
     fn read(&self, path: impl AsRef<Path>) -> Result<PathBuf, SandboxError> {
-        check_path(path.as_ref(), &self.ctx)
+        check_path(path.as_ref(), &self.scope)
     }
 
     fn write(&self, path: impl AsRef<Path>) -> Result<PathBuf, SandboxError> {
-        check_access(path.as_ref(), Access::Write, &self.ctx)
+        check_access(path.as_ref(), Access::Write, &self.scope)
     }
 }
 
@@ -136,9 +135,9 @@ fn project_root_reached_through_a_symlink_is_still_the_project() {
     let fx = Fixture::new();
     let alias = fx.top.join("alias");
     symlink(fx.root(), &alias).unwrap();
-    let ctx = ToolContext::new("s1", alias.clone(), alias);
+    let scope = Scope::new(alias.clone(), alias);
     assert_eq!(
-        check_path(Path::new("src/main.rs"), &ctx).unwrap(),
+        check_path(Path::new("src/main.rs"), &scope).unwrap(),
         fx.root().join("src/main.rs")
     );
 }
@@ -189,7 +188,7 @@ fn additional_directories_allow_read_and_write() {
     let secret = fx.top.join("outside/secret.txt");
     let err = fx.read(&secret).unwrap_err();
     assert!(!err.to_string().contains("additional"));
-    fx.ctx.additional_dirs = vec![fx.top.join("outside")];
+    fx.scope.additional_dirs = vec![fx.top.join("outside")];
     assert_eq!(fx.read(&secret).unwrap(), secret);
     assert_eq!(
         fx.write(fx.top.join("outside/new.txt")).unwrap(),
@@ -210,7 +209,7 @@ fn additional_directories_allow_read_and_write() {
 fn readable_directories_allow_reads_only() {
     let mut fx = Fixture::new();
     let secret = fx.top.join("outside/secret.txt");
-    fx.ctx.readable_dirs = vec![fx.top.join("outside")];
+    fx.scope.readable_dirs = vec![fx.top.join("outside")];
     assert_eq!(fx.read(&secret).unwrap(), secret);
     let err = fx.write(&secret).unwrap_err();
     assert_eq!(

@@ -3,12 +3,9 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use serde_json::json;
-
 use super::*;
+use crate::permission::test_support::{Facts, Judge, Project};
 use crate::permission::{GateSettings, PermissionGate, Rules};
-use crate::tools::ReadTool;
-use crate::tools::test_support::Project;
 
 #[test]
 fn secret_names_and_their_look_alikes() {
@@ -168,8 +165,8 @@ fn reading_a_secret_file_asks_in_every_mode_but_bypass() {
     let p = Project::new();
     p.write(".env", "TOKEN=canary\n");
     p.write("src/main.rs", "fn main() {}\n");
-    let env = json!({"file_path": ".env"});
-    let main = json!({"file_path": "src/main.rs"});
+    let env = Facts::read(".env", &p.scope);
+    let main = Facts::read("src/main.rs", &p.scope);
     for (mode, want) in [
         (Mode::Default, "ask"),
         (Mode::AcceptEdits, "ask"),
@@ -178,23 +175,17 @@ fn reading_a_secret_file_asks_in_every_mode_but_bypass() {
         (Mode::DontAsk, "deny"),
     ] {
         let g = gate(mode, &[], &[]);
-        assert_eq!(short(&g.check(&ReadTool, &env, &p.ctx)), want, "{mode:?}");
-        assert_eq!(
-            short(&g.check(&ReadTool, &main, &p.ctx)),
-            "allow",
-            "{mode:?}"
-        );
+        assert_eq!(short(&g.judge(&env, &p.scope)), want, "{mode:?}");
+        assert_eq!(short(&g.judge(&main, &p.scope)), "allow", "{mode:?}");
     }
-    let Decision::Ask { reason } = gate(Mode::Default, &[], &[]).check(&ReadTool, &env, &p.ctx)
-    else {
+    let Decision::Ask { reason } = gate(Mode::Default, &[], &[]).judge(&env, &p.scope) else {
         panic!("asks")
     };
     assert!(
         reason.contains("usually holds credentials") && reason.contains("Read(.env)"),
         "{reason}"
     );
-    let Decision::Deny { reason } = gate(Mode::DontAsk, &[], &[]).check(&ReadTool, &env, &p.ctx)
-    else {
+    let Decision::Deny { reason } = gate(Mode::DontAsk, &[], &[]).judge(&env, &p.scope) else {
         panic!("denies")
     };
     assert!(reason.contains("dontAsk"), "{reason}");
@@ -204,7 +195,7 @@ fn reading_a_secret_file_asks_in_every_mode_but_bypass() {
 fn only_a_rule_naming_the_file_lets_it_be_read_and_denies_still_win() {
     let p = Project::new();
     p.write(".env", "TOKEN=canary\n");
-    let env = json!({"file_path": ".env"});
+    let env = Facts::read(".env", &p.scope);
     for (allow, want) in [
         (&["Read"][..], "ask"),
         (&["Read(**)"][..], "ask"),
@@ -212,10 +203,10 @@ fn only_a_rule_naming_the_file_lets_it_be_read_and_denies_still_win() {
         (&["Read(**/.env)"][..], "allow"),
     ] {
         let g = gate(Mode::Default, allow, &[]);
-        assert_eq!(short(&g.check(&ReadTool, &env, &p.ctx)), want, "{allow:?}");
+        assert_eq!(short(&g.judge(&env, &p.scope)), want, "{allow:?}");
     }
     let g = gate(Mode::BypassPermissions, &[], &["Read(.env)"]);
-    assert_eq!(short(&g.check(&ReadTool, &env, &p.ctx)), "deny");
+    assert_eq!(short(&g.judge(&env, &p.scope)), "deny");
 }
 
 #[test]
@@ -247,7 +238,7 @@ fn reading_a_link_to_a_secret_file_asks_like_the_file() {
     std::fs::hard_link(&env, p.path("readme.txt")).unwrap();
     let g = gate(Mode::AcceptEdits, &[], &[]);
     for name in ["notes.txt", "readme.txt"] {
-        let decision = g.check(&ReadTool, &json!({"file_path": name}), &p.ctx);
+        let decision = g.judge(&Facts::read(name, &p.scope), &p.scope);
         let Decision::Ask { reason } = decision else {
             panic!("{name}: {decision:?}")
         };

@@ -15,7 +15,7 @@ use crate::tools::{ToolContext, ToolError};
 #[derive(Debug, Default)]
 pub struct ShellState {
     /// Where the next command starts; `None` until a command reported one (then the
-    /// call's `ctx.cwd` is used).
+    /// call's `ctx.scope.cwd` is used).
     cwd: Mutex<Option<PathBuf>>,
     background: Mutex<Vec<Arc<BackgroundShell>>>,
     last_id: AtomicU64,
@@ -39,9 +39,9 @@ impl ShellState {
     pub fn next_dir(&self, ctx: &ToolContext) -> PathBuf {
         match lock(&self.cwd).as_ref() {
             Some(dir) if dir.is_dir() => dir.clone(),
-            Some(_) => ctx.root.clone(),
-            None if ctx.cwd.is_dir() => ctx.cwd.clone(),
-            None => ctx.root.clone(),
+            Some(_) => ctx.scope.root.clone(),
+            None if ctx.scope.cwd.is_dir() => ctx.scope.cwd.clone(),
+            None => ctx.scope.root.clone(),
         }
     }
 
@@ -62,13 +62,13 @@ impl ShellState {
                 let note = format!(
                     "The working directory {} no longer exists; the command ran in the project root {}.",
                     dir.display(),
-                    ctx.root.display()
+                    ctx.scope.root.display()
                 );
-                *cwd = Some(ctx.root.clone());
-                (ctx.root.clone(), Some(note))
+                *cwd = Some(ctx.scope.root.clone());
+                (ctx.scope.root.clone(), Some(note))
             }
-            None if ctx.cwd.is_dir() => (ctx.cwd.clone(), None),
-            None => (ctx.root.clone(), None),
+            None if ctx.scope.cwd.is_dir() => (ctx.scope.cwd.clone(), None),
+            None => (ctx.scope.root.clone(), None),
         }
     }
 
@@ -81,10 +81,10 @@ impl ShellState {
             *cwd = Some(reported);
             return None;
         }
-        *cwd = Some(ctx.root.clone());
+        *cwd = Some(ctx.scope.root.clone());
         Some(format!(
             "Shell cwd was reset to {}: {} is outside the project, and the working directory must stay inside it.",
-            ctx.root.display(),
+            ctx.scope.root.display(),
             reported.display()
         ))
     }
@@ -155,8 +155,8 @@ impl Drop for ShellState {
 
 /// True if `dir` is the project root, an additional directory, or below one of them.
 fn inside_project(dir: &Path, ctx: &ToolContext) -> bool {
-    std::iter::once(&ctx.root)
-        .chain(&ctx.additional_dirs)
+    std::iter::once(&ctx.scope.root)
+        .chain(&ctx.scope.additional_dirs)
         .any(|base| {
             let base = base.canonicalize().unwrap_or_else(|_| base.clone());
             dir.starts_with(base)

@@ -193,7 +193,7 @@ async fn leaving_the_project_resets_to_the_root() {
     // Additional directories are allowed.
     let extra = tempfile::tempdir().unwrap();
     let extra_path = extra.path().canonicalize().unwrap();
-    p.ctx.additional_dirs.push(extra_path.clone());
+    p.ctx.scope.additional_dirs.push(extra_path.clone());
     let cd = format!("cd '{}'", extra_path.display());
     assert_eq!(sh(&p, &cd).await.0, "(no output)");
     assert_eq!(sh(&p, "pwd").await.0, extra_path.display().to_string());

@@ -57,7 +57,7 @@ async fn results_outside_the_cwd_are_absolute() {
     p.write("sub/inner.md", "");
     p.touch("top.md", 1);
     p.touch("sub/inner.md", 2);
-    p.ctx.cwd = p.path("sub");
+    p.ctx.scope.cwd = p.path("sub");
     let out = p
         .ok("Glob", json!({"pattern": "**/*.md", "path": ".."}))
         .await;

@@ -67,7 +67,7 @@ pub(super) async fn pin_host(
     {
         Ok(Approval::Once) => {}
         Ok(Approval::Always) => {
-            if let Err(e) = persist::append_allow_rule(&ctx.root, &rule) {
+            if let Err(e) = persist::append_allow_rule(&ctx.scope.root, &rule) {
                 tracing::error!(%rule, "cannot add the allow rule: {e}");
             }
         }

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use crate::llm::error::{ErrorContext, LlmError};
 use crate::llm::sse::SseParser;
+use crate::llm::wire::push_text;
 use crate::llm::{ModelStopReason, StreamEvent, TokenUsage};
 
 #[derive(Debug, Default)]
@@ -134,17 +135,12 @@ impl OpenAiParser {
 
     fn choice(&mut self, choice: &Value, out: &mut Vec<StreamEvent>) {
         let delta = &choice["delta"];
-        if let Some(text) = delta["reasoning_content"]
+        let reasoning = delta["reasoning_content"]
             .as_str()
-            .or_else(|| delta["reasoning"].as_str())
-            .filter(|t| !t.is_empty())
-        {
-            out.push(StreamEvent::ThinkingDelta(text.to_string()));
-        }
+            .or_else(|| delta["reasoning"].as_str());
+        push_text(out, reasoning, StreamEvent::ThinkingDelta);
         for key in ["content", "refusal"] {
-            if let Some(text) = delta[key].as_str().filter(|t| !t.is_empty()) {
-                out.push(StreamEvent::TextDelta(text.to_string()));
-            }
+            push_text(out, delta[key].as_str(), StreamEvent::TextDelta);
         }
         if let Some(calls) = delta["tool_calls"].as_array() {
             for tc in calls {
@@ -198,9 +194,6 @@ impl SseParser for OpenAiParser {
     }
 
     fn on_eof(&mut self, out: &mut Vec<StreamEvent>) -> Result<(), LlmError> {
-        if self.done {
-            return Ok(());
-        }
         if self.finish.is_some() {
             // Complete answer, only `[DONE]` (and maybe usage) missing.
             tracing::warn!(provider = %self.errors.provider, "stream ended without [DONE]");
@@ -210,10 +203,6 @@ impl SseParser for OpenAiParser {
         Err(self
             .errors
             .stream_error("the stream ended before a finish_reason or [DONE]"))
-    }
-
-    fn broken(&self, detail: String) -> LlmError {
-        self.errors.stream_error(detail)
     }
 }
 

@@ -6,11 +6,12 @@ use roocode_protocol::content::{ContentBlock, Message, Role};
 use serde_json::{Value, json};
 
 use super::parser::OpenAiParser;
-use super::request::{MaxTokensField, encode};
-use crate::llm::assemble::Assembler;
+use super::request::encode;
 use crate::llm::error::{ErrorContext, LlmError};
-use crate::llm::sse::testing::run_split;
-use crate::llm::{ModelRequest, ModelResponse, ModelStopReason, StreamEvent, TokenUsage, ToolSpec};
+use crate::llm::sse::testing::{assemble, run_split};
+use crate::llm::test_history::tool_spec;
+use crate::llm::wire::MaxTokensField;
+use crate::llm::{ModelRequest, ModelResponse, ModelStopReason, StreamEvent, TokenUsage};
 
 fn sse(chunks: &[Value], done: bool) -> String {
     let mut out: String = chunks.iter().map(|c| format!("data: {c}\n\n")).collect();
@@ -50,14 +51,6 @@ async fn parse(text: &str) -> Vec<Result<StreamEvent, LlmError>> {
         text,
     )
     .await
-}
-
-fn assemble(events: Vec<Result<StreamEvent, LlmError>>) -> ModelResponse {
-    let mut a = Assembler::default();
-    for e in events {
-        a.push(e.unwrap());
-    }
-    a.finish(&ErrorContext::test("openai"), None).unwrap()
 }
 
 fn tool_uses(r: &ModelResponse) -> Vec<(String, String, Value)> {
@@ -318,11 +311,7 @@ fn req() -> ModelRequest<'static> {
                 ],
             },
         ]),
-        tools: vec![ToolSpec {
-            name: "Read".into(),
-            description: "Read a file".into(),
-            input_schema: json!({"type": "object"}),
-        }],
+        tools: vec![tool_spec("Read", "Read a file", json!({"type": "object"}))],
         max_tokens: 4096,
     }
 }

@@ -18,16 +18,7 @@ use serde::ser::{Error as _, Serializer};
 use serde_json::Value;
 
 use crate::llm::ModelRequest;
-use crate::llm::anthropic::ObjectInput;
-
-/// Which field carries the output limit: OpenAI's own API wants
-/// `max_completion_tokens` (reasoning models reject `max_tokens`); compatible servers
-/// know `max_tokens`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum MaxTokensField {
-    MaxTokens,
-    MaxCompletionTokens,
-}
+use crate::llm::wire::{MaxTokensField, ObjectInput};
 
 /// The JSON body for `req`.
 pub(crate) fn encode(

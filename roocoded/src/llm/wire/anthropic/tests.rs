@@ -6,10 +6,10 @@ use serde_json::{Value, json};
 
 use super::parser::AnthropicParser;
 use super::request::encode;
-use crate::llm::assemble::Assembler;
 use crate::llm::error::{ErrorContext, LlmError};
-use crate::llm::sse::testing::run_split;
-use crate::llm::{ModelRequest, ModelResponse, ModelStopReason, StreamEvent, TokenUsage, ToolSpec};
+use crate::llm::sse::testing::{assemble, run_split};
+use crate::llm::test_history::tool_spec;
+use crate::llm::{ModelRequest, ModelStopReason, StreamEvent, TokenUsage, ToolSpec};
 
 fn sse(events: &[(&str, Value)]) -> String {
     events
@@ -64,14 +64,6 @@ async fn parse(text: &str) -> Vec<Result<StreamEvent, LlmError>> {
         text,
     )
     .await
-}
-
-fn assemble(events: Vec<Result<StreamEvent, LlmError>>) -> ModelResponse {
-    let mut a = Assembler::default();
-    for e in events {
-        a.push(e.unwrap());
-    }
-    a.finish(&ErrorContext::test("anthropic"), None).unwrap()
 }
 
 #[tokio::test]
@@ -265,11 +257,11 @@ fn build_body(req: &ModelRequest<'_>) -> Value {
 }
 
 fn tool(name: &str) -> ToolSpec {
-    ToolSpec {
-        name: name.into(),
-        description: format!("{name} a file").into(),
-        input_schema: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
-    }
+    tool_spec(
+        name,
+        &format!("{name} a file"),
+        json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+    )
 }
 
 #[test]
@@ -331,9 +323,10 @@ fn request_body_shape_and_cache_breakpoints() {
         json!([{"type": "text", "text": "You are RooCode.", "cache_control": {"type": "ephemeral"}}])
     );
     let tools = body["tools"].as_array().unwrap();
+    let schema: &Value = &req.tools[0].input_schema;
     assert_eq!(
         tools[0],
-        json!({"name": "Read", "description": "Read a file", "input_schema": req.tools[0].input_schema})
+        json!({"name": "Read", "description": "Read a file", "input_schema": schema})
     );
     assert_eq!(tools[1]["cache_control"], json!({"type": "ephemeral"}));
     let messages = body["messages"].as_array().unwrap();

@@ -37,10 +37,12 @@ mod reference {
                 .tools
                 .iter()
                 .map(|t| {
+                    let (name, description): (&str, &str) = (&t.name, &t.description);
+                    let schema: &Value = &t.input_schema;
                     json!({
-                        "name": t.name,
-                        "description": t.description,
-                        "input_schema": t.input_schema,
+                        "name": name,
+                        "description": description,
+                        "input_schema": schema,
                     })
                 })
                 .collect();

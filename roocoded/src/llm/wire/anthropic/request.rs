@@ -15,6 +15,7 @@ use serde_json::Value;
 
 use roocode_protocol::content::{ContentBlock, Message, Role};
 
+use crate::llm::wire::ObjectInput;
 use crate::llm::{ModelRequest, ToolSpec};
 
 /// The JSON body for `req`.
@@ -246,24 +247,5 @@ impl Serialize for ImageSource<'_> {
         map.serialize_entry("media_type", self.media_type)?;
         map.serialize_entry("type", "base64")?;
         map.end()
-    }
-}
-
-/// A tool input as the wire wants it: an object. An input kept raw because it was not
-/// valid JSON (or any other non-object) is wrapped, so the model still sees what it
-/// sent; none is `{}`.
-pub(crate) struct ObjectInput<'a>(pub &'a Value);
-
-impl Serialize for ObjectInput<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        match self.0 {
-            Value::Object(_) => self.0.serialize(serializer),
-            Value::Null => serializer.serialize_map(Some(0))?.end(),
-            other => {
-                let mut map = serializer.serialize_map(Some(1))?;
-                map.serialize_entry("_invalid_input", other)?;
-                map.end()
-            }
-        }
     }
 }

@@ -10,6 +10,7 @@ use serde_json::Value;
 
 use crate::llm::error::{ErrorContext, LlmError};
 use crate::llm::sse::SseParser;
+use crate::llm::wire::push_text;
 use crate::llm::{ModelStopReason, StreamEvent, TokenUsage};
 
 /// Event types whose payload must be JSON; others are ignored when they are not.
@@ -193,27 +194,14 @@ impl SseParser for AnthropicParser {
     }
 
     fn on_eof(&mut self, _out: &mut Vec<StreamEvent>) -> Result<(), LlmError> {
-        match self.done {
-            true => Ok(()),
-            false => Err(self
-                .errors
-                .stream_error("the stream ended before message_stop")),
-        }
-    }
-
-    fn broken(&self, detail: String) -> LlmError {
-        self.errors.stream_error(detail)
+        Err(self
+            .errors
+            .stream_error("the stream ended before message_stop"))
     }
 }
 
 fn index_of(v: &Value) -> Option<usize> {
     v["index"].as_u64().and_then(|i| usize::try_from(i).ok())
-}
-
-fn push_text(out: &mut Vec<StreamEvent>, text: Option<&str>, make: fn(String) -> StreamEvent) {
-    if let Some(text) = text.filter(|t| !t.is_empty()) {
-        out.push(make(text.to_string()));
-    }
 }
 
 fn is_non_empty(v: &Value) -> bool {

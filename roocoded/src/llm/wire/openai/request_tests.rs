@@ -3,8 +3,9 @@
 //! prefix of it, with either output-limit field.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use super::request::{MaxTokensField, encode};
+use super::request::encode;
 use crate::llm::test_history::{rich_history, variants};
+use crate::llm::wire::MaxTokensField;
 
 /// The encoder before it serialised from borrowed fields, unchanged but for its
 /// visibility (and its own copy of `object_input` and `MaxTokensField`): the
@@ -48,12 +49,14 @@ mod reference {
                 .tools
                 .iter()
                 .map(|t| {
+                    let (name, description): (&str, &str) = (&t.name, &t.description);
+                    let schema: &Value = &t.input_schema;
                     json!({
                         "type": "function",
                         "function": {
-                            "name": t.name,
-                            "description": t.description,
-                            "parameters": t.input_schema,
+                            "name": name,
+                            "description": description,
+                            "parameters": schema,
                         },
                     })
                 })

@@ -3,11 +3,12 @@
 //! The same shape is stored in the database, sent in `assistant_message` events and
 //! exported as JSONL, and each LLM protocol adapter converts it to its own format.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 /// Who wrote a message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Role {
     User,
@@ -15,7 +16,7 @@ pub enum Role {
 }
 
 /// One block of a message.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum ContentBlock {
     Text {
@@ -46,6 +47,10 @@ pub enum ContentBlock {
         /// Base64-encoded bytes.
         data: String,
     },
+    /// A block type this build does not know (a newer daemon's); its fields are
+    /// dropped, so a client shows nothing of it. The daemon never stores one.
+    #[serde(other)]
+    Unknown,
 }
 
 impl ContentBlock {
@@ -55,7 +60,7 @@ impl ContentBlock {
 }
 
 /// One message of the model context.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Message {
     pub role: Role,
     pub content: Vec<ContentBlock>,
@@ -90,7 +95,7 @@ impl Message {
 }
 
 /// Token counts of one model call or a sum of them.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Usage {
     pub input_tokens: u64,
     pub output_tokens: u64,

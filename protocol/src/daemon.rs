@@ -1,9 +1,10 @@
 //! Daemon handshake and status types.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Who is calling (sent in `daemon.hello`).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ClientInfo {
     /// `cli`, `tui`, or another tool's name.
     pub kind: String,
@@ -12,7 +13,7 @@ pub struct ClientInfo {
 }
 
 /// Answer of `daemon.hello`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct HelloResponse {
     pub protocol: u32,
     pub version: String,
@@ -23,7 +24,7 @@ pub struct HelloResponse {
 }
 
 /// Answer of `daemon.info`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct DaemonInfo {
     pub pid: u32,
     pub version: String,

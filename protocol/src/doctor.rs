@@ -1,10 +1,11 @@
 //! `doctor.run`: the daemon's health report for `roocode-cli doctor`, a list of named
 //! checks each with a status and a sentence. Later features add their own checks.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// How a check came out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum CheckStatus {
     Ok,
@@ -12,6 +13,9 @@ pub enum CheckStatus {
     Warn,
     /// Broken: something the user must fix.
     Fail,
+    /// A status this build does not know (a newer daemon's).
+    #[serde(other)]
+    Unknown,
 }
 
 impl CheckStatus {
@@ -20,12 +24,13 @@ impl CheckStatus {
             CheckStatus::Ok => "ok",
             CheckStatus::Warn => "warn",
             CheckStatus::Fail => "FAIL",
+            CheckStatus::Unknown => "?",
         }
     }
 }
 
 /// One check.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct DoctorCheck {
     /// Short name: `daemon`, `sandbox`, `config`, `provider:anthropic`, …
     pub name: String,
@@ -45,7 +50,7 @@ impl DoctorCheck {
 }
 
 /// The report.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct DoctorReport {
     /// The daemon's build (`<version>+<git hash>`).
     pub build_id: String,

@@ -5,14 +5,16 @@
 //! `{"seq":3,"ts":"…","session_id":"S","agent_id":"S","type":"text_delta","message_id":"M","text":"Hi"}`.
 //! `snapshot` and `resync` are per subscription and never stored.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::content::{ContentBlock, Usage};
+pub use crate::error_kind::ErrorKind;
 use crate::session::{PendingRequest, SessionInfo};
 
 /// One event of a session.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Event {
     pub seq: u64,
     pub ts: String,
@@ -23,7 +25,7 @@ pub struct Event {
 }
 
 /// Why a turn ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
     EndTurn,
@@ -33,6 +35,9 @@ pub enum StopReason {
     /// The daemon died or stopped while the turn ran.
     Interrupted,
     Error,
+    /// A reason this build does not know (a newer daemon's).
+    #[serde(other)]
+    Unknown,
 }
 
 impl StopReason {
@@ -42,7 +47,10 @@ impl StopReason {
             StopReason::EndTurn => 0,
             StopReason::MaxTurns => 3,
             StopReason::Cancelled => 130,
-            StopReason::MaxTokens | StopReason::Interrupted | StopReason::Error => 1,
+            StopReason::MaxTokens
+            | StopReason::Interrupted
+            | StopReason::Error
+            | StopReason::Unknown => 1,
         }
     }
 
@@ -54,21 +62,20 @@ impl StopReason {
             StopReason::Cancelled => "cancelled",
             StopReason::Interrupted => "interrupted",
             StopReason::Error => "error",
+            StopReason::Unknown => "unknown",
         }
     }
 }
 
 /// A classified error, as carried by `error` events and failed turns.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ErrorInfo {
-    /// `auth`, `config`, `network`, `rate_limited`, `overloaded`, `server_error`,
-    /// `context_overflow`, `invalid_request`, `stream`, `internal`, …
-    pub kind: String,
+    pub kind: ErrorKind,
     pub message: String,
 }
 
 /// Who answered a permission request or question.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct DecidedBy {
     /// `cli`, `tui`, `hook`, `rule`, …
     pub kind: String,
@@ -77,7 +84,7 @@ pub struct DecidedBy {
 }
 
 /// What happened.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum EventPayload {
     /// A user message delivered to the model, in the turn that consumed it.
@@ -198,6 +205,10 @@ pub enum EventPayload {
     Resync {
         last_seq: u64,
     },
+    /// An event type this build does not know (a newer daemon's); its fields are
+    /// dropped. Clients skip it; it still has its `seq`.
+    #[serde(other)]
+    Unknown,
 }
 
 impl EventPayload {
@@ -228,6 +239,7 @@ impl EventPayload {
             EventPayload::Error { .. } => "error",
             EventPayload::Snapshot { .. } => "snapshot",
             EventPayload::Resync { .. } => "resync",
+            EventPayload::Unknown => "unknown",
         }
     }
 

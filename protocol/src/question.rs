@@ -7,28 +7,55 @@
 //! The input is `{"questions": [{"question", "header", "options": [{"label",
 //! "description"}], "multiSelect"}]}`; the bare array, or a bare string, is accepted too.
 
-use serde::Deserialize;
+use schemars::{JsonSchema, Schema};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-/// One question with its options.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+/// One question with its options. Its JSON Schema (the `AskUserQuestion` tool's) asks
+/// for every field, while parsing stays lenient for input written elsewhere.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(
+    deny_unknown_fields,
+    extend("required" = ["question", "header", "options", "multiSelect"]),
+    transform = no_defaults
+)]
 pub struct Question {
+    /// The full question
     #[serde(default)]
     pub question: String,
+    /// A very short label, e.g. "Database"
     #[serde(default)]
     pub header: String,
     #[serde(default)]
+    #[schemars(length(min = 2, max = 4))]
     pub options: Vec<Choice>,
     #[serde(default, rename = "multiSelect")]
     pub multi_select: bool,
 }
 
 /// One option of a question.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[schemars(
+    deny_unknown_fields,
+    extend("required" = ["label", "description"]),
+    transform = no_defaults
+)]
 pub struct Choice {
     pub label: String,
     #[serde(default)]
     pub description: String,
+}
+
+/// Drops the defaults the lenient parsing adds from the schema: whoever the schema is
+/// for gives every field (`required` lists them all).
+fn no_defaults(schema: &mut Schema) {
+    if let Some(Value::Object(properties)) = schema.get_mut("properties") {
+        for property in properties.values_mut() {
+            if let Some(property) = property.as_object_mut() {
+                property.remove("default");
+            }
+        }
+    }
 }
 
 /// The questions of a tool input (`{"questions": [...]}` or the array itself);

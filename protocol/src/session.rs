@@ -2,19 +2,23 @@
 
 use std::collections::BTreeMap;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::content::Usage;
 use crate::event::Event;
 
 /// Whether a session is doing something.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SessionStatus {
     Idle,
     Running,
     /// A turn was running when the daemon died or stopped; continue it with a new message.
     Interrupted,
+    /// A status this build does not know (a newer daemon's).
+    #[serde(other)]
+    Unknown,
 }
 
 impl SessionStatus {
@@ -23,21 +27,25 @@ impl SessionStatus {
             SessionStatus::Idle => "idle",
             SessionStatus::Running => "running",
             SessionStatus::Interrupted => "interrupted",
+            SessionStatus::Unknown => "unknown",
         }
     }
 }
 
 /// What started a session.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SessionKind {
     Main,
     SubAgent,
     Teammate,
+    /// A kind this build does not know (a newer daemon's).
+    #[serde(other)]
+    Unknown,
 }
 
 /// A session as clients see it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SessionInfo {
     /// The full id: what JSON outputs and every request carry.
     pub id: String,
@@ -79,7 +87,7 @@ impl SessionInfo {
 
 /// The client's view of the world, sent with `session.create` and `session.send` so a
 /// long-running daemon never uses stale keys, models or PATH. Keys stay in memory.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ClientEnv {
     /// `ROOCODE_*`, `ANTHROPIC_*`, `OPENAI_*`, provider keys, `PATH`, `HOME`, `VIRTUAL_ENV`.
     #[serde(default)]
@@ -131,7 +139,7 @@ impl ClientEnv {
 }
 
 /// `session.create` parameters.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CreateParams {
     pub cwd: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -147,7 +155,7 @@ pub struct CreateParams {
 }
 
 /// `session.send` parameters.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SendParams {
     pub session_id: String,
     pub text: String,
@@ -162,7 +170,7 @@ pub struct SendParams {
 }
 
 /// Answer of `session.send`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SendResponse {
     /// Id of this message; the `user_message` event that delivers it carries it.
     pub input_id: String,
@@ -174,7 +182,7 @@ pub struct SendResponse {
 }
 
 /// A page of a session's event log, oldest first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct HistoryPage {
     pub events: Vec<Event>,
     /// More events exist before the first one returned.
@@ -182,7 +190,7 @@ pub struct HistoryPage {
 }
 
 /// A page of `session.export`: JSONL lines, one message each.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ExportPage {
     pub lines: Vec<String>,
     /// Pass as `offset` to get the next page; `None` at the end.
@@ -191,7 +199,7 @@ pub struct ExportPage {
 }
 
 /// `session.import` parameters: one page of an exported session.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct ImportParams {
     /// Append to this session (returned by the first page); `None` creates one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -207,14 +215,14 @@ pub struct ImportParams {
 }
 
 /// Result of a slash command.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CommandOutput {
     /// Text to show the user.
     pub output: String,
 }
 
 /// A slash command, for completion and `/help`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CommandInfo {
     pub name: String,
     pub description: String,
@@ -225,7 +233,7 @@ pub struct CommandInfo {
 }
 
 /// A permission request or question waiting for a human.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct PendingRequest {
     pub request_id: String,
     pub session_id: String,
@@ -244,7 +252,7 @@ pub struct PendingRequest {
 }
 
 /// An answer to a permission request.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PermissionDecision {
     /// Run this call.

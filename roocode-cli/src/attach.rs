@@ -5,7 +5,7 @@
 
 use clap::{Args, ValueEnum};
 use roocode_protocol::api::SessionApiClient;
-use roocode_protocol::event::Event;
+use roocode_protocol::event::{Event, EventPayload};
 use tokio::signal::unix::{SignalKind, signal};
 
 use crate::connect;
@@ -13,7 +13,7 @@ use crate::failure::Failure;
 use crate::idle::IdleTracker;
 use crate::output::{Sink, Stdio};
 use crate::render::Transcript;
-use crate::stream::EventStream;
+use crate::stream;
 
 /// What `attach` prints.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -53,7 +53,13 @@ impl AttachPrinter {
     pub fn render(&mut self, ev: &Event) -> String {
         match self.output {
             AttachOutput::Text => self.transcript.render(ev),
-            AttachOutput::StreamJson if ev.payload.is_per_subscription() => String::new(),
+            // An event this build cannot read would print without its fields.
+            AttachOutput::StreamJson
+                if ev.payload.is_per_subscription()
+                    || matches!(ev.payload, EventPayload::Unknown) =>
+            {
+                String::new()
+            }
             AttachOutput::StreamJson => match serde_json::to_string(ev) {
                 Ok(line) => format!("{line}\n"),
                 Err(_) => String::new(),
@@ -76,7 +82,7 @@ pub async fn run(args: AttachArgs) -> anyhow::Result<i32> {
     let paths = connect::paths()?;
     let conn = connect::connect(&paths).await?;
     let session = conn.rpc.get(args.id.clone()).await.map_err(Failure::from)?;
-    let mut stream = EventStream::open(&conn.rpc, &session.id, 0).await?;
+    let mut stream = stream::open(&conn.rpc, &session.id, 0).await?;
     let mut sigint = signal(SignalKind::interrupt())?;
     let mut printer = AttachPrinter::new(args.output);
     let mut idle = IdleTracker::default();

@@ -1,11 +1,11 @@
-//! Connecting to the daemon: every connection goes through the protocol crate's
+//! Connecting to the daemon: every connection goes through roocode-client's
 //! `connect_or_start` (or `connect_existing` for `daemon status|stop`), which performs
 //! the `daemon.hello` handshake; a daemon of another build is reported once.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use roocode_protocol::client::autostart::{connect_existing, connect_or_start};
-use roocode_protocol::client::{RpcClient, build_mismatch_warning};
+use roocode_client::autostart::{connect_existing, connect_or_start};
+use roocode_client::{RpcClient, build_mismatch_warning};
 use roocode_protocol::daemon::{ClientInfo, HelloResponse};
 use roocode_protocol::paths::Paths;
 

@@ -1,13 +1,14 @@
 //! Failures the CLI reports: a short `kind` (for `--output json`) and the message to
-//! print after `error: `. RPC errors keep the daemon's own message, which already says
-//! what to do (e.g. which API key variable to set). Command-line mistakes are
+//! print after `error: `. RPC errors keep the daemon's own message (which may say what
+//! to do, e.g. which API key variable to set), followed by the CLI's hint for the
+//! error's code (which `roocode-cli` command helps). Command-line mistakes are
 //! [`UsageError`]s (exit status 2).
 
 use std::fmt;
 
 use jsonrpsee::core::client::Error as RpcError;
-use roocode_protocol::client::ConnectError;
-use roocode_protocol::error as codes;
+use roocode_client::{ConnectError, RpcFailure};
+use roocode_protocol::error::RpcErrorCode;
 
 /// A failure with a machine-readable kind.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -47,14 +48,10 @@ impl std::error::Error for Failure {}
 impl From<RpcError> for Failure {
     fn from(e: RpcError) -> Self {
         match e {
-            RpcError::Call(obj) => {
-                let data_kind = obj
-                    .data()
-                    .and_then(|raw| serde_json::from_str::<serde_json::Value>(raw.get()).ok())
-                    .and_then(|v| v.get("kind").and_then(|k| k.as_str()).map(str::to_owned));
-                let kind = data_kind.unwrap_or_else(|| kind_of_code(obj.code()).to_owned());
-                Failure::new(kind, obj.message())
-            }
+            RpcError::Call(_) => match RpcFailure::of(&e) {
+                Some(f) => Failure::new(f.kind(), f.with_hint(hint(f.code))),
+                None => Failure::new("rpc", e.to_string()),
+            },
             RpcError::RequestTimeout => {
                 Failure::new("timeout", "the daemon did not answer in time")
             }
@@ -89,18 +86,14 @@ impl fmt::Display for UsageError {
 
 impl std::error::Error for UsageError {}
 
-/// The `kind` of an RPC error code of the daemon.
-fn kind_of_code(code: i32) -> &'static str {
+/// What a CLI user can do about an RPC error of this code, said after its message.
+fn hint(code: RpcErrorCode) -> Option<&'static str> {
     match code {
-        codes::SESSION_NOT_FOUND => "session_not_found",
-        codes::AMBIGUOUS_SESSION => "ambiguous_session",
-        codes::INVALID_REQUEST => "invalid_request",
-        codes::CONFIG_ERROR => "config",
-        codes::HANDSHAKE_REQUIRED => "handshake",
-        codes::INTERNAL => "internal",
-        -32602 => "invalid_params",
-        -32601 => "method_not_found",
-        _ => "rpc",
+        RpcErrorCode::SessionNotFound => Some("list them with `roocode-cli sessions`"),
+        RpcErrorCode::AmbiguousSession => Some("give more characters of the id"),
+        RpcErrorCode::Busy => Some("cancel it first with `roocode-cli cancel`"),
+        RpcErrorCode::RequestNotFound => Some("list the waiting ones with `roocode-cli pending`"),
+        _ => None,
     }
 }
 
@@ -113,7 +106,7 @@ mod tests {
     #[test]
     fn rpc_errors_keep_the_daemon_message() {
         let e = RpcError::Call(ErrorObject::owned(
-            codes::CONFIG_ERROR,
+            RpcErrorCode::InvalidConfig.code(),
             "no API key: set ANTHROPIC_API_KEY",
             None::<()>,
         ));
@@ -126,10 +119,25 @@ mod tests {
     fn a_kind_in_the_error_data_wins() {
         let data = serde_json::json!({"kind": "auth"});
         let e = RpcError::Call(ErrorObject::owned(
-            codes::CONFIG_ERROR,
+            RpcErrorCode::InvalidConfig.code(),
             "bad key",
             Some(data),
         ));
         assert_eq!(Failure::from(e).kind, "auth");
+    }
+
+    #[test]
+    fn the_cli_adds_its_own_hint_by_code() {
+        let e = RpcError::Call(ErrorObject::owned(
+            RpcErrorCode::SessionNotFound.code(),
+            "no session matches `zz`",
+            None::<()>,
+        ));
+        let f = Failure::from(e);
+        assert_eq!(f.kind, "session_not_found");
+        assert_eq!(
+            f.message,
+            "no session matches `zz`: list them with `roocode-cli sessions`"
+        );
     }
 }

@@ -8,8 +8,8 @@
 use std::collections::HashMap;
 
 use clap::Args;
+use roocode_client::RpcClient;
 use roocode_protocol::api::{PendingApiClient, SessionApiClient};
-use roocode_protocol::client::RpcClient;
 use roocode_protocol::session::PendingRequest;
 
 use crate::connect;

@@ -13,7 +13,7 @@ use roocode_protocol::event::{DecidedBy, ErrorInfo, Event, EventPayload};
 use roocode_protocol::session::PendingRequest;
 use serde_json::Value;
 
-pub use roocode_protocol::display::{MAX_ARG, clip, main_arg};
+pub use roocode_client::display::{MAX_ARG, clip, main_arg};
 
 /// `● Read src/a.rs`: a tool name and its main argument.
 pub fn tool_line(name: &str, input: &Value, cwd: Option<&Path>) -> String {
@@ -276,7 +276,8 @@ impl Transcript {
             | EventPayload::ThinkingDelta { .. }
             | EventPayload::ToolOutput { .. }
             | EventPayload::Usage { .. }
-            | EventPayload::Resync { .. } => {}
+            | EventPayload::Resync { .. }
+            | EventPayload::Unknown => {}
         }
         out
     }

@@ -14,10 +14,10 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::Args;
+use roocode_client::RpcClient;
 use roocode_protocol::api::{
     CommandsApiClient, PermissionApiClient, QuestionApiClient, SessionApiClient,
 };
-use roocode_protocol::client::RpcClient;
 use roocode_protocol::event::EventPayload;
 use roocode_protocol::paths::Paths;
 use roocode_protocol::session::{ClientEnv, CreateParams, SendParams, SessionInfo};
@@ -29,7 +29,7 @@ use crate::human::{Effects, HumanLoop};
 use crate::input;
 use crate::output::{Sink, Stdio};
 use crate::prompt::Reply;
-use crate::stream::EventStream;
+use crate::stream::{self, EventStream};
 use crate::summary::SummaryBuilder;
 use crate::terminal::TerminalInput;
 use crate::turn::{SendOutput, TurnFollower, print_json};
@@ -143,7 +143,7 @@ async fn drive(
         rpc.send(params).await?;
         return Ok(0);
     }
-    let mut stream = EventStream::open(rpc, &session.id, session.last_seq).await?;
+    let mut stream = stream::open(rpc, &session.id, session.last_seq).await?;
     // Watch Ctrl+C before sending, so that one pressed during the call cancels the turn.
     let sigint = signal(SignalKind::interrupt())
         .map_err(|e| Failure::new("internal", format!("cannot watch Ctrl+C: {e}")))?;

@@ -2,8 +2,8 @@
 //! JSONL, fetched page by page) and `rm ID`. Ids may be short ids or unique prefixes: each command
 //! resolves the id with `session.get` first.
 
+use roocode_client::RpcClient;
 use roocode_protocol::api::SessionApiClient;
-use roocode_protocol::client::RpcClient;
 use roocode_protocol::session::SessionInfo;
 
 use crate::connect;

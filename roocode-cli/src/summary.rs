@@ -101,7 +101,7 @@ impl SummaryBuilder {
             text: self.text.clone(),
             usage: self.usage,
             error: Some(ErrorInfo {
-                kind: failure.kind.clone(),
+                kind: failure.kind.as_str().into(),
                 message: failure.message.clone(),
             }),
         }

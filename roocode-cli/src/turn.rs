@@ -153,7 +153,8 @@ impl TurnFollower {
             _ => {}
         }
         let ours = self.turn_started();
-        if self.output == SendOutput::StreamJson {
+        // An event this build cannot read would print without its fields.
+        if self.output == SendOutput::StreamJson && !matches!(ev.payload, EventPayload::Unknown) {
             match serde_json::to_string(ev) {
                 Ok(line) => sink.out(&format!("{line}\n")),
                 Err(e) => sink.err_line(&format!("error: cannot encode event {}: {e}", ev.seq)),

@@ -88,9 +88,7 @@ pub fn perform(
             }
             Ok(None) => {}
             Err(e) => {
-                let _ = tx.send(ActionResult::Error(
-                    roocode_protocol::client::error_message(&e),
-                ));
+                let _ = tx.send(ActionResult::Error(roocode_tui::hints::describe(&e)));
             }
         }
     });

@@ -1,17 +1,16 @@
 //! The connection to the daemon, kept alive: connects (starting the daemon if needed),
-//! subscribes to the session from the last seq the UI has, forwards every event, and
-//! reconnects with backoff when the daemon restarts — so the screen neither loses nor
-//! duplicates a line.
+//! follows the session through the shared resync-safe feed ([`EventFeed`]) from the
+//! last seq the UI has, forwards every event, and reconnects with backoff when the
+//! daemon restarts — so the screen neither loses nor duplicates a line.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use roocode_protocol::api::SessionApiClient;
-use roocode_protocol::client::RpcClient;
-use roocode_protocol::client::autostart::connect_or_start;
+use roocode_client::autostart::connect_or_start;
+use roocode_client::{EventFeed, RpcClient};
 use roocode_protocol::daemon::ClientInfo;
-use roocode_protocol::event::{Event, EventPayload};
+use roocode_protocol::event::Event;
 use roocode_protocol::paths::Paths;
 use tokio::sync::{RwLock, mpsc};
 
@@ -70,8 +69,8 @@ pub async fn run(
             }
         };
         *client.write().await = Some(rpc.clone());
-        let mut sub = match rpc.subscribe_events(session_id.clone(), Some(since)).await {
-            Ok(sub) => sub,
+        let mut feed = match EventFeed::open(&rpc, &session_id, since).await {
+            Ok(feed) => feed,
             Err(e) => {
                 attempt += 1;
                 let _ = tx.send(FeedMsg::Reconnecting {
@@ -86,21 +85,14 @@ pub async fn run(
         if tx.send(FeedMsg::Connected).is_err() {
             return;
         }
-        while let Some(item) = sub.next().await {
-            let Ok(ev) = item else { break };
-            match &ev.payload {
-                // Resubscribe from here: the store fills whatever we missed.
-                EventPayload::Resync { last_seq } => {
-                    since = since.max(*last_seq);
-                    break;
-                }
-                EventPayload::Snapshot { .. } => {}
-                _ => since = since.max(ev.seq),
-            }
+        while let Some(ev) = feed.next().await {
             if tx.send(FeedMsg::Event(Box::new(ev))).is_err() {
                 return;
             }
         }
+        // The store fills whatever the next connection missed.
+        since = feed.last_seq();
+        drop(feed);
         *client.write().await = None;
         attempt += 1;
         if tx

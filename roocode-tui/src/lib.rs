@@ -27,6 +27,7 @@ pub mod bench_support;
 pub mod completion;
 pub mod dialog;
 pub mod diff;
+pub mod hints;
 pub mod input;
 pub mod markdown;
 pub mod panel;

@@ -15,9 +15,9 @@ use std::time::Duration;
 use clap::Parser;
 use crossterm::event::{Event as TermEvent, EventStream, KeyEventKind};
 use futures_util::StreamExt;
+use roocode_client::RpcClient;
+use roocode_client::autostart::connect_or_start;
 use roocode_protocol::api::{CommandsApiClient, SessionApiClient};
-use roocode_protocol::client::RpcClient;
-use roocode_protocol::client::autostart::connect_or_start;
 use roocode_protocol::paths::Paths;
 use roocode_protocol::session::{ClientEnv, CreateParams, SessionInfo};
 use roocode_tui::{Action, App, Connection, Picker, PickerChoice};
@@ -76,7 +76,7 @@ fn main() -> ExitCode {
 async fn run(args: Args) -> anyhow::Result<()> {
     let paths = Paths::from_env()?;
     let (rpc, hello) = connect_or_start(&paths, feed::client_info()).await?;
-    if let Some(warning) = roocode_protocol::client::build_mismatch_warning(&hello) {
+    if let Some(warning) = roocode_client::build_mismatch_warning(&hello) {
         eprintln!("{warning}");
     }
     let cwd = feed::working_dir(args.cwd.clone())?;
@@ -124,9 +124,11 @@ async fn choose_session(
     term: &mut terminal::Terminal,
 ) -> anyhow::Result<Option<SessionInfo>> {
     if let Some(id) = &args.session {
-        return Ok(Some(rpc.get(id.clone()).await.map_err(|e| {
-            anyhow::anyhow!(roocode_protocol::client::error_message(&e))
-        })?));
+        return Ok(Some(
+            rpc.get(id.clone())
+                .await
+                .map_err(|e| anyhow::anyhow!(roocode_tui::hints::describe(&e)))?,
+        ));
     }
     if args.continue_latest
         && let Some(latest) = SessionApiClient::list(rpc, Some(cwd.display().to_string()), Some(1))
@@ -165,7 +167,7 @@ async fn choose_session(
         ..CreateParams::default()
     };
     Ok(Some(rpc.create(params).await.map_err(|e| {
-        anyhow::anyhow!(roocode_protocol::client::error_message(&e))
+        anyhow::anyhow!(roocode_tui::hints::describe(&e))
     })?))
 }
 

@@ -1,13 +1,13 @@
 //! What a tool call is about, in one line — the argument chosen by
-//! [`roocode_protocol::display`], as `roocode-cli` does — and how long it took.
+//! [`roocode_client::display`], as `roocode-cli` does — and how long it took.
 
 use std::path::Path;
 
 use serde_json::Value;
 
-use roocode_protocol::display;
+use roocode_client::display;
 
-/// The argument that says what a tool call is about (see [`roocode_protocol::display`]);
+/// The argument that says what a tool call is about (see [`roocode_client::display`]);
 /// `cwd` empty means none.
 pub fn main_arg(input: &Value, cwd: &str) -> Option<String> {
     display::main_arg(input, Some(Path::new(cwd)))

@@ -178,7 +178,8 @@ impl App {
                     .collect();
                 self.prompts.reset_session(&session.id, prompts);
             }
-            EventPayload::Resync { .. } => {}
+            // A newer daemon's event type: nothing this build can show.
+            EventPayload::Resync { .. } | EventPayload::Unknown => {}
         }
     }
 

@@ -96,7 +96,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
         let (dot, style) = match s.status {
             SessionStatus::Running => ("● ", theme::WARN),
             SessionStatus::Interrupted => ("◐ ", theme::ERROR),
-            SessionStatus::Idle => ("○ ", theme::DIM),
+            SessionStatus::Idle | SessionStatus::Unknown => ("○ ", theme::DIM),
         };
         let title = if s.title.trim().is_empty() {
             s.shown_id()

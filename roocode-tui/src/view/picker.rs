@@ -88,6 +88,7 @@ fn session_line(s: &SessionInfo, width: usize) -> Line<'static> {
         SessionStatus::Running => ("running", theme::WARN),
         SessionStatus::Interrupted => ("interrupted", theme::ERROR),
         SessionStatus::Idle => ("idle", theme::DIM),
+        SessionStatus::Unknown => ("?", theme::DIM),
     };
     let when = activity(&s.last_activity);
     let title = if s.title.trim().is_empty() {

@@ -4,7 +4,7 @@
 //! decided. With nobody attached the request simply waits.
 
 use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use roocode_protocol::event::{DecidedBy, EventPayload};
 use roocode_protocol::session::PermissionDecision;
@@ -12,9 +12,10 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio_util::sync::CancellationToken;
 
+use super::AgentError;
 use super::human_time::HumanTime;
-use super::{AgentError, Agents};
-use crate::store::{NewPending, PendingKind, PendingStatus};
+use crate::events::EventLog;
+use crate::store::{NewPending, PendingKind, PendingStatus, Store};
 
 /// The answer to a permission request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -36,9 +37,11 @@ enum Waiter {
     },
 }
 
-/// Requests waiting for a human, by request id.
-#[derive(Default)]
+/// Requests waiting for a human: each a stored row and an event, and a waiter here
+/// (by request id) for the answer.
 pub struct Approvals {
+    store: Store,
+    events: Arc<EventLog>,
     waiting: Mutex<HashMap<String, Waiter>>,
     /// How long each call waited: not part of its duration.
     pub human_time: HumanTime,
@@ -55,6 +58,15 @@ pub struct PermissionAsk<'a> {
 }
 
 impl Approvals {
+    pub fn new(store: Store, events: Arc<EventLog>) -> Self {
+        Self {
+            store,
+            events,
+            waiting: Mutex::default(),
+            human_time: HumanTime::default(),
+        }
+    }
+
     fn insert(&self, id: &str, waiter: Waiter) {
         self.waiting
             .lock()
@@ -69,19 +81,17 @@ impl Approvals {
             .unwrap_or_else(PoisonError::into_inner)
             .remove(id)
     }
-}
 
-impl Agents {
     /// Raises a permission request and waits for its answer (or the turn's cancel).
-    pub(super) async fn ask_permission(
+    pub async fn ask_permission(
         &self,
         ask: PermissionAsk<'_>,
         cancel: &CancellationToken,
     ) -> Result<PermissionAnswer, AgentError> {
-        let _waiting = self.approvals.human_time.clock(ask.session_id, ask.call_id);
+        let _waiting = self.human_time.clock(ask.session_id, ask.call_id);
         let id = uuid::Uuid::now_v7().to_string();
         let (tx, rx) = oneshot::channel();
-        self.approvals.insert(&id, Waiter::Permission(tx));
+        self.insert(&id, Waiter::Permission(tx));
         self.store
             .insert_pending(&NewPending {
                 id: &id,
@@ -118,14 +128,14 @@ impl Agents {
     }
 
     /// Raises an `AskUserQuestion` and waits for one answer per question.
-    pub(super) async fn ask_question(
+    pub async fn ask_question(
         &self,
         session_id: &str,
         call_id: &str,
         questions: &Value,
         cancel: &CancellationToken,
     ) -> Result<Option<Vec<String>>, AgentError> {
-        let _waiting = self.approvals.human_time.clock(session_id, call_id);
+        let _waiting = self.human_time.clock(session_id, call_id);
         let id = uuid::Uuid::now_v7().to_string();
         let count = questions.as_array().map_or(0, Vec::len);
         let summary = questions[0]["question"]
@@ -133,7 +143,7 @@ impl Agents {
             .unwrap_or_default()
             .to_string();
         let (tx, rx) = oneshot::channel();
-        self.approvals.insert(&id, Waiter::Question { count, tx });
+        self.insert(&id, Waiter::Question { count, tx });
         self.store
             .insert_pending(&NewPending {
                 id: &id,
@@ -168,7 +178,7 @@ impl Agents {
 
     /// Withdraws a request whose turn was cancelled; clients close their prompts.
     async fn abandon(&self, session_id: &str, id: &str, question: bool) -> Result<(), AgentError> {
-        if self.approvals.take(id).is_none() {
+        if self.take(id).is_none() {
             return Ok(());
         }
         self.store
@@ -203,10 +213,10 @@ impl Agents {
         feedback: Option<String>,
         decided_by: DecidedBy,
     ) -> Result<(), AgentError> {
-        let tx = match self.approvals.take(id) {
+        let tx = match self.take(id) {
             Some(Waiter::Permission(tx)) => tx,
             Some(other) => {
-                self.approvals.insert(id, other);
+                self.insert(id, other);
                 return Err(AgentError::Invalid(format!(
                     "{id} is a question: answer it with question.respond (`roocode-cli answer`)"
                 )));
@@ -214,7 +224,10 @@ impl Agents {
             None => return Err(self.not_waiting(id).await),
         };
         let Some(session_id) = self.session_of_request(id).await? else {
-            return Err(AgentError::Invalid(format!("no pending request {id}")));
+            return Err(AgentError::RequestNotFound {
+                id: id.to_string(),
+                answered: false,
+            });
         };
         self.store
             .resolve_pending(id, PendingStatus::Resolved, Some(decision.as_str()))
@@ -247,10 +260,10 @@ impl Agents {
         answers: Vec<String>,
         decided_by: DecidedBy,
     ) -> Result<(), AgentError> {
-        let (count, tx) = match self.approvals.take(id) {
+        let (count, tx) = match self.take(id) {
             Some(Waiter::Question { count, tx }) => (count, tx),
             Some(other) => {
-                self.approvals.insert(id, other);
+                self.insert(id, other);
                 return Err(AgentError::Invalid(format!(
                     "{id} is a permission request: answer it with permission.respond (`roocode-cli approve` or `deny`)"
                 )));
@@ -259,13 +272,16 @@ impl Agents {
         };
         if answers.len() != count {
             let n = answers.len();
-            self.approvals.insert(id, Waiter::Question { count, tx });
+            self.insert(id, Waiter::Question { count, tx });
             return Err(AgentError::Invalid(format!(
                 "{id} asks {count} question(s) but {n} answer(s) were given: give one answer per question"
             )));
         }
         let Some(session_id) = self.session_of_request(id).await? else {
-            return Err(AgentError::Invalid(format!("no pending request {id}")));
+            return Err(AgentError::RequestNotFound {
+                id: id.to_string(),
+                answered: false,
+            });
         };
         self.store
             .resolve_pending(id, PendingStatus::Resolved, Some("answered"))
@@ -290,13 +306,9 @@ impl Agents {
     }
 
     async fn not_waiting(&self, id: &str) -> AgentError {
-        match self.store.pending_exists(id).await {
-            Ok(true) => AgentError::Invalid(format!(
-                "request {id} was already answered (or its turn ended)"
-            )),
-            _ => AgentError::Invalid(format!(
-                "no pending request {id}: list them with `roocode-cli pending`"
-            )),
+        AgentError::RequestNotFound {
+            id: id.to_string(),
+            answered: matches!(self.store.pending_exists(id).await, Ok(true)),
         }
     }
 }

@@ -6,7 +6,7 @@
 use roocode_protocol::event::EventPayload;
 use tokio_util::sync::CancellationToken;
 
-use super::{AgentError, Agents};
+use super::{AgentError, Engine};
 use crate::context::budget::EstimatedContext;
 use crate::context::compact;
 use crate::llm::{self, ModelRequest, ResolvedModel, RetryPolicy};
@@ -21,7 +21,7 @@ pub(super) struct SummaryCall<'a> {
     pub cancel: &'a CancellationToken,
 }
 
-impl Agents {
+impl Engine {
     /// Compacts `context`, the session's stored context, in the store and in place;
     /// `Ok(None)` when there is nothing old enough. The caller holds the session's
     /// context lock. Whatever it returns, `context` is still what the store holds: it
@@ -113,9 +113,7 @@ impl Agents {
         let env = {
             let state = rt.state.lock().await;
             if state.running.is_some() {
-                return Err(AgentError::Invalid(
-                    "a turn is running: compact once it is idle (or cancel it first)".into(),
-                ));
+                return Err(AgentError::Busy("compact".into()));
             }
             state.env.clone()
         };

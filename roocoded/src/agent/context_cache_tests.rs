@@ -15,7 +15,7 @@ use roocode_protocol::paths::Paths;
 use roocode_protocol::session::{ClientEnv, CreateParams, SendParams};
 use serde_json::json;
 
-use super::Agents;
+use super::{AgentError, Engine};
 use crate::llm::test_server::{Reply, TestServer};
 use crate::store::Store;
 
@@ -39,7 +39,7 @@ fn text_reply(text: &str) -> Reply {
 /// One session of an in-process engine whose model is the scripted server.
 struct Harness {
     _dir: tempfile::TempDir,
-    agents: Arc<Agents>,
+    agents: Arc<Engine>,
     server: TestServer,
     env: ClientEnv,
     id: String,
@@ -57,7 +57,7 @@ impl Harness {
             Paths::resolve(|name| (name == "ROOCODE_HOME").then(|| home.display().to_string()))
                 .unwrap();
         let store = Store::open(&paths.database).await.unwrap();
-        let agents = Arc::new(Agents::new(store, paths));
+        let agents = Arc::new(Engine::new(store, paths));
         let server = TestServer::start(replies).await;
         let env = ClientEnv {
             vars: [
@@ -88,7 +88,7 @@ impl Harness {
 
     /// Sends `text` and waits for the turns it starts to end.
     async fn send(&self, text: &str) {
-        let rt = self.agents.existing_runtime(&self.id).unwrap();
+        let rt = self.agents.runtimes.get(&self.id).unwrap();
         let mut ended = pin!(rt.turn_ended.notified());
         ended.as_mut().enable();
         self.agents
@@ -125,8 +125,14 @@ impl Harness {
             .collect()
     }
 
+    /// Runs a slash command as `session.command` does.
+    async fn command(&self, line: &str) -> Result<String, AgentError> {
+        let row = self.agents.resolve(&self.id).await?;
+        crate::commands::run(&self.agents, &row, line).await
+    }
+
     async fn cached_len(&self) -> Option<usize> {
-        let rt = self.agents.existing_runtime(&self.id).unwrap();
+        let rt = self.agents.runtimes.get(&self.id).unwrap();
         let cached = rt.context.lock().await;
         cached.as_ref().map(|c| c.len())
     }
@@ -201,19 +207,14 @@ async fn clear_and_compact_reach_the_next_model_call() {
     h.send("two").await;
     assert_eq!(without_reminder(h.sent(1)), ["one", "A", "two"]);
 
-    let row = h.agents.resolve(&h.id).await.unwrap();
-    let cleared = crate::commands::run(&h.agents, &row, "/clear")
-        .await
-        .unwrap();
+    let cleared = h.command("/clear").await.unwrap();
     assert!(cleared.starts_with("Context cleared"), "{cleared}");
     assert_eq!(h.cached_len().await, Some(0));
     h.send("three").await;
     assert_eq!(without_reminder(h.sent(2)), ["three"]);
 
     h.send("four").await;
-    let compacted = crate::commands::run(&h.agents, &row, "/compact")
-        .await
-        .unwrap();
+    let compacted = h.command("/compact").await.unwrap();
     assert!(compacted.starts_with("Compacted:"), "{compacted}");
     h.send("five").await;
     let sent = h.sent(5).join("\n");
@@ -235,7 +236,7 @@ async fn forgetting_waits_for_the_running_turn_so_no_stale_copy_survives() {
     ])
     .await;
     let agents = h.agents.clone();
-    let rt = agents.existing_runtime(&h.id).unwrap();
+    let rt = agents.runtimes.get(&h.id).unwrap();
     let mut ended = pin!(rt.turn_ended.notified());
     ended.as_mut().enable();
     agents

@@ -1,6 +1,7 @@
 //! Runs the tool calls of one model response: each call is looked up, its input
-//! validated against the tool's schema, checked by `permission` (the only place that
-//! decides), then executed. Consecutive concurrency-safe calls run together; results
+//! validated against the tool's schema and parsed into typed arguments — once, which
+//! also gives its permission facts — then checked by `permission` (the only place that
+//! decides) and executed. Consecutive concurrency-safe calls run together; results
 //! come back in call order, one per call, with credentials redacted (live output too)
 //! before anything is stored, spilled, sent or shown.
 
@@ -17,16 +18,15 @@ use tracing::Instrument;
 use super::approvals::{PermissionAnswer, PermissionAsk};
 use super::human::CallHuman;
 use super::runtime::SessionRuntime;
+use super::settings::TurnSettings;
 use super::summarizer::ModelSummarizer;
 use super::turn::INTERRUPTED_BY_USER;
-use super::turn_config::TurnConfig;
 use super::{AgentError, Agents};
-use crate::config::Config;
 use crate::memory::MemoryDirs;
-use crate::permission::{Call as GateCall, Decision, GateSettings, PermissionGate, Place, Scope};
-use crate::store::SessionRow;
-use crate::tools::{self, PermissionTarget, ProgressFn, ToolContext, ToolError, ToolOutput};
-use roocode_protocol::session::ClientEnv;
+use crate::permission::{Decision, PermissionGate, Scope};
+use crate::tools::{
+    self, CallError, PermissionTarget, Prepared, ProgressFn, ToolContext, ToolError, ToolOutput,
+};
 
 /// How many safe calls of one batch run at once.
 const MAX_PARALLEL: usize = 8;
@@ -46,6 +46,19 @@ pub struct CallResult {
     pub unknown_tool: bool,
 }
 
+/// A call of the response with its input validated and parsed (or why it could not be).
+struct Planned<'a> {
+    call: &'a Call,
+    prepared: Result<Prepared, CallError>,
+}
+
+impl Planned<'_> {
+    /// A call that cannot be prepared runs alone, as an unknown tool always did.
+    fn is_concurrency_safe(&self) -> bool {
+        self.prepared.as_ref().is_ok_and(|p| p.concurrency_safe)
+    }
+}
+
 /// What one call produced, before it becomes a content block and an event.
 struct Outcome {
     output: ToolOutput,
@@ -53,23 +66,19 @@ struct Outcome {
     duration_ms: u64,
 }
 
-/// Runs `calls` and returns one result per call, in call order. `window_tokens` is the
-/// model's context window (layer 1 keeps results small relative to it); `turn_config`
-/// is the turn's configuration, whose rules are read again for every batch (an "allow
-/// always" applies at once).
-#[allow(clippy::too_many_arguments)]
+/// Runs `calls` and returns one result per call, in call order, with the iteration's
+/// `settings` (the model's context window: layer 1 keeps results small relative to
+/// it; the gate is built for every batch, so an "allow always" applies at once).
 pub async fn run_calls(
     agents: &Arc<Agents>,
     rt: &Arc<SessionRuntime>,
-    row: &SessionRow,
+    settings: &TurnSettings<'_>,
     turn_id: &str,
     calls: &[Call],
     cancel: &CancellationToken,
-    window_tokens: u64,
-    turn_config: &TurnConfig,
 ) -> Result<Vec<CallResult>, AgentError> {
-    let env = agents.env_of(rt).await;
-    let config = turn_config.get();
+    let (row, env, config) = (&settings.session, &settings.env, &settings.config);
+    let window_tokens = settings.model.context_window;
     let memory_dirs = MemoryDirs::new(&agents.paths.user_dir, std::path::Path::new(&row.root));
     let large_result_chars = crate::context::large_results::threshold_for(
         usize::try_from(config.large_result_chars()).unwrap_or(usize::MAX),
@@ -95,7 +104,7 @@ pub async fn run_calls(
         progress: None,
         human: None,
         todos: rt.todos.clone(),
-        summarizer: summarizer(agents, row, &env, &config, cancel),
+        summarizer: summarizer(agents, settings, cancel),
         shell: rt.shell.clone(),
         processes: Some(agents.processes.for_session(&row.id)),
         memory_dirs: Some(memory_dirs.clone()),
@@ -105,29 +114,23 @@ pub async fn run_calls(
             std::path::Path::new(&row.root),
             std::path::Path::new(&row.cwd),
             &env.vars,
-            &config,
-            &turn_config.sandbox(),
+            config,
+            &settings.sandbox,
         )),
     };
-    let mode = row.mode;
-    let gate_now = || {
-        let (mut settings, rule_errors) =
-            GateSettings::from_config(&turn_config.get(), mode, &base.scope.root);
-        for e in rule_errors {
-            tracing::warn!(session = %row.id, "ignoring an invalid permission rule: {e}");
-        }
-        settings.plan_file = Some(agents.plan_file(&row.id));
-        PermissionGate::new(settings)
-            .with_user_dir(agents.paths.user_dir.clone())
-            .with_memory_dirs(memory_dirs.clone())
-    };
     let redact_on = config.redact();
-    let registry = &agents.tools;
-    let is_safe = |c: &Call| {
-        registry
-            .get(&c.name)
-            .is_some_and(|t| t.is_concurrency_safe(&c.input))
-    };
+    // Each input is validated and parsed once, here; the rest works on the result.
+    let planned: Vec<Planned<'_>> = calls
+        .iter()
+        .map(|call| Planned {
+            call,
+            prepared: settings.agent.tools.prepare(&call.name, &call.input, &base),
+        })
+        .collect();
+    let batch_sizes: Vec<usize> = tools::partition(&planned, Planned::is_concurrency_safe)
+        .iter()
+        .map(|batch| batch.len())
+        .collect();
 
     // Live output of running calls becomes `tool_output` events, in arrival order.
     let (live_tx, mut live_rx) = mpsc::unbounded_channel::<(String, String)>();
@@ -142,10 +145,12 @@ pub async fn run_calls(
     let base = &base;
     let run = async move {
         let mut results = Vec::with_capacity(calls.len());
-        for batch in tools::partition(calls, is_safe) {
-            let gate = Arc::new(gate_now());
+        let mut planned = planned.into_iter();
+        for size in batch_sizes {
+            let batch: Vec<Planned<'_>> = planned.by_ref().take(size).collect();
+            let gate = Arc::new(settings.gate().with_memory_dirs(memory_dirs.clone()));
             let gate = &gate;
-            for call in batch {
+            for Planned { call, .. } in &batch {
                 let ev = EventPayload::ToolCall {
                     call_id: call.id.clone(),
                     name: call.name.clone(),
@@ -153,15 +158,18 @@ pub async fn run_calls(
                 };
                 agents.events().append(&row.id, &row.id, ev).await?;
             }
+            let batch_calls: Vec<&Call> = batch.iter().map(|p| p.call).collect();
             let mut outcomes: Vec<Outcome> = Vec::with_capacity(batch.len());
-            for chunk in batch.chunks(MAX_PARALLEL) {
+            let mut batch = batch.into_iter();
+            while batch.len() > 0 {
+                let chunk: Vec<Planned<'_>> = batch.by_ref().take(MAX_PARALLEL).collect();
                 let runs: Vec<_> = chunk
-                    .iter()
-                    .map(|call| {
+                    .into_iter()
+                    .map(|Planned { call, prepared }| {
                         let tx = live_tx.clone();
                         let call_id = call.id.clone();
                         let human = CallHuman {
-                            agents: agents.clone(),
+                            engine: agents.clone(),
                             session_id: row.id.clone(),
                             call_id: call.id.clone(),
                             mode: row.mode.as_str().to_string(),
@@ -183,7 +191,8 @@ pub async fn run_calls(
                             ..base.clone()
                         };
                         async move {
-                            let outcome = run_one(agents, gate, turn_config, &ctx, call).await;
+                            let outcome =
+                                run_one(agents, gate, settings, &ctx, call, prepared).await;
                             if let Some(live) = live {
                                 live.finish();
                             }
@@ -193,7 +202,7 @@ pub async fn run_calls(
                     .collect();
                 outcomes.extend(futures_util::future::join_all(runs).await);
             }
-            for (outcome, call) in outcomes.into_iter().zip(batch) {
+            for (outcome, call) in outcomes.into_iter().zip(batch_calls) {
                 let mut out = outcome.output;
                 if redact_on {
                     redact_result(&mut out);
@@ -232,13 +241,14 @@ pub async fn run_calls(
 async fn run_one(
     agents: &Arc<Agents>,
     gate: &PermissionGate,
-    turn_config: &TurnConfig,
+    settings: &TurnSettings<'_>,
     ctx: &ToolContext,
     call: &Call,
+    prepared: Result<Prepared, CallError>,
 ) -> Outcome {
     let started = Instant::now();
     let span = tracing::info_span!("tool_call", tool = %call.name, call_id = %call.id);
-    let (output, unknown_tool) = execute(agents, gate, turn_config, ctx, call)
+    let (output, unknown_tool) = execute(agents, gate, settings, ctx, call, prepared)
         .instrument(span)
         .await;
     // The tool's own time: what a human took to answer does not count.
@@ -254,45 +264,33 @@ async fn run_one(
 async fn execute(
     agents: &Arc<Agents>,
     gate: &PermissionGate,
-    turn_config: &TurnConfig,
+    settings: &TurnSettings<'_>,
     ctx: &ToolContext,
     call: &Call,
+    prepared: Result<Prepared, CallError>,
 ) -> (ToolOutput, bool) {
-    let registry = &agents.tools;
-    let Some(tool) = registry.get(&call.name) else {
-        let known: Vec<String> = registry
-            .defs()
-            .into_iter()
-            .map(|d| d.name.to_string())
-            .collect();
-        let text = format!(
-            "Unknown tool `{}`. The available tools are: {}.",
-            call.name,
-            known.join(", ")
-        );
-        return (ToolOutput::error(text), true);
+    let prepared = match prepared {
+        Err(CallError::UnknownTool { .. }) => {
+            let known: Vec<String> = settings
+                .agent
+                .tools
+                .defs()
+                .into_iter()
+                .map(|d| d.name.to_string())
+                .collect();
+            let text = format!(
+                "Unknown tool `{}`. The available tools are: {}.",
+                call.name,
+                known.join(", ")
+            );
+            return (ToolOutput::error(text), true);
+        }
+        _ if ctx.cancel.is_cancelled() => return (ToolOutput::error(INTERRUPTED_BY_USER), false),
+        Err(CallError::InvalidInput(problems)) => return (ToolOutput::error(problems), false),
+        Ok(prepared) => prepared,
     };
-    if ctx.cancel.is_cancelled() {
-        return (ToolOutput::error(INTERRUPTED_BY_USER), false);
-    }
-    if let Err(problems) = registry.validate(&call.name, &call.input) {
-        return (ToolOutput::error(problems), false);
-    }
-    let target = tool.permission_target(&call.input, ctx);
-    let shell_cwd = ctx.shell.next_dir(ctx);
-    let facts = GateCall {
-        tool: tool.name(),
-        effect: tool.effect(),
-        target: &target,
-        input: &call.input,
-        unsandboxed: tool.name() == "Bash" && crate::sandbox::disable::requested(&call.input),
-    };
-    let place = Place {
-        scope: &ctx.scope,
-        shell_cwd: &shell_cwd,
-        confined: ctx.sandbox.as_ref().is_some_and(|s| s.confines()),
-    };
-    match gate.check(&facts, &place) {
+    let facts = prepared.call(&call.input);
+    match ctx.check(gate, &facts) {
         Decision::Allow => {}
         Decision::Deny { reason } => {
             tracing::info!(%reason, "denied");
@@ -302,19 +300,20 @@ async fn execute(
             );
         }
         Decision::Ask { reason } => {
-            let summary = summarize(&target, ctx, tool.name());
+            let tool = facts.tool;
+            let summary = summarize(facts.target, ctx, tool);
             let ask = PermissionAsk {
                 session_id: &ctx.session_id,
                 call_id: &call.id,
-                tool: tool.name(),
+                tool,
                 input: &call.input,
                 summary: &summary,
                 reason: &reason,
             };
-            match agents.ask_permission(ask, &ctx.cancel).await {
+            match agents.approvals.ask_permission(ask, &ctx.cancel).await {
                 Ok(PermissionAnswer::Allow) => {}
                 Ok(PermissionAnswer::AllowAlways) => {
-                    remember(tool.name(), &target, gate, turn_config, ctx);
+                    remember(tool, facts.target, gate, settings, ctx);
                 }
                 Ok(PermissionAnswer::Deny { feedback }) => {
                     let text = match feedback {
@@ -338,7 +337,7 @@ async fn execute(
         }
     }
     let result = tokio::select! {
-        r = tool.execute(call.input.clone(), ctx) => r,
+        r = prepared.run(ctx) => r,
         _ = ctx.cancel.cancelled() => Err(ToolError::Cancelled),
     };
     match result {
@@ -369,7 +368,7 @@ fn remember(
     tool: &str,
     target: &PermissionTarget,
     gate: &PermissionGate,
-    turn_config: &TurnConfig,
+    settings: &TurnSettings<'_>,
     ctx: &ToolContext,
 ) {
     if let Some(why) = gate.protected_write(target, &ctx.scope) {
@@ -380,7 +379,7 @@ fn remember(
     match crate::permission::persist::append_allow_rule(&ctx.scope.root, &rule) {
         Ok(()) => {
             tracing::info!(%rule, "allow rule added to .roocode/config.local.yaml");
-            turn_config.allow_rule(&rule);
+            settings.allow_rule(&rule);
         }
         Err(e) => tracing::error!(%rule, "cannot add the allow rule: {e}"),
     }
@@ -389,21 +388,18 @@ fn remember(
 /// WebFetch's page reader: the session's model, with the client's keys.
 fn summarizer(
     agents: &Agents,
-    row: &SessionRow,
-    env: &ClientEnv,
-    config: &Config,
+    settings: &TurnSettings<'_>,
     cancel: &CancellationToken,
 ) -> Option<Arc<dyn tools::Summarizer>> {
-    let model = crate::llm::resolve_model(&row.model, env, config, &agents.http).ok()?;
+    let row = &settings.session;
     Some(Arc::new(ModelSummarizer {
-        policy: crate::llm::RetryPolicy::from_env_and_config(env, config),
-        model,
+        policy: settings.retry.clone(),
+        model: settings.model.clone(),
         cancel: cancel.clone(),
         store: agents.store().clone(),
         session_id: row.id.clone(),
-        // Tools run for the main agent, whose id is the session's.
-        agent_id: row.id.clone(),
-        redact: config.redact(),
+        agent_id: settings.agent.agent_id.clone(),
+        redact: settings.config.redact(),
     }))
 }
 

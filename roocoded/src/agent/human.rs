@@ -8,13 +8,13 @@ use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
-use super::Agents;
+use super::Engine;
 use super::approvals::{PermissionAnswer, PermissionAsk};
 use crate::tools::{Approval, Human, PlanVerdict};
 
 /// The human behind one tool call of a session.
 pub struct CallHuman {
-    pub agents: Arc<Agents>,
+    pub engine: Arc<Engine>,
     pub session_id: String,
     pub call_id: String,
     pub mode: String,
@@ -40,7 +40,8 @@ impl Human for CallHuman {
                 return Err("the session runs unattended (dontAsk mode), so nobody can answer: decide yourself and say what you assumed".into());
             }
             match self
-                .agents
+                .engine
+                .approvals
                 .ask_question(&self.session_id, &self.call_id, questions, &self.cancel)
                 .await
             {
@@ -68,7 +69,8 @@ impl Human for CallHuman {
                 reason: "approve this plan to leave plan mode (always: also accept edits without asking)",
             };
             let answer = self
-                .agents
+                .engine
+                .approvals
                 .ask_permission(ask, &self.cancel)
                 .await
                 .map_err(|e| e.to_string())?;
@@ -78,7 +80,7 @@ impl Human for CallHuman {
                 PermissionAnswer::Deny { feedback } => return Ok(PlanVerdict::Rejected { feedback }),
                 PermissionAnswer::Cancelled => return Err("the turn was cancelled".into()),
             };
-            self.agents
+            self.engine
                 .set_mode(&self.session_id, mode)
                 .await
                 .map_err(|e| e.to_string())?;
@@ -110,7 +112,7 @@ impl Human for CallHuman {
                 summary,
                 reason,
             };
-            match self.agents.ask_permission(ask, &self.cancel).await {
+            match self.engine.approvals.ask_permission(ask, &self.cancel).await {
                 Ok(PermissionAnswer::Allow) => Ok(Approval::Once),
                 Ok(PermissionAnswer::AllowAlways) => Ok(Approval::Always),
                 Ok(PermissionAnswer::Deny { feedback }) => Ok(Approval::Denied { feedback }),

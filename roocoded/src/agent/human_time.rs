@@ -1,7 +1,7 @@
 //! How long each tool call waited for a human (permission requests, questions, plan
 //! approvals), so that a call's `duration_ms` is the tool's own time: the wait is
-//! taken off when the call ends. Every wait goes through `Agents::ask_permission` or
-//! `Agents::ask_question`, which hold a [`WaitClock`] while they wait.
+//! taken off when the call ends. Every wait goes through `Approvals::ask_permission` or
+//! `Approvals::ask_question`, which hold a [`WaitClock`] while they wait.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};

@@ -19,7 +19,7 @@ use roocode_protocol::content::{ContentBlock, Message, Role};
 use roocode_protocol::event::EventPayload;
 use roocode_protocol::session::{CreateParams, ImportParams, SessionInfo};
 
-use super::{AgentError, Agents};
+use super::{AgentError, Engine};
 use crate::context::chain;
 
 /// Turn id given to the events of imported messages.
@@ -28,7 +28,7 @@ const IMPORT_TURN: &str = "import";
 /// Result given to an imported tool call whose result is not in the file.
 const NOT_IN_FILE: &str = "This tool call's result was not in the imported file.";
 
-impl Agents {
+impl Engine {
     /// Imports one page; the first page creates the session.
     pub async fn import(&self, params: ImportParams) -> Result<SessionInfo, AgentError> {
         let mut page = Vec::with_capacity(params.lines.len());

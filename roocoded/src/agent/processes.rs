@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::mpsc;
 
-use super::Agents;
+use super::AgentError;
 use crate::store::Store;
 use crate::tools::{ProcessRecorder, kill_group};
 
@@ -63,6 +63,7 @@ impl ProcessRecorder for SessionProcesses {
 
 /// The writer of process-group rows.
 pub struct ProcessBook {
+    store: Store,
     tx: mpsc::UnboundedSender<Change>,
     /// The groups running now, known the moment they start (the rows follow a moment
     /// later): the RPC layer refuses to be driven from inside them.
@@ -74,7 +75,9 @@ impl ProcessBook {
     pub fn start(store: Store) -> Self {
         let (tx, mut rx) = mpsc::unbounded_channel::<Change>();
         let boot = boot_id();
+        let writer = store.clone();
         tokio::spawn(async move {
+            let store = writer;
             while let Some(change) = rx.recv().await {
                 let r = match change {
                     Change::Started {
@@ -94,6 +97,7 @@ impl ProcessBook {
             }
         });
         ProcessBook {
+            store,
             tx,
             running: Arc::default(),
         }
@@ -105,6 +109,20 @@ impl ProcessBook {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
+    }
+
+    /// Kills the process groups a crashed predecessor left running (this boot only).
+    pub async fn kill_leftovers(&self) -> Result<(), AgentError> {
+        let boot = boot_id();
+        for row in self.store.process_groups().await? {
+            if row.boot_id == boot && !boot.is_empty() {
+                let pgid = row.pgid as i32;
+                tracing::warn!(pgid, session = %row.session_id, command = %row.command, "killing a command left running by the previous daemon");
+                let _ = tokio::task::spawn_blocking(move || kill_group(pgid)).await;
+            }
+            self.store.forget_process_group(row.pgid as i32).await?;
+        }
+        Ok(())
     }
 
     pub fn for_session(&self, session_id: &str) -> Arc<dyn ProcessRecorder> {
@@ -121,20 +139,4 @@ fn boot_id() -> String {
     std::fs::read_to_string("/proc/sys/kernel/random/boot_id")
         .map(|s| s.trim().to_string())
         .unwrap_or_default()
-}
-
-impl Agents {
-    /// Kills the process groups a crashed predecessor left running (this boot only).
-    pub(super) async fn kill_leftover_processes(&self) -> Result<(), super::AgentError> {
-        let boot = boot_id();
-        for row in self.store.process_groups().await? {
-            if row.boot_id == boot && !boot.is_empty() {
-                let pgid = row.pgid as i32;
-                tracing::warn!(pgid, session = %row.session_id, command = %row.command, "killing a command left running by the previous daemon");
-                let _ = tokio::task::spawn_blocking(move || kill_group(pgid)).await;
-            }
-            self.store.forget_process_group(row.pgid as i32).await?;
-        }
-        Ok(())
-    }
 }

@@ -7,16 +7,16 @@ use std::time::Duration;
 use roocode_protocol::event::{ErrorInfo, EventPayload, StopReason};
 use roocode_protocol::session::SessionStatus;
 
-use super::{AgentError, Agents};
+use super::{AgentError, Engine};
 use crate::context::chain;
 
 /// Result text given to tool calls a daemon crash or stop left without one.
 pub const INTERRUPTED_BY_DAEMON: &str = "Interrupted: the daemon stopped before this tool call completed. It may or may not have taken effect; check before repeating it.";
 
-impl Agents {
+impl Engine {
     /// Repairs every session a previous daemon left running.
     pub async fn recover(&self) -> Result<(), AgentError> {
-        self.kill_leftover_processes().await?;
+        self.processes.kill_leftovers().await?;
         for row in self
             .store
             .sessions_with_status(SessionStatus::Running)
@@ -59,13 +59,7 @@ impl Agents {
 
     /// Stops every running turn as `interrupted` and waits (bounded) for them to end.
     pub async fn shutdown(&self) {
-        let runtimes: Vec<_> = self
-            .runtimes
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .values()
-            .cloned()
-            .collect();
+        let runtimes = self.runtimes.all();
         for rt in &runtimes {
             let state = rt.state.lock().await;
             if let Some(running) = &state.running {

@@ -3,15 +3,16 @@
 //! messages sent while it runs, and the model context as stored, so that a turn does
 //! not reload the whole history from SQLite.
 
-use std::collections::VecDeque;
-use std::sync::Arc;
+use std::collections::{HashMap, VecDeque};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use roocode_protocol::session::ClientEnv;
 use tokio::sync::Notify;
 use tokio_util::sync::CancellationToken;
 
 use crate::context::budget::EstimatedContext;
+use crate::store::{Store, StoreError};
 use crate::tools::{FileState, ShellState, TodoList};
 
 /// A turn in progress.
@@ -73,7 +74,7 @@ pub struct SessionRuntime {
     /// start to its end (taking the context out, putting it back only if the turn ended
     /// without an error); rewrites outside the turn (`/clear`, `/compact`, recovery,
     /// `session.import`) take it around their write; code outside the agent that
-    /// rewrites the stored context calls `Agents::forget_cached_context` after its write.
+    /// rewrites the stored context calls `Engine::forget_cached_context` after its write.
     ///
     /// Lock order: `context`, then `state`. Never wait for this lock while holding
     /// `state`: the turn takes `state` while it holds this one.
@@ -99,5 +100,49 @@ impl SessionRuntime {
             context: tokio::sync::Mutex::new(None),
             refused_config: std::sync::Mutex::new(None),
         }
+    }
+}
+
+/// The in-memory side of every session used since the daemon started, by session id.
+#[derive(Default)]
+pub struct Runtimes(Mutex<HashMap<String, Arc<SessionRuntime>>>);
+
+impl Runtimes {
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<String, Arc<SessionRuntime>>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// The session's runtime, if it has one.
+    pub fn get(&self, id: &str) -> Option<Arc<SessionRuntime>> {
+        self.map().get(id).cloned()
+    }
+
+    /// The session's runtime, created on first use with its stored queue.
+    pub async fn load(&self, store: &Store, id: &str) -> Result<Arc<SessionRuntime>, StoreError> {
+        if let Some(rt) = self.get(id) {
+            return Ok(rt);
+        }
+        let queue: VecDeque<Queued> = store
+            .queued_inputs(id)
+            .await?
+            .into_iter()
+            .map(|i| Queued {
+                input_id: i.id,
+                text: i.text,
+            })
+            .collect();
+        Ok(self
+            .map()
+            .entry(id.to_string())
+            .or_insert_with(|| Arc::new(SessionRuntime::new(id.to_string(), queue)))
+            .clone())
+    }
+
+    pub fn remove(&self, id: &str) {
+        self.map().remove(id);
+    }
+
+    pub fn all(&self) -> Vec<Arc<SessionRuntime>> {
+        self.map().values().cloned().collect()
     }
 }

@@ -6,7 +6,6 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use roocode_protocol::Mode;
 use roocode_protocol::content::{ContentBlock, Message, Role};
 use roocode_protocol::event::{ErrorInfo, EventPayload, StopReason};
 use roocode_protocol::session::SessionStatus;
@@ -14,11 +13,12 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::runtime::SessionRuntime;
+use super::settings::{Sources, TurnSettings};
 use super::turn_config::TurnConfig;
-use super::{AgentError, Agents, executor, prompt};
+use super::{AgentError, Engine, executor};
 use crate::context::budget::{Budget, EstimatedContext, estimate_tokens};
 use crate::context::chain;
-use crate::llm::{self, ModelRequest, ModelStopReason};
+use crate::llm::{ModelRequest, ModelResponse, ModelStopReason};
 use crate::store::{ContextWrite, Delivery, StoreError, TurnState};
 
 mod config_change;
@@ -28,10 +28,6 @@ mod window;
 
 /// Result text given to tool calls a user interrupt left without one.
 pub const INTERRUPTED_BY_USER: &str = "Interrupted by user: this tool call did not complete.";
-/// Three unknown or disabled tools in a row end the turn.
-const MAX_UNKNOWN_STREAK: u32 = 3;
-/// Output limit asked of the model per call.
-const MAX_OUTPUT_TOKENS: u32 = 16_384;
 
 type TurnEnd = (StopReason, Option<ErrorInfo>);
 
@@ -39,14 +35,14 @@ fn ended(stop: StopReason, kind: &str, message: impl Into<String>) -> TurnEnd {
     (
         stop,
         Some(ErrorInfo {
-            kind: kind.to_string(),
+            kind: kind.into(),
             message: message.into(),
         }),
     )
 }
 
 /// Runs the session's current turn to its end and records how it ended.
-pub(super) async fn run(agents: &Arc<Agents>, rt: &Arc<SessionRuntime>) {
+pub(super) async fn run(engine: &Arc<Engine>, rt: &Arc<SessionRuntime>) {
     let (turn_id, cancel, interrupted) = {
         let state = rt.state.lock().await;
         match &state.running {
@@ -59,13 +55,15 @@ pub(super) async fn run(agents: &Arc<Agents>, rt: &Arc<SessionRuntime>) {
     // the stored one meanwhile (see `SessionRuntime::context`).
     let mut cached = rt.context.lock().await;
     let mut turn = Turn {
-        agents,
+        engine,
         rt,
         turn_id: &turn_id,
         cancel,
         context: EstimatedContext::default(),
         budget: None,
         reminder: None,
+        iterations: 0,
+        unknown_streak: 0,
     };
     let result = turn.run(cached.take()).instrument(span.clone()).await;
     if result.is_ok() {
@@ -84,7 +82,7 @@ pub(super) async fn run(agents: &Arc<Agents>, rt: &Arc<SessionRuntime>) {
     if stop == StopReason::Cancelled && interrupted.load(Ordering::SeqCst) {
         stop = StopReason::Interrupted;
     }
-    let store = agents.store();
+    let store = engine.store();
     let err_text = error.as_ref().map(|e| e.message.as_str());
     if let Err(e) = store.finish_turn(&turn_id, stop, err_text).await {
         tracing::error!(parent: &span, "cannot record the end of the turn: {e}");
@@ -101,14 +99,14 @@ pub(super) async fn run(agents: &Arc<Agents>, rt: &Arc<SessionRuntime>) {
         stop_reason: stop,
         error,
     };
-    if let Err(e) = agents.events().append(&rt.id, &rt.id, done).await {
+    if let Err(e) = engine.events().append(&rt.id, &rt.id, done).await {
         tracing::error!(parent: &span, "cannot record turn_completed: {e}");
     }
     tracing::info!(parent: &span, stop_reason = stop.as_str(), "turn completed");
 }
 
 struct Turn<'a> {
-    agents: &'a Arc<Agents>,
+    engine: &'a Arc<Engine>,
     rt: &'a Arc<SessionRuntime>,
     turn_id: &'a str,
     cancel: CancellationToken,
@@ -119,6 +117,10 @@ struct Turn<'a> {
     budget: Option<Budget>,
     /// Instruction files and the memory index, read once at the start of the turn.
     reminder: Option<String>,
+    /// Model calls with tool use so far (`max_turns` counts them).
+    iterations: u32,
+    /// Calls of unknown or disabled tools in a row.
+    unknown_streak: u32,
 }
 
 impl Turn<'_> {
@@ -127,7 +129,7 @@ impl Turn<'_> {
     }
 
     async fn emit(&self, payload: EventPayload) -> Result<(), AgentError> {
-        self.agents
+        self.engine
             .events()
             .append(self.id(), self.id(), payload)
             .await?;
@@ -137,205 +139,264 @@ impl Turn<'_> {
     /// Runs the turn from `cached`, the context the previous turn left, if any
     /// (loaded from the store otherwise).
     async fn run(&mut self, cached: Option<EstimatedContext>) -> Result<TurnEnd, AgentError> {
-        let store = self.agents.store();
+        let live = match self.start(cached).await? {
+            Ok(live) => live,
+            Err(end) => return Ok(end),
+        };
+        loop {
+            let settings = match self.settings(live.as_ref()).await? {
+                Ok(settings) => settings,
+                Err(end) => return Ok(end),
+            };
+            if let Some(end) = self.iteration(&settings).await? {
+                return Ok(end);
+            }
+        }
+    }
+
+    /// Loads the context, delivers the queued messages and reads the configuration
+    /// the turn runs with (once per turn, see `TurnConfig`); `None` when the session
+    /// is gone.
+    async fn start(
+        &mut self,
+        cached: Option<EstimatedContext>,
+    ) -> Result<Result<Option<TurnConfig>, TurnEnd>, AgentError> {
+        let store = self.engine.store();
         self.context = match cached {
             Some(context) => context,
             None => EstimatedContext::new(store.context(self.id()).await?),
         };
         self.ensure_valid_chain().await?;
         self.deliver_queued().await?;
-        // The configuration is read once per turn (see `TurnConfig`).
-        let mut turn_config = None;
+        let mut live = None;
         if let Some(row) = store.session(self.id()).await? {
-            self.reminder = self.agents.session_reminder(&row);
-            match TurnConfig::load(&self.agents.paths.user_dir, Path::new(&row.root)) {
+            self.reminder = self.engine.session_reminder(&row);
+            match TurnConfig::load(&self.engine.paths.user_dir, Path::new(&row.root)) {
                 Ok(config) => {
                     let refused = self.rt.refused_config.lock().map(|mut r| r.take());
-                    turn_config = Some(match refused.ok().flatten() {
+                    live = Some(match refused.ok().flatten() {
                         Some(refused) => config.resume(refused),
                         None => config,
                     });
                 }
-                Err(e) => return Ok(ended(StopReason::Error, "config", e.to_string())),
+                Err(e) => return Ok(Err(ended(StopReason::Error, "config", e.to_string()))),
             }
         }
         self.emit(EventPayload::TurnStarted {
             turn_id: self.turn_id.to_string(),
         })
         .await?;
-        crate::sandbox::announce(self.agents, self.id()).await;
+        crate::sandbox::announce(self.engine, self.id()).await;
+        Ok(Ok(live))
+    }
 
-        let mut iterations: u32 = 0;
-        let mut unknown_streak: u32 = 0;
-        loop {
-            if self.cancel.is_cancelled() {
-                return self.cancelled().await;
-            }
-            if iterations > 0 {
-                self.deliver_queued().await?;
-            }
-            let Some(row) = store.session(self.id()).await? else {
-                return Ok(ended(
-                    StopReason::Error,
-                    "internal",
-                    "the session was deleted",
-                ));
-            };
-            let Some(turn_config) = &turn_config else {
-                return Ok(ended(
-                    StopReason::Error,
-                    "internal",
-                    "the session was deleted",
-                ));
-            };
-            if !self.recheck_config(&row, turn_config).await? {
-                return self.cancelled().await;
-            }
-            let env = self.agents.env_of(self.rt).await;
-            let config = turn_config.get();
-            let model = match llm::resolve_model(&row.model, &env, &config, &self.agents.http) {
-                Ok(m) => m,
-                Err(e) => return Ok(ended(StopReason::Error, e.kind(), e.to_string())),
-            };
-            let max_turns = env
-                .get("ROOCODE_MAX_TURNS")
-                .and_then(|v| v.parse::<u32>().ok())
-                .filter(|n| *n > 0)
-                .unwrap_or_else(|| config.max_turns());
-            if self.budget.is_none() {
-                let tools = serde_json::to_string(&self.agents.tools.defs()).map_or(0, |t| t.len());
-                let overhead =
-                    estimate_tokens(&prompt::system_prompt(&row)) + tools.div_ceil(4) as u64;
-                self.budget = Some(Budget::new(model.context_window).with_overhead(overhead));
-            }
-            self.clear_stale_if_tight(model.context_window).await?;
-            self.compact_if_full(&model, &env, &config).await?;
-            // The provider rejects a history whose tool calls are not paired.
-            if self.ensure_valid_chain().await? {
-                tracing::warn!("the context needed repair before the model call");
-            }
-            let plan_reminder = (row.mode == Mode::Plan)
-                .then(|| prompt::plan_mode_reminder(&self.agents.plan_file(&row.id)));
-            let request_len = self.context.len();
-            let request = ModelRequest {
-                model: model.model.clone(),
-                system: prompt::system_prompt(&row),
-                messages: request::messages(&self.context, self.reminder.as_deref(), plan_reminder),
-                tools: self.agents.tools.defs(),
-                max_tokens: MAX_OUTPUT_TOKENS,
-            };
-            store
-                .set_turn_state(self.turn_id, TurnState::Requesting, iterations)
-                .await?;
-            let policy = llm::RetryPolicy::from_env_and_config(&env, &config);
-            let message_id = uuid::Uuid::now_v7().to_string();
-            let span =
-                tracing::info_span!("model_call", model = %row.model, iteration = iterations);
-            let outcome = self
-                .call(&model, &request, &policy, &message_id)
-                .instrument(span)
-                .await;
-            let outcome = match outcome {
-                Ok(o) => o,
-                Err(_) if self.cancel.is_cancelled() => return self.cancelled().await,
-                Err(e) => {
-                    self.record_call(&row, &model, &message_id, None, Some(&e))
-                        .await?;
-                    return Ok(ended(StopReason::Error, e.kind(), e.to_string()));
-                }
-            };
-            let covered = request_len;
-            self.budget
-                .get_or_insert_with(|| Budget::new(model.context_window))
-                .record(&outcome.response.usage, covered);
-            self.record_call(&row, &model, &message_id, Some(&outcome), None)
-                .await?;
-            let response = outcome.response;
-            if !response.content.is_empty() {
-                self.emit(EventPayload::AssistantMessage {
-                    message_id: message_id.clone(),
-                    content: response.content.clone(),
-                })
-                .await?;
-                self.push(Message {
-                    role: Role::Assistant,
-                    content: response.content.clone(),
-                })
-                .await?;
-            }
-            let calls: Vec<executor::Call> = response
-                .content
-                .iter()
-                .filter_map(|b| match b {
-                    ContentBlock::ToolUse { id, name, input } => Some(executor::Call {
-                        id: id.clone(),
-                        name: name.clone(),
-                        input: input.clone(),
-                    }),
-                    _ => None,
-                })
-                .collect();
-            if calls.is_empty() {
-                return Ok(match response.stop_reason {
-                    ModelStopReason::MaxTokens => ended(
-                        StopReason::MaxTokens,
-                        "max_tokens",
-                        "the answer reached the model's output limit (max_tokens) and was cut off",
+    /// The settings of the next iteration: the queued messages delivered, the session
+    /// read again (its mode and model may have changed), config changes made since
+    /// acted on, the model resolved. `Err` ends the turn.
+    async fn settings<'t>(
+        &mut self,
+        live: Option<&'t TurnConfig>,
+    ) -> Result<Result<TurnSettings<'t>, TurnEnd>, AgentError> {
+        let deleted = || ended(StopReason::Error, "internal", "the session was deleted");
+        if self.cancel.is_cancelled() {
+            return self.cancelled().await.map(Err);
+        }
+        if self.iterations > 0 {
+            self.deliver_queued().await?;
+        }
+        let (Some(row), Some(live)) = (self.engine.store().session(self.id()).await?, live) else {
+            return Ok(Err(deleted()));
+        };
+        let mode = row.mode;
+        if !self.recheck_config(mode, live).await? {
+            return self.cancelled().await.map(Err);
+        }
+        let sources = Sources {
+            env: self.engine.env_of(self.rt).await,
+            tools: self.engine.tools.clone(),
+            plan_file: self.engine.plan_file(&row.id),
+            user_dir: &self.engine.paths.user_dir,
+            http: &self.engine.http,
+        };
+        Ok(TurnSettings::main(row, live, sources)
+            .map_err(|e| ended(StopReason::Error, e.kind(), e.to_string())))
+    }
+
+    /// One model call and the tools it asks for; `Some` when the turn ends.
+    async fn iteration(
+        &mut self,
+        settings: &TurnSettings<'_>,
+    ) -> Result<Option<TurnEnd>, AgentError> {
+        self.manage_context(settings).await?;
+        let response = match self.ask_model(settings).await? {
+            Ok(response) => response,
+            Err(end) => return Ok(Some(end)),
+        };
+        let calls: Vec<executor::Call> = response
+            .content
+            .iter()
+            .filter_map(|b| match b {
+                ContentBlock::ToolUse { id, name, input } => Some(executor::Call {
+                    id: id.clone(),
+                    name: name.clone(),
+                    input: input.clone(),
+                }),
+                _ => None,
+            })
+            .collect();
+        if calls.is_empty() {
+            return Ok(Some(match response.stop_reason {
+                ModelStopReason::MaxTokens => ended(
+                    StopReason::MaxTokens,
+                    "max_tokens",
+                    "the answer reached the model's output limit (max_tokens) and was cut off",
+                ),
+                _ => (StopReason::EndTurn, None),
+            }));
+        }
+        if let Some(end) = self.run_tools(settings, &calls).await? {
+            return Ok(Some(end));
+        }
+        self.iterations += 1;
+        let max_turns = settings.agent.limits.max_turns;
+        if self.iterations >= max_turns {
+            self.emit(EventPayload::Error {
+                error: ErrorInfo {
+                    kind: "max_turns".into(),
+                    message: format!(
+                        "stopped after {max_turns} iterations (max_turns): send a message to let the agent continue, or raise max_turns in .roocode/config.yaml"
                     ),
-                    _ => (StopReason::EndTurn, None),
-                });
-            }
-
-            store
-                .set_turn_state(self.turn_id, TurnState::ExecutingTools, iterations)
-                .await?;
-            let results = executor::run_calls(
-                self.agents,
-                self.rt,
-                &row,
-                self.turn_id,
-                &calls,
-                &self.cancel,
-                model.context_window,
-                turn_config,
-            )
-            .await?;
-            for r in &results {
-                unknown_streak = if r.unknown_tool {
-                    unknown_streak + 1
-                } else {
-                    0
-                };
-            }
-            self.push(Message {
-                role: Role::User,
-                content: results.into_iter().map(|r| r.block).collect(),
+                },
             })
             .await?;
-            if self.cancel.is_cancelled() {
-                return self.cancelled().await;
-            }
-            if unknown_streak >= MAX_UNKNOWN_STREAK {
-                return Ok(ended(
-                    StopReason::Error,
-                    "unknown_tool",
-                    "the model called tools that do not exist three times in a row, so the turn was stopped",
-                ));
-            }
-            iterations += 1;
-            if iterations >= max_turns {
-                self.emit(EventPayload::Error {
-                    error: ErrorInfo {
-                        kind: "max_turns".into(),
-                        message: format!(
-                            "stopped after {max_turns} iterations (max_turns): send a message to let the agent continue, or raise max_turns in .roocode/config.yaml"
-                        ),
-                    },
-                })
-                .await?;
-                return Ok((StopReason::MaxTurns, None));
-            }
+            return Ok(Some((StopReason::MaxTurns, None)));
         }
+        Ok(None)
+    }
+
+    /// Before the model call: the budget known, old results cleared or the history
+    /// compacted when the window is tight, the tool calls paired.
+    async fn manage_context(&mut self, settings: &TurnSettings<'_>) -> Result<(), AgentError> {
+        let window = settings.model.context_window;
+        if self.budget.is_none() {
+            let agent = &settings.agent;
+            let tools = serde_json::to_string(&agent.tools.defs()).map_or(0, |t| t.len());
+            let overhead = estimate_tokens(&agent.system_prompt) + tools.div_ceil(4) as u64;
+            self.budget = Some(Budget::new(window).with_overhead(overhead));
+        }
+        self.clear_stale_if_tight(window).await?;
+        self.compact_if_full(settings).await?;
+        // The provider rejects a history whose tool calls are not paired.
+        if self.ensure_valid_chain().await? {
+            tracing::warn!("the context needed repair before the model call");
+        }
+        Ok(())
+    }
+
+    /// The model call of the iteration, recorded, its answer added to the context.
+    /// `Err` ends the turn (the call failed or was cancelled).
+    async fn ask_model(
+        &mut self,
+        settings: &TurnSettings<'_>,
+    ) -> Result<Result<ModelResponse, TurnEnd>, AgentError> {
+        let agent = &settings.agent;
+        let model = &settings.model;
+        let request_len = self.context.len();
+        let request = ModelRequest {
+            model: model.model.clone(),
+            system: agent.system_prompt.clone(),
+            messages: request::messages(
+                &self.context,
+                self.reminder.as_deref(),
+                agent.plan_reminder(),
+            ),
+            tools: agent.tools.defs(),
+            max_tokens: agent.limits.max_output_tokens,
+        };
+        self.engine
+            .store()
+            .set_turn_state(self.turn_id, TurnState::Requesting, self.iterations)
+            .await?;
+        let message_id = uuid::Uuid::now_v7().to_string();
+        let span =
+            tracing::info_span!("model_call", model = %agent.model, iteration = self.iterations);
+        let outcome = self
+            .call(model, &request, &settings.retry, &message_id)
+            .instrument(span)
+            .await;
+        let outcome = match outcome {
+            Ok(o) => o,
+            Err(_) if self.cancel.is_cancelled() => return self.cancelled().await.map(Err),
+            Err(e) => {
+                self.record_call(settings, &message_id, None, Some(&e))
+                    .await?;
+                return Ok(Err(ended(StopReason::Error, e.kind(), e.to_string())));
+            }
+        };
+        self.budget
+            .get_or_insert_with(|| Budget::new(model.context_window))
+            .record(&outcome.response.usage, request_len);
+        self.record_call(settings, &message_id, Some(&outcome), None)
+            .await?;
+        let response = outcome.response;
+        if !response.content.is_empty() {
+            self.emit(EventPayload::AssistantMessage {
+                message_id: message_id.clone(),
+                content: response.content.clone(),
+            })
+            .await?;
+            self.push(Message {
+                role: Role::Assistant,
+                content: response.content.clone(),
+            })
+            .await?;
+        }
+        Ok(Ok(response))
+    }
+
+    /// Runs the calls and adds their results to the context; `Some` when the turn
+    /// ends (cancelled, or too many unknown tools in a row).
+    async fn run_tools(
+        &mut self,
+        settings: &TurnSettings<'_>,
+        calls: &[executor::Call],
+    ) -> Result<Option<TurnEnd>, AgentError> {
+        self.engine
+            .store()
+            .set_turn_state(self.turn_id, TurnState::ExecutingTools, self.iterations)
+            .await?;
+        let results = executor::run_calls(
+            self.engine,
+            self.rt,
+            settings,
+            self.turn_id,
+            calls,
+            &self.cancel,
+        )
+        .await?;
+        for r in &results {
+            self.unknown_streak = if r.unknown_tool {
+                self.unknown_streak + 1
+            } else {
+                0
+            };
+        }
+        self.push(Message {
+            role: Role::User,
+            content: results.into_iter().map(|r| r.block).collect(),
+        })
+        .await?;
+        if self.cancel.is_cancelled() {
+            return self.cancelled().await.map(Some);
+        }
+        if self.unknown_streak >= settings.agent.limits.max_unknown_streak {
+            return Ok(Some(ended(
+                StopReason::Error,
+                "unknown_tool",
+                "the model called tools that do not exist three times in a row, so the turn was stopped",
+            )));
+        }
+        Ok(None)
     }
 
     /// Ends the turn after a cancel: every tool call gets its result (repair).
@@ -355,7 +416,7 @@ impl Turn<'_> {
             chain::repair(messages, INTERRUPTED_BY_USER);
             true
         });
-        self.agents
+        self.engine
             .store()
             .replace_context(self.id(), &self.context)
             .await?;
@@ -364,7 +425,7 @@ impl Turn<'_> {
 
     /// Appends a message to the context and the store.
     async fn push(&mut self, msg: Message) -> Result<(), AgentError> {
-        self.agents
+        self.engine
             .store()
             .push_message(self.id(), self.context.len(), &msg, Some(self.turn_id))
             .await?;
@@ -413,7 +474,7 @@ impl Turn<'_> {
                 text: q.text.clone(),
             };
             match self
-                .agents
+                .engine
                 .events()
                 .append_delivery(delivery, payload)
                 .await

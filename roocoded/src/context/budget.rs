@@ -44,6 +44,7 @@ pub fn estimate_block(block: &ContentBlock) -> u64 {
             ..
         } => estimate_tokens(tool_use_id) + estimate_tokens(content),
         ContentBlock::Image { .. } => IMAGE_TOKENS,
+        ContentBlock::Unknown => 0,
     }
 }
 

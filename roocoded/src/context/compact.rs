@@ -111,7 +111,9 @@ fn render(m: &Message) -> String {
                 let tag = if *is_error { "error" } else { "result" };
                 format!("[tool {tag}] {head}\n")
             }
-            ContentBlock::Thinking { .. } | ContentBlock::RedactedThinking { .. } => continue,
+            ContentBlock::Thinking { .. }
+            | ContentBlock::RedactedThinking { .. }
+            | ContentBlock::Unknown => continue,
             ContentBlock::Image { .. } => format!("[{who} image]\n"),
         };
         out.push_str(&line);

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use roocode_protocol::paths::{Paths, PathsError};
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::Agents;
+use crate::agent::Engine;
 use crate::rpc;
 use crate::store::{Store, StoreError};
 
@@ -74,8 +74,8 @@ async fn run(paths: Paths) -> Result<(), DaemonError> {
     let bound = socket::bind(&paths.socket, &paths.lock)?;
     let store = Store::open(&paths.database).await?;
     let stop = CancellationToken::new();
-    let agents = Arc::new(Agents::new(store.clone(), paths.clone()));
-    agents.recover().await?;
+    let engine = Arc::new(Engine::new(store.clone(), paths.clone()));
+    engine.recover().await?;
     tracing::info!(
         pid = std::process::id(),
         socket = %paths.socket.display(),
@@ -88,7 +88,7 @@ async fn run(paths: Paths) -> Result<(), DaemonError> {
         watch_home(paths.user_dir.clone(), stop.clone());
     }
     let info = rpc::DaemonContext {
-        agents: agents.clone(),
+        engine: engine.clone(),
         paths: paths.clone(),
         started,
         started_at_ms: crate::clock::now_ms(),
@@ -97,7 +97,7 @@ async fn run(paths: Paths) -> Result<(), DaemonError> {
     rpc::serve(&bound.listener, info, stop.clone()).await;
 
     tracing::info!("stopping: interrupting running turns");
-    agents.shutdown().await;
+    engine.shutdown().await;
     drop(bound);
     store.close().await;
     tracing::info!("roocoded stopped");

@@ -53,7 +53,7 @@ impl MemoryDirs {
 }
 
 /// Kind of memory; decides its directory.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum MemoryType {
     /// About the user: preferences, role, habits (user directory).

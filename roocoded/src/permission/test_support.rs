@@ -145,13 +145,13 @@ impl Facts {
     /// on what a real tool names (Glob's walked directory, say).
     pub(crate) fn builtin(name: &'static str, input: Value, scope: &Scope) -> Self {
         let registry = crate::tools::Registry::with_builtins();
-        let tool = registry.get(name).unwrap();
         let mut ctx = crate::tools::ToolContext::new("test", scope.cwd.clone(), scope.root.clone());
         ctx.scope = scope.clone();
+        let prepared = registry.prepare(name, &input, &ctx).unwrap();
         Self {
             tool: name,
-            effect: tool.effect(),
-            target: tool.permission_target(&input, &ctx),
+            effect: prepared.spec.effect,
+            target: prepared.target,
             input,
         }
     }

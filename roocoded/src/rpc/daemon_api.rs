@@ -51,7 +51,7 @@ impl DaemonApiServer for Handler {
 
     async fn info(&self) -> RpcResult<DaemonInfo> {
         let ctx = &self.0;
-        let (sessions, running_turns) = ctx.agents.counts().await.map_err(to_rpc)?;
+        let (sessions, running_turns) = ctx.engine.counts().await.map_err(to_rpc)?;
         Ok(DaemonInfo {
             pid: std::process::id(),
             version: VERSION.to_string(),
@@ -68,7 +68,7 @@ impl DaemonApiServer for Handler {
     }
 
     async fn subscribe_daemon(&self, pending: PendingSubscriptionSink) -> SubscriptionResult {
-        let mut rx = self.0.agents.events().subscribe_all();
+        let mut rx = self.0.engine.events().subscribe_all();
         let sink = pending.accept().await?;
         loop {
             tokio::select! {
@@ -109,6 +109,6 @@ impl CommandsApiServer for Handler {
 #[jsonrpsee::core::async_trait]
 impl PendingApiServer for Handler {
     async fn list(&self) -> RpcResult<Vec<PendingRequest>> {
-        self.0.agents.pending(None).await.map_err(to_rpc)
+        self.0.engine.pending(None).await.map_err(to_rpc)
     }
 }

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use jsonrpsee::types::{ErrorObjectOwned, Request};
 use roocode_protocol::PROTOCOL_VERSION;
 use roocode_protocol::daemon::ClientInfo;
-use roocode_protocol::error::HANDSHAKE_REQUIRED;
+use roocode_protocol::error::RpcErrorCode;
 use roocode_protocol::event::DecidedBy;
 
 // 0: no hello yet.
@@ -31,6 +31,16 @@ impl HandshakeState {
     /// Remembers who is on this connection (from its `daemon.hello`).
     pub fn set_client(&self, client: ClientInfo) {
         *self.0.client.lock().unwrap_or_else(PoisonError::into_inner) = Some(client);
+    }
+
+    /// The kind of client on this connection (`cli`, `tui`, …), once it said hello.
+    pub fn client_kind(&self) -> Option<String> {
+        self.0
+            .client
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .as_ref()
+            .map(|c| c.kind.clone())
     }
 
     /// Who is on this connection, as shown to other clients when it decides something.
@@ -80,19 +90,19 @@ impl super::refusing::Rule for HelloRule {
         match self.state.0.stage.load(Ordering::SeqCst) {
             COMPATIBLE => None,
             INCOMPATIBLE if matches!(method, "daemon.info" | "daemon.shutdown") => None,
-            INCOMPATIBLE => Some(ErrorObjectOwned::owned(
-                HANDSHAKE_REQUIRED,
+            INCOMPATIBLE => Some(super::errors::error_object(
+                RpcErrorCode::HandshakeRequired,
                 format!(
                     "this daemon speaks protocol {PROTOCOL_VERSION}, the client another: restart it with `roocode-cli daemon restart`"
                 ),
-                None::<()>,
+                None,
             )),
-            _ => Some(ErrorObjectOwned::owned(
-                HANDSHAKE_REQUIRED,
+            _ => Some(super::errors::error_object(
+                RpcErrorCode::HandshakeRequired,
                 format!(
                     "call daemon.hello before {method}: it checks that client and daemon speak the same protocol"
                 ),
-                None::<()>,
+                None,
             )),
         }
     }

@@ -1,5 +1,5 @@
 //! The JSON-RPC interface: serves the `protocol` traits on the Unix socket and turns
-//! calls into requests to [`crate::agent::Agents`]. Nothing here decides anything
+//! calls into requests to [`crate::agent::Engine`]. Nothing here decides anything
 //! about sessions; it translates, checks the caller and streams events.
 
 mod daemon_api;
@@ -15,6 +15,7 @@ mod relay;
 mod server;
 mod session_api;
 mod subscribe;
+mod traced;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -22,14 +23,14 @@ use std::time::Instant;
 use roocode_protocol::paths::Paths;
 use tokio_util::sync::CancellationToken;
 
-use crate::agent::Agents;
+use crate::agent::Engine;
 
 pub use server::serve;
 
 /// What the RPC handlers share.
 #[derive(Clone)]
 pub struct DaemonContext {
-    pub agents: Arc<Agents>,
+    pub engine: Arc<Engine>,
     pub paths: Paths,
     pub started: Instant,
     pub started_at_ms: i64,

@@ -15,9 +15,9 @@ use std::collections::HashSet;
 use std::sync::Arc;
 
 use jsonrpsee::types::{ErrorObjectOwned, Request};
-use roocode_protocol::error::REFUSED_FROM_COMMAND;
+use roocode_protocol::error::RpcErrorCode;
 
-use crate::agent::Agents;
+use crate::agent::Engine;
 
 /// The methods a command may not call.
 pub const GUARDED: &[&str] = &[
@@ -105,11 +105,11 @@ fn parse_stat(text: &str) -> Option<Stat> {
     })
 }
 
-/// The rule, one per connection (run by [`super::refusing::Refusing`]).
+/// The rule, one per connection (run by `rpc::refusing::Refusing`).
 #[derive(Clone)]
 pub struct CommandRule {
     pub peer_pid: Option<i32>,
-    pub agents: Arc<Agents>,
+    pub engine: Arc<Engine>,
 }
 
 impl super::refusing::Rule for CommandRule {
@@ -122,7 +122,7 @@ impl super::refusing::Rule for CommandRule {
             return Some(refused(method, "the connecting process is unknown"));
         };
         let daemon = std::process::id() as i32;
-        match check(pid, &self.agents.command_groups(), daemon) {
+        match check(pid, &self.engine.command_groups(), daemon) {
             Verdict::Allowed => None,
             Verdict::Command(hit) => {
                 tracing::warn!(
@@ -149,11 +149,11 @@ impl super::refusing::Rule for CommandRule {
 }
 
 fn refused(method: &str, why: &str) -> ErrorObjectOwned {
-    ErrorObjectOwned::owned(
-        REFUSED_FROM_COMMAND,
+    super::errors::error_object(
+        RpcErrorCode::RefusedFromCommand,
         format!(
             "{method} refused: {why}. A command can never answer permission requests or questions, change the mode or model, send or import messages, delete sessions or stop the daemon; answer from your own terminal (`roocode-cli approve|deny <id>`, or the TUI)"
         ),
-        None::<()>,
+        None,
     )
 }

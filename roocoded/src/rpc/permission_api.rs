@@ -29,7 +29,7 @@ impl PermissionApiServer for Handler {
         feedback: Option<String>,
     ) -> RpcResult<()> {
         self.0
-            .agents
+            .engine
             .respond_permission(&request_id, decision, feedback, decided_by(ext))
             .await
             .map_err(to_rpc)
@@ -45,7 +45,7 @@ impl QuestionApiServer for Handler {
         answers: Vec<String>,
     ) -> RpcResult<()> {
         self.0
-            .agents
+            .engine
             .respond_question(&request_id, answers, decided_by(ext))
             .await
             .map_err(to_rpc)

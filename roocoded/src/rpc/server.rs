@@ -1,6 +1,8 @@
 //! The accept loop: one jsonrpsee service per connection, the peer's uid checked
 //! before any byte is read, the connection count bounded, and the client's WebSocket
-//! relayed to jsonrpsee through the frame pre-parser ([`super::relay`]).
+//! relayed to jsonrpsee through the frame pre-parser ([`super::relay`]). Every call
+//! runs in a tracing span ([`super::traced`]), then past the handshake and command
+//! rules ([`super::refusing`]).
 
 use futures_util::FutureExt;
 use jsonrpsee::server::middleware::rpc::RpcServiceBuilder;
@@ -21,6 +23,7 @@ use tower::Service;
 
 use super::limits::Limits;
 use super::refusing::Refusing;
+use super::traced::Traced;
 use super::{DaemonContext, Peer, handshake, peer_check, relay};
 
 /// Bytes buffered in each direction of the in-memory pipe between relay and jsonrpsee.
@@ -40,7 +43,7 @@ pub async fn serve(listener: &UnixListener, ctx: DaemonContext, stop: Cancellati
         .set_batch_request_config(jsonrpsee::server::BatchRequestConfig::Disabled)
         .build();
     let connections = Arc::new(Semaphore::new(limits.max_connections));
-    let agents = ctx.agents.clone();
+    let engine = ctx.engine.clone();
     let builder = Server::builder().set_config(cfg).to_service_builder();
     let mut methods = Methods::new();
     let handler = super::Handler(ctx.clone());
@@ -91,8 +94,14 @@ pub async fn serve(listener: &UnixListener, ctx: DaemonContext, stop: Cancellati
         };
         let state = handshake::HandshakeState::default();
         let conn_state = state.clone();
-        let agents = agents.clone();
+        let traced_state = state.clone();
+        let engine = engine.clone();
         let gate = RpcServiceBuilder::new()
+            .layer_fn(move |service| Traced {
+                service,
+                peer,
+                handshake: traced_state.clone(),
+            })
             .layer_fn(move |service| Refusing {
                 service,
                 rule: handshake::HelloRule {
@@ -103,7 +112,7 @@ pub async fn serve(listener: &UnixListener, ctx: DaemonContext, stop: Cancellati
                 service,
                 rule: peer_check::CommandRule {
                     peer_pid: peer.pid,
-                    agents: agents.clone(),
+                    engine: engine.clone(),
                 },
             });
         let mut svc = builder

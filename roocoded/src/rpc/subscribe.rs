@@ -29,8 +29,8 @@ pub async fn subscribe(
     session_id: String,
     since_seq: Option<u64>,
 ) -> SubscriptionResult {
-    let agents = &h.0.agents;
-    let row = match agents.resolve(&session_id).await {
+    let engine = &h.0.engine;
+    let row = match engine.resolve(&session_id).await {
         Ok(row) => row,
         Err(e) => {
             pending.reject(to_rpc(e)).await;
@@ -39,10 +39,10 @@ pub async fn subscribe(
     };
     let id = row.id.clone();
     // Subscribe before reading the store: whatever is stored later is also published.
-    let mut live = agents.events().subscribe(&id);
+    let mut live = engine.events().subscribe(&id);
     let result = serve(h, pending, &id, since_seq.unwrap_or(0), &mut live).await;
     drop(live);
-    agents.events().release(&id);
+    engine.events().release(&id);
     result
 }
 
@@ -55,7 +55,7 @@ async fn serve(
     live: &mut broadcast::Receiver<Arc<Event>>,
 ) -> SubscriptionResult {
     let sink = pending.accept().await?;
-    let (info, waiting) = h.0.agents.snapshot(id).await.map_err(to_rpc)?;
+    let (info, waiting) = h.0.engine.snapshot(id).await.map_err(to_rpc)?;
     let snapshot = EventPayload::Snapshot {
         session: Box::new(info),
         pending: waiting,
@@ -110,7 +110,7 @@ async fn replay(
     mut after: u64,
     upto: Option<u64>,
 ) -> Result<u64, StringError> {
-    let store = h.0.agents.store();
+    let store = h.0.engine.store();
     loop {
         let page = store
             .wire_events_after(id, after, REPLAY_PAGE)

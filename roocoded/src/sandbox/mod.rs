@@ -283,7 +283,7 @@ pub async fn announce(agents: &crate::agent::Agents, session_id: &str) {
         tracing::warn!(session = %row.id, "{message}");
         let ev = roocode_protocol::event::EventPayload::Error {
             error: roocode_protocol::event::ErrorInfo {
-                kind: "sandbox".to_string(),
+                kind: roocode_protocol::event::ErrorKind::Sandbox,
                 message,
             },
         };

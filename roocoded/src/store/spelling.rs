@@ -2,7 +2,8 @@
 //! `sessions.kind`, `sessions.mode`). The spellings are the database's, fixed by the
 //! existing files: they must not change when a wire name does. A value this build does
 //! not know reads as the safe default of its column (as the column's SQL default
-//! says), never as an error, so a database written by a newer daemon still loads.
+//! says), never as an error, so a database written by a newer daemon still loads; the
+//! wire's `Unknown` fallbacks are written as that default too (the engine never asks).
 
 use roocode_protocol::Mode;
 use roocode_protocol::session::{SessionKind, SessionStatus};
@@ -10,7 +11,7 @@ use roocode_protocol::session::{SessionKind, SessionStatus};
 /// `sessions.status`.
 pub(super) fn status_name(status: SessionStatus) -> &'static str {
     match status {
-        SessionStatus::Idle => "idle",
+        SessionStatus::Idle | SessionStatus::Unknown => "idle",
         SessionStatus::Running => "running",
         SessionStatus::Interrupted => "interrupted",
     }
@@ -27,7 +28,7 @@ pub(super) fn status_from(name: &str) -> SessionStatus {
 /// `sessions.kind`.
 pub(super) fn kind_name(kind: SessionKind) -> &'static str {
     match kind {
-        SessionKind::Main => "main",
+        SessionKind::Main | SessionKind::Unknown => "main",
         SessionKind::SubAgent => "sub_agent",
         SessionKind::Teammate => "teammate",
     }

@@ -1,14 +1,25 @@
 //! `AskUserQuestion`: asks the user one to four multiple-choice questions and returns
 //! the answers. The question reaches every attached client as a `question` event;
-//! the first answer wins.
+//! the first answer wins. The questions are protocol's [`Question`]s, the type the
+//! clients read them with.
 
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
-use serde_json::{Value, json};
+use roocode_protocol::question::Question;
+use schemars::JsonSchema;
+use serde::Deserialize;
 
-use super::{Effect, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput};
+use super::{Effect, Spec, ToolCategory, ToolContext, ToolError, ToolOutput, TypedTool};
 
+#[derive(Debug, Clone, Copy, Default)]
 pub struct AskUserQuestionTool;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AskUserQuestionArgs {
+    #[schemars(length(min = 1, max = 4))]
+    pub questions: Vec<Question>,
+}
 
 const DESCRIPTION: &str = "Ask the user questions when you need their decision or \
 information you cannot find yourself: a choice between approaches, unclear requirements, \
@@ -18,73 +29,21 @@ can always answer with their own text instead of an option. Do not ask what you 
 find out with the other tools, and do not ask for permission to use tools: the \
 permission system does that.";
 
-impl Tool for AskUserQuestionTool {
-    fn name(&self) -> &'static str {
-        "AskUserQuestion"
+impl TypedTool for AskUserQuestionTool {
+    type Args = AskUserQuestionArgs;
+
+    fn spec(&self) -> Spec {
+        Spec::new(
+            "AskUserQuestion",
+            DESCRIPTION,
+            Effect::OwnState,
+            ToolCategory::Coordination,
+        )
     }
 
-    fn description(&self) -> &'static str {
-        DESCRIPTION
-    }
-
-    fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "questions": {
-                    "type": "array",
-                    "minItems": 1,
-                    "maxItems": 4,
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "question": {"type": "string", "description": "The full question"},
-                            "header": {"type": "string", "description": "A very short label, e.g. \"Database\""},
-                            "options": {
-                                "type": "array",
-                                "minItems": 2,
-                                "maxItems": 4,
-                                "items": {
-                                    "type": "object",
-                                    "properties": {
-                                        "label": {"type": "string"},
-                                        "description": {"type": "string"}
-                                    },
-                                    "required": ["label", "description"],
-                                    "additionalProperties": false
-                                }
-                            },
-                            "multiSelect": {"type": "boolean"}
-                        },
-                        "required": ["question", "header", "options", "multiSelect"],
-                        "additionalProperties": false
-                    }
-                }
-            },
-            "required": ["questions"],
-            "additionalProperties": false
-        })
-    }
-
-    fn effect(&self) -> Effect {
-        Effect::OwnState
-    }
-
-    fn is_concurrency_safe(&self, _input: &Value) -> bool {
-        false
-    }
-
-    fn category(&self) -> ToolCategory {
-        ToolCategory::Coordination
-    }
-
-    fn permission_target(&self, _input: &Value, _ctx: &ToolContext) -> PermissionTarget {
-        PermissionTarget::None
-    }
-
-    fn execute<'a>(
+    fn run<'a>(
         &'a self,
-        input: Value,
+        input: AskUserQuestionArgs,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         async move {
@@ -93,24 +52,25 @@ impl Tool for AskUserQuestionTool {
                     "no user can be asked here: decide yourself and say what you assumed".into(),
                 ));
             };
-            let questions = &input["questions"];
+            // The questions travel to the clients as JSON, as the model wrote them (the
+            // schema made every field present, so nothing is added or lost).
+            let questions = serde_json::to_value(&input.questions)
+                .map_err(|e| ToolError::Failed(format!("cannot send the questions: {e}")))?;
             let answers = human
-                .ask_questions(questions)
+                .ask_questions(&questions)
                 .await
                 .map_err(ToolError::Failed)?;
-            Ok(ToolOutput::text(format_answers(questions, &answers)))
+            Ok(ToolOutput::text(format_answers(&input.questions, &answers)))
         }
         .boxed()
     }
 }
 
 /// `"<question>" = "<answer>"` lines, as the model reads them.
-fn format_answers(questions: &Value, answers: &[String]) -> String {
+fn format_answers(questions: &[Question], answers: &[String]) -> String {
     let mut out = String::from("The user answered:\n");
-    let empty = Vec::new();
-    for (q, a) in questions.as_array().unwrap_or(&empty).iter().zip(answers) {
-        let question = q["question"].as_str().unwrap_or_default();
-        out.push_str(&format!("- \"{question}\" = \"{a}\"\n"));
+    for (q, a) in questions.iter().zip(answers) {
+        out.push_str(&format!("- \"{}\" = \"{a}\"\n", q.question));
     }
     out.push_str("Continue with these answers in mind.");
     out
@@ -120,10 +80,12 @@ fn format_answers(questions: &Value, answers: &[String]) -> String {
 mod tests {
     #![allow(clippy::unwrap_used)]
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn answers_are_paired_with_their_questions() {
         let q = json!([{"question": "Which DB?"}, {"question": "Tests?"}]);
+        let q: Vec<Question> = serde_json::from_value(q).unwrap();
         assert_eq!(
             format_answers(&q, &["SQLite".into(), "yes, unit".into()]),
             "The user answered:\n- \"Which DB?\" = \"SQLite\"\n- \"Tests?\" = \"yes, unit\"\nContinue with these answers in mind."

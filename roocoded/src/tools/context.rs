@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::bash::{ProcessRecorder, ShellState};
 use super::{Summarizer, TodoList};
 use crate::memory::MemoryDirs;
-use crate::permission::{PermissionGate, Scope};
+use crate::permission::{Call, Decision, PermissionGate, Place, Scope};
 
 /// Everything a tool call may know about where it runs.
 #[derive(Debug, Clone)]
@@ -93,6 +93,18 @@ impl ToolContext {
             gate: None,
             sandbox: None,
         }
+    }
+
+    /// `gate`'s answer for `call` made from here: this context's scope, the directory
+    /// the shell would run its next command in, and whether commands are confined.
+    pub fn check(&self, gate: &PermissionGate, call: &Call<'_>) -> Decision {
+        let shell_cwd = self.shell.next_dir(self);
+        let place = Place {
+            scope: &self.scope,
+            shell_cwd: &shell_cwd,
+            confined: self.sandbox.as_ref().is_some_and(|s| s.confines()),
+        };
+        gate.check(call, &place)
     }
 
     /// `path` resolved against the working directory (no canonicalisation).

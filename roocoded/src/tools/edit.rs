@@ -7,16 +7,16 @@ use std::fmt::Write as _;
 
 use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
 
 use super::checkpoint::Checkpoints;
 use super::output::truncate_chars;
 use super::redact::check_markers;
 use super::write::{Target, checkpoint_failed, require_fresh_read, unified_diff, write_target};
 use super::{
-    Effect, FileState, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput,
-    parse_input, run_blocking,
+    Effect, FileState, PermissionTarget, Spec, ToolCategory, ToolContext, ToolError, ToolOutput,
+    TypedTool, run_blocking,
 };
 
 /// Most line ranges listed in a message.
@@ -48,75 +48,37 @@ than one huge one. Never create files (documentation or others) the user did not
 #[derive(Debug, Clone, Copy, Default)]
 pub struct EditTool;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct EditInput {
-    file_path: String,
-    old_string: String,
-    new_string: String,
+pub struct EditArgs {
+    /// The file to edit: absolute, or relative to the working directory
+    pub file_path: String,
+    /// The exact text to replace (unique in the file unless replace_all)
+    pub old_string: String,
+    /// The text to put in its place (must differ from old_string)
+    pub new_string: String,
+    /// Replace every occurrence of old_string (default false)
     #[serde(default)]
-    replace_all: bool,
+    pub replace_all: bool,
 }
 
-impl Tool for EditTool {
-    fn name(&self) -> &'static str {
-        "Edit"
+impl TypedTool for EditTool {
+    type Args = EditArgs;
+
+    fn spec(&self) -> Spec {
+        Spec::new("Edit", DESCRIPTION, Effect::WriteFiles, ToolCategory::File)
     }
 
-    fn description(&self) -> &'static str {
-        DESCRIPTION
+    fn target(&self, args: &EditArgs, ctx: &ToolContext) -> PermissionTarget {
+        write_target(&args.file_path, ctx)
     }
 
-    fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "file_path": {
-                    "type": "string",
-                    "description": "The file to edit: absolute, or relative to the working directory"
-                },
-                "old_string": {
-                    "type": "string",
-                    "description": "The exact text to replace (unique in the file unless replace_all)"
-                },
-                "new_string": {
-                    "type": "string",
-                    "description": "The text to put in its place (must differ from old_string)"
-                },
-                "replace_all": {
-                    "type": "boolean",
-                    "default": false,
-                    "description": "Replace every occurrence of old_string (default false)"
-                }
-            },
-            "required": ["file_path", "old_string", "new_string"],
-            "additionalProperties": false
-        })
-    }
-
-    fn effect(&self) -> Effect {
-        Effect::WriteFiles
-    }
-
-    fn is_concurrency_safe(&self, _input: &Value) -> bool {
-        false
-    }
-
-    fn category(&self) -> ToolCategory {
-        ToolCategory::File
-    }
-
-    fn permission_target(&self, input: &Value, ctx: &ToolContext) -> PermissionTarget {
-        write_target(input, ctx)
-    }
-
-    fn execute<'a>(
+    fn run<'a>(
         &'a self,
-        input: Value,
+        input: EditArgs,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         async move {
-            let input: EditInput = parse_input(self.name(), input)?;
             if input.old_string.is_empty() {
                 return Err(ToolError::InvalidInput(
                     "old_string is empty. Give the exact existing text to replace; to create \
@@ -145,7 +107,7 @@ impl Tool for EditTool {
 
 fn edit_file(
     target: &Target,
-    input: &EditInput,
+    input: &EditArgs,
     files: &FileState,
     checkpoints: &Checkpoints,
 ) -> Result<ToolOutput, ToolError> {

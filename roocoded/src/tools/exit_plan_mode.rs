@@ -5,12 +5,21 @@
 
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
-use serde_json::{Value, json};
+use schemars::JsonSchema;
+use serde::Deserialize;
 
 use super::human::PlanVerdict;
-use super::{Effect, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput};
+use super::{Effect, Spec, ToolCategory, ToolContext, ToolError, ToolOutput, TypedTool};
 
+#[derive(Debug, Clone, Copy, Default)]
 pub struct ExitPlanModeTool;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ExitPlanModeArgs {
+    /// The plan, in Markdown
+    pub plan: String,
+}
 
 const DESCRIPTION: &str = "Use this in plan mode when your plan is complete and you are \
 ready to implement it: it shows the plan to the user for approval. Pass the plan as \
@@ -18,46 +27,22 @@ concise Markdown (the steps, the files to change, how you will verify). Only use
 for tasks that need code changes, not for research. If the user rejects the plan, \
 revise it with their feedback and call this again.";
 
-impl Tool for ExitPlanModeTool {
-    fn name(&self) -> &'static str {
-        "ExitPlanMode"
-    }
-
-    fn description(&self) -> &'static str {
-        DESCRIPTION
-    }
-
-    fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "plan": {"type": "string", "description": "The plan, in Markdown"}
-            },
-            "required": ["plan"],
-            "additionalProperties": false
-        })
-    }
+impl TypedTool for ExitPlanModeTool {
+    type Args = ExitPlanModeArgs;
 
     /// It changes nothing itself: the approval it asks for is the permission.
-    fn effect(&self) -> Effect {
-        Effect::OwnState
+    fn spec(&self) -> Spec {
+        Spec::new(
+            "ExitPlanMode",
+            DESCRIPTION,
+            Effect::OwnState,
+            ToolCategory::Coordination,
+        )
     }
 
-    fn is_concurrency_safe(&self, _input: &Value) -> bool {
-        false
-    }
-
-    fn category(&self) -> ToolCategory {
-        ToolCategory::Coordination
-    }
-
-    fn permission_target(&self, _input: &Value, _ctx: &ToolContext) -> PermissionTarget {
-        PermissionTarget::None
-    }
-
-    fn execute<'a>(
+    fn run<'a>(
         &'a self,
-        input: Value,
+        input: ExitPlanModeArgs,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         async move {
@@ -69,8 +54,7 @@ impl Tool for ExitPlanModeTool {
                     "the session is not in plan mode: go ahead with the task".into(),
                 ));
             }
-            let plan = input["plan"].as_str().unwrap_or_default();
-            match human.approve_plan(plan).await.map_err(ToolError::Failed)? {
+            match human.approve_plan(&input.plan).await.map_err(ToolError::Failed)? {
                 PlanVerdict::Approved { mode } => Ok(ToolOutput::text(format!(
                     "The user approved the plan. The session is now in {mode} mode: start implementing it."
                 ))),

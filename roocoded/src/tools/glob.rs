@@ -11,14 +11,14 @@ use std::time::SystemTime;
 
 use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::output::{BoundedLines, MAX_OUTPUT_CHARS, display_path};
 use super::walk::{compile_glob, is_regular_file, names_hidden, walker};
 use super::{
-    Effect, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
+    Effect, PermissionTarget, Spec, ToolCategory, ToolContext, ToolError, ToolOutput, TypedTool,
     run_blocking,
 };
 use crate::permission::sandbox::{self, names};
@@ -51,11 +51,13 @@ several searches at once by calling tools in parallel in one response.";
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GlobTool;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct GlobInput {
-    pattern: String,
-    path: Option<String>,
+pub struct GlobArgs {
+    /// The glob to match file paths against, e.g. "**/*.rs" or "src/**/test_*.py"
+    pub pattern: String,
+    /// The directory to search in (default: the working directory)
+    pub path: Option<String>,
 }
 
 /// Where to walk and what to match there.
@@ -90,61 +92,30 @@ fn plan(pattern: &str, path: Option<&str>, ctx: &ToolContext) -> Plan {
     }
 }
 
-impl Tool for GlobTool {
-    fn name(&self) -> &'static str {
-        "Glob"
+impl TypedTool for GlobTool {
+    type Args = GlobArgs;
+
+    fn spec(&self) -> Spec {
+        Spec::new("Glob", DESCRIPTION, Effect::ReadFiles, ToolCategory::File)
     }
 
-    fn description(&self) -> &'static str {
-        DESCRIPTION
-    }
-
-    fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "pattern": {
-                    "type": "string",
-                    "description": "The glob to match file paths against, e.g. \"**/*.rs\" or \"src/**/test_*.py\""
-                },
-                "path": {
-                    "type": "string",
-                    "description": "The directory to search in (default: the working directory)"
-                }
-            },
-            "required": ["pattern"],
-            "additionalProperties": false
-        })
-    }
-
-    fn effect(&self) -> Effect {
-        Effect::ReadFiles
-    }
-
-    fn is_concurrency_safe(&self, _input: &Value) -> bool {
+    fn is_concurrency_safe(&self, _args: &GlobArgs) -> bool {
         true
     }
 
-    fn category(&self) -> ToolCategory {
-        ToolCategory::File
-    }
-
-    fn permission_target(&self, input: &Value, ctx: &ToolContext) -> PermissionTarget {
-        let pattern = input.get("pattern").and_then(Value::as_str).unwrap_or("");
-        let path = input.get("path").and_then(Value::as_str);
+    fn target(&self, args: &GlobArgs, ctx: &ToolContext) -> PermissionTarget {
         PermissionTarget::Path {
-            path: plan(pattern, path, ctx).dir,
+            path: plan(&args.pattern, args.path.as_deref(), ctx).dir,
             write: false,
         }
     }
 
-    fn execute<'a>(
+    fn run<'a>(
         &'a self,
-        input: Value,
+        input: GlobArgs,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         async move {
-            let input: GlobInput = parse_input(self.name(), input)?;
             let plan = plan(&input.pattern, input.path.as_deref(), ctx);
             let checked = sandbox::check_beneath(&plan.dir, sandbox::Access::Read, &ctx.scope)
                 .map_err(|e| ToolError::Failed(e.to_string()))?;

@@ -10,14 +10,14 @@ use futures_util::future::BoxFuture;
 use globset::GlobMatcher;
 use grep_regex::{RegexMatcher, RegexMatcherBuilder};
 use grep_searcher::{BinaryDetection, Searcher, SearcherBuilder, Sink, SinkContext, SinkMatch};
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::output::{BoundedLines, MAX_OUTPUT_CHARS, display_path, truncate_line};
 use super::walk::{compile_glob, is_regular_file, names_hidden, walker};
 use super::{
-    Effect, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
+    Effect, PermissionTarget, Spec, ToolCategory, ToolContext, ToolError, ToolOutput, TypedTool,
     run_blocking,
 };
 use crate::permission::sandbox::{self, Purpose, links, names};
@@ -53,103 +53,77 @@ about 30000 characters; narrow the search with path, glob, type or head_limit.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct GrepTool;
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-enum OutputMode {
+pub enum OutputMode {
     #[default]
     FilesWithMatches,
     Content,
     Count,
 }
 
-#[derive(Debug, Deserialize)]
+// `Option<bool>` rather than `#[serde(default)] bool` where the schema has no default:
+// schemars would announce one.
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct GrepInput {
-    pattern: String,
-    path: Option<String>,
-    glob: Option<String>,
+pub struct GrepArgs {
+    /// The regular expression to search for
+    pub pattern: String,
+    /// File or directory to search (default: the working directory)
+    pub path: Option<String>,
+    /// Only search files matching this glob, e.g. "*.{ts,tsx}"
+    pub glob: Option<String>,
+    /// Only search files of this ripgrep type, e.g. "rust", "py"
     #[serde(rename = "type")]
-    file_type: Option<String>,
+    pub file_type: Option<String>,
+    /// files_with_matches (default), content, or count
     #[serde(default)]
-    output_mode: OutputMode,
-    #[serde(rename = "-i", default)]
-    case_insensitive: bool,
+    pub output_mode: OutputMode,
+    /// Case-insensitive search
+    #[serde(rename = "-i")]
+    pub case_insensitive: Option<bool>,
+    /// Show line numbers in content mode (default true)
     #[serde(rename = "-n")]
-    line_numbers: Option<bool>,
+    pub line_numbers: Option<bool>,
+    /// Lines of context after each match (content mode)
     #[serde(rename = "-A")]
-    after: Option<usize>,
+    pub after: Option<usize>,
+    /// Lines of context before each match (content mode)
     #[serde(rename = "-B")]
-    before: Option<usize>,
+    pub before: Option<usize>,
+    /// Lines of context before and after each match (content mode)
     #[serde(rename = "-C")]
-    context: Option<usize>,
-    #[serde(default)]
-    multiline: bool,
-    head_limit: Option<usize>,
+    pub context: Option<usize>,
+    /// Let patterns span lines; `.` matches newlines
+    pub multiline: Option<bool>,
+    /// Keep only the first N lines/entries of the output (0: no limit)
+    pub head_limit: Option<usize>,
 }
 
-impl Tool for GrepTool {
-    fn name(&self) -> &'static str {
-        "Grep"
+impl TypedTool for GrepTool {
+    type Args = GrepArgs;
+
+    fn spec(&self) -> Spec {
+        Spec::new("Grep", DESCRIPTION, Effect::ReadFiles, ToolCategory::File)
     }
 
-    fn description(&self) -> &'static str {
-        DESCRIPTION
-    }
-
-    fn input_schema(&self) -> Value {
-        let lines = |what: &str| json!({"type": "integer", "minimum": 0, "description": what});
-        json!({
-            "type": "object",
-            "properties": {
-                "pattern": {"type": "string", "description": "The regular expression to search for"},
-                "path": {"type": "string", "description": "File or directory to search (default: the working directory)"},
-                "glob": {"type": "string", "description": "Only search files matching this glob, e.g. \"*.{ts,tsx}\""},
-                "type": {"type": "string", "description": "Only search files of this ripgrep type, e.g. \"rust\", \"py\""},
-                "output_mode": {
-                    "type": "string",
-                    "enum": ["files_with_matches", "content", "count"],
-                    "description": "files_with_matches (default), content, or count"
-                },
-                "-i": {"type": "boolean", "description": "Case-insensitive search"},
-                "-n": {"type": "boolean", "description": "Show line numbers in content mode (default true)"},
-                "-A": lines("Lines of context after each match (content mode)"),
-                "-B": lines("Lines of context before each match (content mode)"),
-                "-C": lines("Lines of context before and after each match (content mode)"),
-                "multiline": {"type": "boolean", "description": "Let patterns span lines; `.` matches newlines"},
-                "head_limit": lines("Keep only the first N lines/entries of the output (0: no limit)")
-            },
-            "required": ["pattern"],
-            "additionalProperties": false
-        })
-    }
-
-    fn effect(&self) -> Effect {
-        Effect::ReadFiles
-    }
-
-    fn is_concurrency_safe(&self, _input: &Value) -> bool {
+    fn is_concurrency_safe(&self, _args: &GrepArgs) -> bool {
         true
     }
 
-    fn category(&self) -> ToolCategory {
-        ToolCategory::File
-    }
-
-    fn permission_target(&self, input: &Value, ctx: &ToolContext) -> PermissionTarget {
-        let path = input.get("path").and_then(Value::as_str).unwrap_or("");
+    fn target(&self, args: &GrepArgs, ctx: &ToolContext) -> PermissionTarget {
         PermissionTarget::Path {
-            path: ctx.resolve(path),
+            path: ctx.resolve(args.path.as_deref().unwrap_or("")),
             write: false,
         }
     }
 
-    fn execute<'a>(
+    fn run<'a>(
         &'a self,
-        input: Value,
+        input: GrepArgs,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         async move {
-            let input: GrepInput = parse_input(self.name(), input)?;
             let given = ctx.resolve(input.path.as_deref().unwrap_or(""));
             let checked = sandbox::check_beneath(&given, sandbox::Access::Read, &ctx.scope)
                 .map_err(|e| ToolError::Failed(e.to_string()))?;
@@ -184,20 +158,21 @@ struct Search {
 
 impl Search {
     fn new(
-        input: GrepInput,
+        input: GrepArgs,
         checked: sandbox::Checked,
         shown: PathBuf,
         cwd: PathBuf,
     ) -> Result<Self, ToolError> {
+        let multiline = input.multiline.unwrap_or(false);
         let matcher = RegexMatcherBuilder::new()
-            .case_insensitive(input.case_insensitive)
+            .case_insensitive(input.case_insensitive.unwrap_or(false))
             .multi_line(true)
-            .dot_matches_new_line(input.multiline)
-            .line_terminator((!input.multiline).then_some(b'\n'))
+            .dot_matches_new_line(multiline)
+            .line_terminator((!multiline).then_some(b'\n'))
             .build(&input.pattern)
             .map_err(|e| {
                 let mut msg = format!("Invalid regex {:?}: {e}", input.pattern);
-                if !input.multiline && e.to_string().contains("\\n") {
+                if !multiline && e.to_string().contains("\\n") {
                     msg.push_str("\nSet multiline: true to match across lines.");
                 }
                 ToolError::InvalidInput(msg)
@@ -216,7 +191,7 @@ impl Search {
         let searcher = SearcherBuilder::new()
             .binary_detection(BinaryDetection::quit(0))
             .line_number(true)
-            .multi_line(input.multiline)
+            .multi_line(multiline)
             .before_context(before)
             .after_context(after)
             .build();

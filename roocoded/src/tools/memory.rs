@@ -4,20 +4,19 @@
 //! It writes files, but only RooCode's own memory directories (`~/.roocode/memory/`,
 //! `<root>/.roocode/memory/`), never the project's code and never a path the model
 //! chooses (file names are slugs of the memory name). So, like `TodoWrite`, it reports
-//! itself read-only to the permission system (nothing of the user's changes) and
-//! [`Tool::permission_target`] is [`PermissionTarget::None`]; rules can still match it
+//! itself read-only to the permission system (nothing of the user's changes) and its
+//! permission target is [`super::PermissionTarget::None`]; rules can still match it
 //! by name (`Memory`), so a deny rule stops it.
 //! It is not concurrency-safe: two calls in one batch would race on the `MEMORY.md`
 //! indexes and on name uniqueness.
 
 use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
 
 use super::{
-    Effect, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
-    run_blocking,
+    Effect, Spec, ToolCategory, ToolContext, ToolError, ToolOutput, TypedTool, run_blocking,
 };
 use crate::memory::auto::{self, INDEX_FILE, MemoryError, MemoryType};
 
@@ -67,98 +66,50 @@ learned them.";
 #[derive(Debug, Clone, Copy, Default)]
 pub struct MemoryTool;
 
-#[derive(Debug, Clone, Copy, Deserialize)]
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
 #[serde(rename_all = "lowercase")]
-enum Action {
+pub enum Action {
     Save,
     Update,
     Delete,
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct MemoryInput {
-    action: Action,
-    name: String,
+pub struct MemoryArgs {
+    /// save a new memory, update an existing one, or delete one
+    pub action: Action,
+    /// Short unique title of the memory ("Package manager")
+    #[schemars(length(min = 1, max = auto::MAX_NAME_CHARS))]
+    pub name: String,
+    /// Kind of memory (required for save): user and feedback apply to all projects, project and reference to this one
     #[serde(rename = "type")]
-    memory_type: Option<MemoryType>,
-    description: Option<String>,
-    content: Option<String>,
+    pub memory_type: Option<MemoryType>,
+    /// One line shown in the memory index (required for save)
+    #[schemars(length(min = 1))]
+    pub description: Option<String>,
+    /// The memory itself, in Markdown (required for save; replaces the text on update)
+    #[schemars(length(min = 1))]
+    pub content: Option<String>,
 }
 
-impl Tool for MemoryTool {
-    fn name(&self) -> &'static str {
-        "Memory"
-    }
-
-    fn description(&self) -> &'static str {
-        DESCRIPTION
-    }
-
-    fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "action": {
-                    "type": "string",
-                    "enum": ["save", "update", "delete"],
-                    "description": "save a new memory, update an existing one, or delete one"
-                },
-                "name": {
-                    "type": "string",
-                    "minLength": 1,
-                    "maxLength": auto::MAX_NAME_CHARS,
-                    "description": "Short unique title of the memory (\"Package manager\")"
-                },
-                "type": {
-                    "type": "string",
-                    "enum": ["user", "feedback", "project", "reference"],
-                    "description": "Kind of memory (required for save): user and feedback apply to all projects, project and reference to this one"
-                },
-                "description": {
-                    "type": "string",
-                    "minLength": 1,
-                    "description": "One line shown in the memory index (required for save)"
-                },
-                "content": {
-                    "type": "string",
-                    "minLength": 1,
-                    "description": "The memory itself, in Markdown (required for save; replaces the text on update)"
-                }
-            },
-            "required": ["action", "name"],
-            "additionalProperties": false
-        })
-    }
+impl TypedTool for MemoryTool {
+    type Args = MemoryArgs;
 
     /// It writes only RooCode's own memory files, never the project or anything the
     /// user's tools see, so the permission system treats it like `TodoWrite`: allowed
-    /// without asking (a deny rule `Memory` still stops it).
-    fn effect(&self) -> Effect {
-        Effect::OwnState
+    /// without asking (a deny rule `Memory` still stops it). No path to match either:
+    /// the model does not choose file names as paths (see the module docs).
+    fn spec(&self) -> Spec {
+        Spec::new("Memory", DESCRIPTION, Effect::OwnState, ToolCategory::File)
     }
 
-    fn is_concurrency_safe(&self, _input: &Value) -> bool {
-        false
-    }
-
-    fn category(&self) -> ToolCategory {
-        ToolCategory::File
-    }
-
-    /// No path to match: it only writes RooCode's own memory directories, under names
-    /// the model does not choose as paths (see the module docs on how the gate treats it).
-    fn permission_target(&self, _input: &Value, _ctx: &ToolContext) -> PermissionTarget {
-        PermissionTarget::None
-    }
-
-    fn execute<'a>(
+    fn run<'a>(
         &'a self,
-        input: Value,
+        input: MemoryArgs,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         async move {
-            let input: MemoryInput = parse_input(self.name(), input)?;
             let dirs = ctx.memory_dirs.clone().ok_or_else(|| {
                 ToolError::Failed(
                     "memory is not available in this session (no memory directories); \
@@ -172,7 +123,7 @@ impl Tool for MemoryTool {
     }
 }
 
-fn run(dirs: &auto::MemoryDirs, input: MemoryInput) -> Result<ToolOutput, ToolError> {
+fn run(dirs: &auto::MemoryDirs, input: MemoryArgs) -> Result<ToolOutput, ToolError> {
     let name = input.name.trim();
     let text = match input.action {
         Action::Save => {

@@ -1,16 +1,19 @@
 //! Tools: the capability boundary of an agent.
 //!
-//! This module owns the [`Tool`] trait every built-in, MCP and skill tool implements,
-//! the [`Registry`] (registration, enable/disable, strict schema validation, API
-//! export), the per-call [`ToolContext`], and the batching helper [`partition`].
+//! This module owns the erased [`Tool`] trait the registry holds (MCP and skill tools
+//! implement it with a run-time schema), [`TypedTool`] — a tool written as one argument
+//! struct, a [`Spec`] and a handler, which every built-in is — the [`Registry`]
+//! (registration, enable/disable, strict schema validation, API export, turning a call's
+//! input into a [`Prepared`] call once), the per-call [`ToolContext`], and the batching
+//! helper [`partition`].
 //! The built-in tools live one per file (`read.rs`, `glob.rs`, `grep.rs`, `write.rs`,
 //! `edit.rs`, `webfetch.rs`, `todo.rs`, `ask_user.rs`, `exit_plan_mode.rs`, `memory.rs`), or one per
 //! directory when they need several files (`bash/`); `checkpoint.rs` keeps what Write
 //! and Edit change, per turn, for `/rewind`.
 //!
 //! Tools never decide whether they may run: the agent loop asks
-//! [`crate::permission::PermissionGate::check`] first, using
-//! [`Tool::permission_target`]. File tools still resolve their paths through
+//! [`crate::permission::PermissionGate`] first, with the facts of the [`Prepared`] call
+//! (its target is computed once, from the typed arguments). File tools still resolve their paths through
 //! [`crate::permission::sandbox`] when they execute, so a call that somehow skipped the
 //! gate cannot leave the sandbox either.
 
@@ -26,10 +29,17 @@ mod grep;
 mod human;
 mod memory;
 mod output;
+mod prepared;
 mod read;
 pub mod redact;
 mod registry;
+mod schema;
+#[cfg(test)]
+mod schema_tests;
+#[cfg(test)]
+mod target_tests;
 mod todo;
+mod typed;
 mod walk;
 mod webfetch;
 mod write;
@@ -37,7 +47,8 @@ mod write;
 #[cfg(test)]
 pub(crate) mod test_support;
 
-use futures_util::future::BoxFuture;
+use std::sync::Arc;
+
 use serde_json::Value;
 
 pub use ask_user::AskUserQuestionTool;
@@ -55,9 +66,11 @@ pub use grep::GrepTool;
 pub use human::{Approval, Human, PlanVerdict};
 pub use memory::MemoryTool;
 pub use output::MAX_OUTPUT_CHARS;
+pub use prepared::{Invocation, Prepared};
 pub use read::ReadTool;
-pub use registry::{Registry, RegistryError};
+pub use registry::{CallError, Registry, RegistryError};
 pub use todo::{TodoItem, TodoList, TodoStatus, TodoWriteTool};
+pub use typed::TypedTool;
 pub use webfetch::{Summarizer, WebFetchTool};
 
 pub use crate::permission::{Effect, PermissionTarget};
@@ -138,41 +151,46 @@ impl ToolError {
     }
 }
 
-/// One tool. Implementations are stateless (per-session state lives in the context),
-/// so one instance serves every session.
-pub trait Tool: Send + Sync {
+/// What a tool is, as the registry, the gate and UIs know it. Owned values: MCP and
+/// skill tools are known only at run time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Spec {
     /// The name the model calls it by (a contract: see DESIGN §7).
-    fn name(&self) -> &'static str;
+    pub name: Arc<str>,
     /// The model's manual for the tool.
-    fn description(&self) -> &'static str;
-    /// JSON Schema of the input object; `"additionalProperties": false`.
-    fn input_schema(&self) -> Value;
+    pub description: Arc<str>,
     /// What the tool touches.
-    fn effect(&self) -> Effect;
-    /// True if this call may run concurrently with other concurrency-safe calls.
-    fn is_concurrency_safe(&self, input: &Value) -> bool;
-    fn category(&self) -> ToolCategory;
-    /// What the permission gate matches on for this input. Must not fail: a malformed
-    /// input gives whatever it can (the call is rejected by validation anyway).
-    fn permission_target(&self, input: &Value, ctx: &ToolContext) -> PermissionTarget;
-    /// Run the call. `input` has already passed [`Registry::validate`] and the gate.
-    /// Long work must watch `ctx.cancel` and return [`ToolError::Cancelled`].
-    fn execute<'a>(
-        &'a self,
-        input: Value,
-        ctx: &'a ToolContext,
-    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>>;
+    pub effect: Effect,
+    pub category: ToolCategory,
 }
 
-/// Parse a validated input into the tool's typed arguments. Validation already ran, so
-/// an error here means the schema and the struct disagree; it is still reported as
-/// invalid input rather than a panic.
-pub(crate) fn parse_input<T: serde::de::DeserializeOwned>(
-    tool: &str,
-    input: Value,
-) -> Result<T, ToolError> {
-    serde_json::from_value(input)
-        .map_err(|e| ToolError::InvalidInput(format!("invalid input for {tool}: {e}")))
+impl Spec {
+    pub fn new(
+        name: impl Into<Arc<str>>,
+        description: impl Into<Arc<str>>,
+        effect: Effect,
+        category: ToolCategory,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            effect,
+            category,
+        }
+    }
+}
+
+/// One tool as the registry holds it. Built-ins are [`TypedTool`]s and get this by the
+/// blanket impl; a tool whose schema is known only at run time implements it directly.
+/// Implementations are stateless (per-session state lives in the context), so one
+/// instance serves every session.
+pub trait Tool: Send + Sync {
+    fn spec(&self) -> Spec;
+    /// JSON Schema of the input object; `"additionalProperties": false`.
+    fn input_schema(&self) -> Value;
+    /// Parse `input` (already validated against [`Tool::input_schema`]) into a call with
+    /// the facts the gate needs, computed once.
+    fn prepare(&self, input: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError>;
 }
 
 /// Run blocking file-system work on the blocking pool, racing it against `ctx.cancel`.

@@ -7,14 +7,14 @@ use std::path::{Path, PathBuf};
 
 use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
 use super::output::{BoundedLines, MAX_OUTPUT_CHARS, truncate_line};
 use super::{
-    Effect, FileStamp, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput,
-    parse_input, run_blocking,
+    Effect, FileStamp, PermissionTarget, Spec, ToolCategory, ToolContext, ToolError, ToolOutput,
+    TypedTool, run_blocking,
 };
 use crate::permission::sandbox::{self, Purpose};
 
@@ -57,77 +57,43 @@ content, for example in an edit.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ReadTool;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct ReadInput {
-    file_path: String,
-    offset: Option<u64>,
-    limit: Option<u64>,
+pub struct ReadArgs {
+    /// The file to read: absolute, or relative to the working directory
+    pub file_path: String,
+    /// The 1-based line number to start reading at (default 1)
+    #[schemars(range(min = 1))]
+    pub offset: Option<u64>,
+    /// The number of lines to read (default 2000)
+    #[schemars(range(min = 1))]
+    pub limit: Option<u64>,
 }
 
-impl Tool for ReadTool {
-    fn name(&self) -> &'static str {
-        "Read"
+impl TypedTool for ReadTool {
+    type Args = ReadArgs;
+
+    fn spec(&self) -> Spec {
+        Spec::new("Read", DESCRIPTION, Effect::ReadFiles, ToolCategory::File)
     }
 
-    fn description(&self) -> &'static str {
-        DESCRIPTION
-    }
-
-    fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "file_path": {
-                    "type": "string",
-                    "description": "The file to read: absolute, or relative to the working directory"
-                },
-                "offset": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "description": "The 1-based line number to start reading at (default 1)"
-                },
-                "limit": {
-                    "type": "integer",
-                    "minimum": 1,
-                    "description": "The number of lines to read (default 2000)"
-                }
-            },
-            "required": ["file_path"],
-            "additionalProperties": false
-        })
-    }
-
-    fn effect(&self) -> Effect {
-        Effect::ReadFiles
-    }
-
-    fn is_concurrency_safe(&self, _input: &Value) -> bool {
+    fn is_concurrency_safe(&self, _args: &ReadArgs) -> bool {
         true
     }
 
-    fn category(&self) -> ToolCategory {
-        ToolCategory::File
-    }
-
-    fn permission_target(&self, input: &Value, ctx: &ToolContext) -> PermissionTarget {
-        let path = input
-            .get("file_path")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
+    fn target(&self, args: &ReadArgs, ctx: &ToolContext) -> PermissionTarget {
         PermissionTarget::Path {
-            path: ctx.resolve(path),
+            path: ctx.resolve(&args.file_path),
             write: false,
         }
     }
 
-    fn execute<'a>(
+    fn run<'a>(
         &'a self,
-        input: Value,
+        input: ReadArgs,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         async move {
-            let input: ReadInput = parse_input(self.name(), input)?;
             let given = ctx.resolve(&input.file_path);
             let checked = sandbox::check_beneath(&given, sandbox::Access::Read, &ctx.scope)
                 .map_err(|e| ToolError::Failed(e.to_string()))?;

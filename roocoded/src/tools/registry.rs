@@ -1,5 +1,6 @@
 //! The tool [`Registry`]: registration (schemas compiled once), enable/disable by name,
-//! strict validation of call arguments, and the provider-neutral [`ToolSpec`] export.
+//! strict validation of call arguments, turning a call into a [`Prepared`] one (validated
+//! and parsed once), and the provider-neutral [`ToolSpec`] export.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -11,7 +12,8 @@ use crate::llm::ToolSpec;
 
 use super::{
     AskUserQuestionTool, BashOutputTool, BashTool, EditTool, ExitPlanModeTool, GlobTool, GrepTool,
-    KillShellTool, MemoryTool, ReadTool, TodoWriteTool, Tool, WebFetchTool, WriteTool,
+    KillShellTool, MemoryTool, Prepared, ReadTool, Spec, TodoWriteTool, Tool, ToolContext,
+    WebFetchTool, WriteTool,
 };
 
 /// Most problems listed in one validation message.
@@ -27,8 +29,21 @@ pub enum RegistryError {
     InvalidSchema { name: String, message: String },
 }
 
+/// Why a call cannot be prepared; either way it goes back to the model as an error.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CallError {
+    /// No enabled tool has that name.
+    #[error("No such tool: {name}. Available tools: {known}.")]
+    UnknownTool { name: String, known: String },
+    /// The input does not match the tool's schema (the message lists every problem).
+    #[error("{0}")]
+    InvalidInput(String),
+}
+
 struct Entry {
     tool: Arc<dyn Tool>,
+    /// The tool's spec, taken once at registration.
+    spec: Spec,
     /// The schema as exported and validated against (see [`normalise_schema`]).
     schema: Value,
     validator: jsonschema::Validator,
@@ -40,7 +55,7 @@ struct Entry {
 pub struct Registry {
     /// Registration order, which is the export order (stable for prompt caching).
     entries: Vec<Entry>,
-    by_name: HashMap<&'static str, usize>,
+    by_name: HashMap<Arc<str>, usize>,
 }
 
 impl std::fmt::Debug for Registry {
@@ -48,7 +63,7 @@ impl std::fmt::Debug for Registry {
         let tools: Vec<(&str, bool)> = self
             .entries
             .iter()
-            .map(|e| (e.tool.name(), e.enabled))
+            .map(|e| (&*e.spec.name, e.enabled))
             .collect();
         f.debug_struct("Registry").field("tools", &tools).finish()
     }
@@ -90,7 +105,8 @@ impl Registry {
 
     /// Add a tool, enabled. Its schema is compiled now, once.
     pub fn register(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
-        let name = tool.name();
+        let spec = tool.spec();
+        let name = &*spec.name;
         if self.by_name.contains_key(name) {
             return Err(RegistryError::Duplicate(name.to_string()));
         }
@@ -100,9 +116,10 @@ impl Registry {
                 name: name.to_string(),
                 message: e.to_string(),
             })?;
-        self.by_name.insert(name, self.entries.len());
+        self.by_name.insert(spec.name.clone(), self.entries.len());
         self.entries.push(Entry {
             tool,
+            spec,
             schema,
             validator,
             enabled: true,
@@ -134,11 +151,11 @@ impl Registry {
     }
 
     /// Names of the enabled tools, in registration order.
-    pub fn names(&self) -> Vec<&'static str> {
+    pub fn names(&self) -> Vec<&str> {
         self.entries
             .iter()
             .filter(|e| e.enabled)
-            .map(|e| e.tool.name())
+            .map(|e| &*e.spec.name)
             .collect()
     }
 
@@ -148,8 +165,8 @@ impl Registry {
             .iter()
             .filter(|e| e.enabled)
             .map(|e| ToolSpec {
-                name: e.tool.name().into(),
-                description: e.tool.description().into(),
+                name: e.spec.name.clone(),
+                description: e.spec.description.clone(),
                 input_schema: e.schema.clone(),
             })
             .collect()
@@ -160,37 +177,66 @@ impl Registry {
     /// problem with the JSON pointer of the offending value.
     pub fn validate(&self, name: &str, input: &Value) -> Result<(), String> {
         let Some(entry) = self.enabled_entry(name) else {
-            let known = self.names().join(", ");
-            return Err(format!("No such tool: {name}. Available tools: {known}."));
+            return Err(self.unknown(name).to_string());
         };
-        if entry.validator.is_valid(input) {
-            return Ok(());
-        }
-        let mut message = format!("Invalid input for tool {name}:");
-        let mut count = 0;
-        for error in entry.validator.iter_errors(input) {
-            count += 1;
-            if count > MAX_LISTED_PROBLEMS {
-                continue;
-            }
-            let pointer = error.instance_path().as_str();
-            let pointer = if pointer.is_empty() {
-                "(root)"
-            } else {
-                pointer
-            };
-            let problem = super::output::truncate_chars(&error.to_string(), MAX_PROBLEM_CHARS);
-            let _ = write!(message, "\n- {pointer}: {problem}");
-        }
-        if count > MAX_LISTED_PROBLEMS {
-            let _ = write!(
-                message,
-                "\n- … and {} more problems",
-                count - MAX_LISTED_PROBLEMS
-            );
-        }
-        Err(message)
+        check(entry, name, input)
     }
+
+    /// Validate `input` against the tool's schema and parse it, once, into a call whose
+    /// permission facts are computed from the typed arguments. `ctx` resolves paths.
+    pub fn prepare(
+        &self,
+        name: &str,
+        input: &Value,
+        ctx: &ToolContext,
+    ) -> Result<Prepared, CallError> {
+        let Some(entry) = self.enabled_entry(name) else {
+            return Err(self.unknown(name));
+        };
+        check(entry, name, input).map_err(CallError::InvalidInput)?;
+        entry
+            .tool
+            .prepare(input, ctx)
+            .map_err(|e| CallError::InvalidInput(e.to_string()))
+    }
+
+    fn unknown(&self, name: &str) -> CallError {
+        CallError::UnknownTool {
+            name: name.to_string(),
+            known: self.names().join(", "),
+        }
+    }
+}
+
+/// The schema check of [`Registry::validate`], for an entry found.
+fn check(entry: &Entry, name: &str, input: &Value) -> Result<(), String> {
+    if entry.validator.is_valid(input) {
+        return Ok(());
+    }
+    let mut message = format!("Invalid input for tool {name}:");
+    let mut count = 0;
+    for error in entry.validator.iter_errors(input) {
+        count += 1;
+        if count > MAX_LISTED_PROBLEMS {
+            continue;
+        }
+        let pointer = error.instance_path().as_str();
+        let pointer = if pointer.is_empty() {
+            "(root)"
+        } else {
+            pointer
+        };
+        let problem = super::output::truncate_chars(&error.to_string(), MAX_PROBLEM_CHARS);
+        let _ = write!(message, "\n- {pointer}: {problem}");
+    }
+    if count > MAX_LISTED_PROBLEMS {
+        let _ = write!(
+            message,
+            "\n- … and {} more problems",
+            count - MAX_LISTED_PROBLEMS
+        );
+    }
+    Err(message)
 }
 
 /// Make a schema strict at the top level: it must describe an object, and if it does not

@@ -11,7 +11,8 @@ use futures_util::future::BoxFuture;
 use serde_json::Value;
 
 use super::{
-    Effect, PermissionTarget, Registry, Tool, ToolCategory, ToolContext, ToolError, ToolOutput,
+    Effect, Invocation, PermissionTarget, Prepared, Registry, Spec, Tool, ToolCategory,
+    ToolContext, ToolError, ToolOutput,
 };
 
 /// A project root in a fresh temp directory (canonical path), with a context whose cwd
@@ -56,11 +57,10 @@ impl Project {
     /// Validate `input` like the agent loop does, then run the built-in tool `name`.
     pub(crate) async fn run(&self, name: &str, input: Value) -> Result<ToolOutput, ToolError> {
         let registry = Registry::with_builtins();
-        registry
-            .validate(name, &input)
-            .map_err(ToolError::InvalidInput)?;
-        let tool = registry.get(name).unwrap();
-        tool.execute(input, &self.ctx).await
+        let call = registry
+            .prepare(name, &input, &self.ctx)
+            .map_err(|e| ToolError::InvalidInput(e.to_string()))?;
+        call.run(&self.ctx).await
     }
 
     /// The text of a successful run; panics with the error otherwise.
@@ -77,6 +77,66 @@ impl Project {
     pub(crate) fn path(&self, rel: &str) -> PathBuf {
         self.root.join(rel)
     }
+}
+
+/// `input` prepared by `tool` (it must be valid): its spec and permission facts.
+pub(crate) fn prepared(tool: &dyn Tool, input: &Value, ctx: &ToolContext) -> Prepared {
+    tool.prepare(input, ctx).unwrap()
+}
+
+/// Valid inputs for every built-in tool, several where the target depends on them.
+pub(crate) fn builtin_inputs() -> Vec<(&'static str, Value)> {
+    vec![
+        ("Read", serde_json::json!({"file_path": "src/a.rs"})),
+        (
+            "Read",
+            serde_json::json!({"file_path": "/etc/hosts", "offset": 2, "limit": 3}),
+        ),
+        (
+            "Write",
+            serde_json::json!({"file_path": "new.txt", "content": "x"}),
+        ),
+        (
+            "Edit",
+            serde_json::json!({"file_path": "../b.rs", "old_string": "a", "new_string": "b"}),
+        ),
+        ("Glob", serde_json::json!({"pattern": "**/*.rs"})),
+        (
+            "Glob",
+            serde_json::json!({"pattern": "src/**/*.rs", "path": "sub"}),
+        ),
+        ("Glob", serde_json::json!({"pattern": "/abs/dir/*.md"})),
+        ("Glob", serde_json::json!({"pattern": "./a/b/c.txt"})),
+        ("Grep", serde_json::json!({"pattern": "x"})),
+        (
+            "Grep",
+            serde_json::json!({"pattern": "x", "path": "src", "-i": true, "-C": 2}),
+        ),
+        (
+            "Bash",
+            serde_json::json!({"command": "git status", "dangerouslyDisableSandbox": true}),
+        ),
+        ("BashOutput", serde_json::json!({"bash_id": "bash_1"})),
+        ("KillShell", serde_json::json!({"bash_id": "bash_1"})),
+        (
+            "WebFetch",
+            serde_json::json!({"url": "https://example.com/a", "prompt": "?"}),
+        ),
+        (
+            "TodoWrite",
+            serde_json::json!({"todos": [{"content": "a", "status": "pending", "activeForm": "b"}]}),
+        ),
+        (
+            "AskUserQuestion",
+            serde_json::json!({"questions": [{"question": "q?", "header": "h", "multiSelect": false,
+                "options": [{"label": "a", "description": ""}, {"label": "b", "description": ""}]}]}),
+        ),
+        ("ExitPlanMode", serde_json::json!({"plan": "- do it"})),
+        (
+            "Memory",
+            serde_json::json!({"action": "delete", "name": "x"}),
+        ),
+    ]
 }
 
 /// A tool whose every property is chosen by the test.
@@ -98,35 +158,41 @@ impl FakeTool {
     }
 }
 
+/// A tool with a run-time schema, as MCP and skill tools will be: it implements the
+/// erased [`Tool`] itself.
 impl Tool for FakeTool {
-    fn name(&self) -> &'static str {
-        self.name
-    }
-    fn description(&self) -> &'static str {
-        "a fake tool for tests"
+    fn spec(&self) -> Spec {
+        let effect = if self.read_only {
+            Effect::ReadFiles
+        } else {
+            Effect::WriteFiles
+        };
+        Spec::new(
+            self.name,
+            "a fake tool for tests",
+            effect,
+            ToolCategory::File,
+        )
     }
     fn input_schema(&self) -> Value {
         self.schema.clone()
     }
-    fn effect(&self) -> Effect {
-        if self.read_only {
-            Effect::ReadFiles
-        } else {
-            Effect::WriteFiles
-        }
+    fn prepare(&self, _input: &Value, _ctx: &ToolContext) -> Result<Prepared, ToolError> {
+        Ok(Prepared {
+            spec: self.spec(),
+            target: self.target.clone(),
+            concurrency_safe: self.read_only,
+            unsandboxed: false,
+            invocation: Box::new(Done),
+        })
     }
-    fn is_concurrency_safe(&self, _input: &Value) -> bool {
-        self.read_only
-    }
-    fn category(&self) -> ToolCategory {
-        ToolCategory::File
-    }
-    fn permission_target(&self, _input: &Value, _ctx: &ToolContext) -> PermissionTarget {
-        self.target.clone()
-    }
-    fn execute<'a>(
-        &'a self,
-        _input: Value,
+}
+
+struct Done;
+
+impl Invocation for Done {
+    fn run<'a>(
+        self: Box<Self>,
         _ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         async { Ok(ToolOutput::text("done")) }.boxed()

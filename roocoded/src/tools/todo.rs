@@ -12,12 +12,10 @@ use std::sync::{Mutex, MutexGuard};
 
 use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 
-use super::{
-    Effect, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
-};
+use super::{Effect, Spec, ToolCategory, ToolContext, ToolError, ToolOutput, TypedTool};
 
 const DESCRIPTION: &str = "\
 Creates and updates your task list for the current session. Use it to plan and track \
@@ -40,7 +38,7 @@ implementation is partial or errors are unresolved; then keep it in_progress and
 task for what blocks it.";
 
 /// Where a task stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TodoStatus {
     Pending,
@@ -49,14 +47,17 @@ pub enum TodoStatus {
 }
 
 /// One task of the list, as the model writes it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TodoItem {
-    /// What to do, imperative ("Run the tests").
+    /// The task, imperative ("Run the tests")
+    #[schemars(length(min = 1))]
     pub content: String,
     pub status: TodoStatus,
-    /// The same in present continuous ("Running the tests"), shown while in progress.
+    /// The task in present continuous ("Running the tests")
+    // Shown while the task is in progress.
     #[serde(rename = "activeForm")]
+    #[schemars(length(min = 1))]
     pub active_form: String,
 }
 
@@ -94,80 +95,32 @@ impl TodoList {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TodoWriteTool;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct TodoWriteInput {
-    todos: Vec<TodoItem>,
+pub struct TodoWriteArgs {
+    /// The complete, updated task list
+    pub todos: Vec<TodoItem>,
 }
 
-impl Tool for TodoWriteTool {
-    fn name(&self) -> &'static str {
-        "TodoWrite"
-    }
-
-    fn description(&self) -> &'static str {
-        DESCRIPTION
-    }
-
-    fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "todos": {
-                    "type": "array",
-                    "description": "The complete, updated task list",
-                    "items": {
-                        "type": "object",
-                        "properties": {
-                            "content": {
-                                "type": "string",
-                                "minLength": 1,
-                                "description": "The task, imperative (\"Run the tests\")"
-                            },
-                            "status": {
-                                "type": "string",
-                                "enum": ["pending", "in_progress", "completed"]
-                            },
-                            "activeForm": {
-                                "type": "string",
-                                "minLength": 1,
-                                "description": "The task in present continuous (\"Running the tests\")"
-                            }
-                        },
-                        "required": ["content", "status", "activeForm"],
-                        "additionalProperties": false
-                    }
-                }
-            },
-            "required": ["todos"],
-            "additionalProperties": false
-        })
-    }
+impl TypedTool for TodoWriteTool {
+    type Args = TodoWriteArgs;
 
     /// See the module documentation: it only changes RooCode's own memory.
-    fn effect(&self) -> Effect {
-        Effect::OwnState
+    fn spec(&self) -> Spec {
+        Spec::new(
+            "TodoWrite",
+            DESCRIPTION,
+            Effect::OwnState,
+            ToolCategory::Coordination,
+        )
     }
 
-    fn is_concurrency_safe(&self, _input: &Value) -> bool {
-        false
-    }
-
-    fn category(&self) -> ToolCategory {
-        ToolCategory::Coordination
-    }
-
-    fn permission_target(&self, _input: &Value, _ctx: &ToolContext) -> PermissionTarget {
-        PermissionTarget::None
-    }
-
-    fn execute<'a>(
+    fn run<'a>(
         &'a self,
-        input: Value,
+        input: TodoWriteArgs,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         async move {
-            let input: TodoWriteInput = parse_input(self.name(), input)?;
             let doing: Vec<&str> = input
                 .todos
                 .iter()

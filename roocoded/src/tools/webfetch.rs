@@ -32,17 +32,18 @@ use std::time::Duration;
 use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
 use reqwest::Url;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use self::resolve::{DenyPolicy, LocalPolicy, Lookup, PinnedResolver};
 use super::output::truncate_chars;
 use super::{
-    Effect, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
+    Effect, PermissionTarget, Spec, ToolCategory, ToolContext, ToolError, ToolOutput, TypedTool,
     run_blocking,
 };
 use crate::permission::network::Host;
-use crate::permission::{Call, Decision, Place};
+use crate::permission::{Call, Decision};
 
 /// Whole-request timeout (connect, redirects and body).
 pub const TIMEOUT: Duration = Duration::from_secs(30);
@@ -99,64 +100,41 @@ impl std::fmt::Debug for dyn Summarizer {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct WebFetchTool;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct WebFetchInput {
-    url: String,
-    prompt: Option<String>,
+pub struct WebFetchArgs {
+    /// The http:// or https:// URL to fetch
+    pub url: String,
+    /// What to extract or answer from the fetched content
+    pub prompt: Option<String>,
 }
 
-impl Tool for WebFetchTool {
-    fn name(&self) -> &'static str {
-        "WebFetch"
+impl TypedTool for WebFetchTool {
+    type Args = WebFetchArgs;
+
+    fn spec(&self) -> Spec {
+        Spec::new(
+            "WebFetch",
+            DESCRIPTION,
+            Effect::Network,
+            ToolCategory::Network,
+        )
     }
 
-    fn description(&self) -> &'static str {
-        DESCRIPTION
-    }
-
-    fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "url": {
-                    "type": "string",
-                    "description": "The http:// or https:// URL to fetch"
-                },
-                "prompt": {
-                    "type": "string",
-                    "description": "What to extract or answer from the fetched content"
-                }
-            },
-            "required": ["url"],
-            "additionalProperties": false
-        })
-    }
-
-    fn effect(&self) -> Effect {
-        Effect::Network
-    }
-
-    fn is_concurrency_safe(&self, _input: &Value) -> bool {
+    fn is_concurrency_safe(&self, _args: &WebFetchArgs) -> bool {
         true
     }
 
-    fn category(&self) -> ToolCategory {
-        ToolCategory::Network
+    fn target(&self, args: &WebFetchArgs, _ctx: &ToolContext) -> PermissionTarget {
+        PermissionTarget::Url(args.url.clone())
     }
 
-    fn permission_target(&self, input: &Value, _ctx: &ToolContext) -> PermissionTarget {
-        let url = input.get("url").and_then(Value::as_str).unwrap_or_default();
-        PermissionTarget::Url(url.to_string())
-    }
-
-    fn execute<'a>(
+    fn run<'a>(
         &'a self,
-        input: Value,
+        input: WebFetchArgs,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         async move {
-            let input: WebFetchInput = parse_input(self.name(), input)?;
             let url = normalise_url(&input.url)?;
             let page = match fetch(url, MAX_BODY_BYTES, ctx, &resolve::system_lookup()).await? {
                 Fetched::Page(page) => page,
@@ -340,13 +318,7 @@ fn may_follow(from: &Url, next: &Url, ctx: &ToolContext) -> Result<(), NotFollow
         input: &input,
         unsandboxed: false,
     };
-    let shell_cwd = ctx.shell.next_dir(ctx);
-    let place = Place {
-        scope: &ctx.scope,
-        shell_cwd: &shell_cwd,
-        confined: ctx.sandbox.as_ref().is_some_and(|s| s.confines()),
-    };
-    match gate.check(&call, &place) {
+    match ctx.check(gate, &call) {
         Decision::Allow => Ok(()),
         Decision::Ask { reason } => Err(NotFollowed::NeedsApproval(Some(reason))),
         Decision::Deny { reason } => Err(NotFollowed::Denied(reason)),

@@ -10,15 +10,15 @@ use std::path::{Path, PathBuf};
 
 use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
 
 use super::checkpoint::{CheckpointError, Checkpoints, Prior};
 use super::output::display_path;
 use super::redact::check_markers;
 use super::{
-    Effect, FileStamp, FileState, PermissionTarget, ReadStatus, Tool, ToolCategory, ToolContext,
-    ToolError, ToolOutput, parse_input, run_blocking,
+    Effect, FileStamp, FileState, PermissionTarget, ReadStatus, Spec, ToolCategory, ToolContext,
+    ToolError, ToolOutput, TypedTool, run_blocking,
 };
 use crate::permission::sandbox::{self, Access};
 
@@ -47,63 +47,32 @@ for; prefer editing existing files to creating new ones.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct WriteTool;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct WriteInput {
-    file_path: String,
-    content: String,
+pub struct WriteArgs {
+    /// The file to write: absolute, or relative to the working directory
+    pub file_path: String,
+    /// The complete content to write to the file
+    pub content: String,
 }
 
-impl Tool for WriteTool {
-    fn name(&self) -> &'static str {
-        "Write"
+impl TypedTool for WriteTool {
+    type Args = WriteArgs;
+
+    fn spec(&self) -> Spec {
+        Spec::new("Write", DESCRIPTION, Effect::WriteFiles, ToolCategory::File)
     }
 
-    fn description(&self) -> &'static str {
-        DESCRIPTION
+    fn target(&self, args: &WriteArgs, ctx: &ToolContext) -> PermissionTarget {
+        write_target(&args.file_path, ctx)
     }
 
-    fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "file_path": {
-                    "type": "string",
-                    "description": "The file to write: absolute, or relative to the working directory"
-                },
-                "content": {
-                    "type": "string",
-                    "description": "The complete content to write to the file"
-                }
-            },
-            "required": ["file_path", "content"],
-            "additionalProperties": false
-        })
-    }
-
-    fn effect(&self) -> Effect {
-        Effect::WriteFiles
-    }
-
-    fn is_concurrency_safe(&self, _input: &Value) -> bool {
-        false
-    }
-
-    fn category(&self) -> ToolCategory {
-        ToolCategory::File
-    }
-
-    fn permission_target(&self, input: &Value, ctx: &ToolContext) -> PermissionTarget {
-        write_target(input, ctx)
-    }
-
-    fn execute<'a>(
+    fn run<'a>(
         &'a self,
-        input: Value,
+        input: WriteArgs,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         async move {
-            let input: WriteInput = parse_input(self.name(), input)?;
             if let Some(c) = sandbox::names::misleading_char(&input.file_path) {
                 return Err(ToolError::InvalidInput(format!(
                     "file_path contains the character {c}, which would make the file's name \
@@ -321,13 +290,9 @@ pub(super) fn checkpoint_failed(e: CheckpointError) -> ToolError {
 
 /// The permission target of Write and Edit: the `file_path` resolved against the
 /// working directory, for writing.
-pub(super) fn write_target(input: &Value, ctx: &ToolContext) -> PermissionTarget {
-    let path = input
-        .get("file_path")
-        .and_then(Value::as_str)
-        .unwrap_or_default();
+pub(super) fn write_target(file_path: &str, ctx: &ToolContext) -> PermissionTarget {
     PermissionTarget::Path {
-        path: ctx.resolve(path),
+        path: ctx.resolve(file_path),
         write: true,
     }
 }

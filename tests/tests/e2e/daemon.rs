@@ -205,9 +205,7 @@ async fn every_connection_starts_with_the_handshake() {
         pid: std::process::id(),
     };
 
-    let rpc = roocode_protocol::client::connect_raw(&socket)
-        .await
-        .unwrap();
+    let rpc = roocode_client::connect_raw(&socket).await.unwrap();
     let err = rpc.list(None, None).await.unwrap_err().to_string();
     assert!(err.contains("daemon.hello"), "{err}");
     let hello = rpc
@@ -222,9 +220,7 @@ async fn every_connection_starts_with_the_handshake() {
     assert!(rpc.list(None, None).await.unwrap().is_empty());
 
     // A client of another protocol learns it at once and may only ask for status.
-    let old = roocode_protocol::client::connect_raw(&socket)
-        .await
-        .unwrap();
+    let old = roocode_client::connect_raw(&socket).await.unwrap();
     let hello = old
         .hello(roocode_protocol::PROTOCOL_VERSION + 1, "future".into(), me)
         .await
@@ -285,9 +281,7 @@ async fn history_is_paged() {
         name: "e2e".into(),
         pid: std::process::id(),
     };
-    let (rpc, _) = roocode_protocol::client::connect(&socket, me)
-        .await
-        .unwrap();
+    let (rpc, _) = roocode_client::connect(&socket, me).await.unwrap();
     let all = rpc
         .history(id.clone(), None, None, Some(1000))
         .await
@@ -368,9 +362,7 @@ async fn daemon_subscribe_reports_turns_and_requests_of_every_session() {
         name: "e2e".into(),
         pid: std::process::id(),
     };
-    let (rpc, _) = roocode_protocol::client::connect(&socket, me)
-        .await
-        .unwrap();
+    let (rpc, _) = roocode_client::connect(&socket, me).await.unwrap();
     let mut sub = rpc.subscribe_daemon().await.unwrap();
     let out = w.run(&["send", "hello"]).await;
     let id = out.session_id();

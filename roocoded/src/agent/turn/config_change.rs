@@ -11,8 +11,8 @@ use super::Turn;
 use crate::agent::AgentError;
 use crate::agent::approvals::{PermissionAnswer, PermissionAsk};
 use crate::agent::turn_config::{FileCheck, TurnConfig};
+use crate::config::Guarded;
 use crate::permission::Mode;
-use crate::store::SessionRow;
 
 /// The pseudo tool name of a config change request.
 pub const CONFIG_TOOL: &str = "Config";
@@ -22,7 +22,7 @@ impl Turn<'_> {
     /// was cancelled while the user was asked.
     pub(super) async fn recheck_config(
         &self,
-        row: &SessionRow,
+        mode: Mode,
         config: &TurnConfig,
     ) -> Result<bool, AgentError> {
         let (changes, files, newer) = match config.recheck() {
@@ -47,7 +47,7 @@ impl Turn<'_> {
         };
         let files: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
         let listed = changes.join("\n");
-        if row.mode == Mode::DontAsk {
+        if mode == Mode::DontAsk {
             tracing::warn!(%listed, "permission settings changed during a dontAsk turn: not applied");
             if let Ok(mut slot) = self.rt.refused_config.lock() {
                 *slot = Some(config.refuse(&newer));
@@ -63,6 +63,20 @@ impl Turn<'_> {
             .await?;
             return Ok(true);
         }
+        self.ask_about_change(&changes, &files, &newer, config)
+            .await
+    }
+
+    /// Asks the user about a change of the permission settings (tool `Config`) and
+    /// applies it if they approve; false if the turn was cancelled meanwhile.
+    async fn ask_about_change(
+        &self,
+        changes: &[String],
+        files: &[String],
+        newer: &Guarded,
+        config: &TurnConfig,
+    ) -> Result<bool, AgentError> {
+        let listed = changes.join("\n");
         let summary = format!(
             "permission settings changed during the turn: {}",
             changes.join("; ")
@@ -83,19 +97,23 @@ impl Turn<'_> {
             summary: &summary,
             reason: &reason,
         };
-        let answer = self.agents.ask_permission(ask, &self.cancel).await?;
+        let answer = self
+            .engine
+            .approvals
+            .ask_permission(ask, &self.cancel)
+            .await?;
         let refused = match answer {
             PermissionAnswer::Allow | PermissionAnswer::AllowAlways => {
                 tracing::info!(%listed, "permission settings changed during the turn: approved");
-                config.apply(&newer);
+                config.apply(newer);
                 None
             }
             PermissionAnswer::Deny { .. } => {
                 tracing::info!(%listed, "permission settings changed during the turn: refused");
-                Some(config.refuse(&newer))
+                Some(config.refuse(newer))
             }
             // Unanswered: the next turn asks again.
-            PermissionAnswer::Cancelled => Some(config.refuse(&newer)),
+            PermissionAnswer::Cancelled => Some(config.refuse(newer)),
         };
         if let Ok(mut slot) = self.rt.refused_config.lock() {
             *slot = refused;
@@ -107,7 +125,7 @@ impl Turn<'_> {
     async fn notice(&self, kind: &str, message: String) -> Result<(), AgentError> {
         self.emit(EventPayload::Error {
             error: ErrorInfo {
-                kind: kind.to_string(),
+                kind: kind.into(),
                 message,
             },
         })

@@ -6,8 +6,9 @@ use tokio::sync::mpsc;
 
 use super::Turn;
 use crate::agent::AgentError;
+use crate::agent::settings::TurnSettings;
 use crate::llm::{self, CallOutcome, LlmError, ModelRequest, Progress};
-use crate::store::{ModelCallRow, SessionRow};
+use crate::store::ModelCallRow;
 
 use crate::agent::call_row::{CallOf, call_row};
 
@@ -36,7 +37,7 @@ impl Turn<'_> {
                 }
                 let payloads = progress_events(batch, message_id);
                 if let Err(e) = self
-                    .agents
+                    .engine
                     .events()
                     .append_many(self.id(), self.id(), payloads)
                     .await
@@ -49,17 +50,17 @@ impl Turn<'_> {
         outcome
     }
 
-    /// Records one call of the loop; `model` is the resolved model (`row.model` may be
+    /// Records one call of the loop with the resolved model (the agent's model may be
     /// an alias such as `anthropic/sonnet`), as compaction and WebFetch record it.
     pub(super) async fn record_call(
         &self,
-        row: &SessionRow,
-        model: &llm::ResolvedModel,
+        settings: &TurnSettings<'_>,
         message_id: &str,
         outcome: Option<&CallOutcome>,
         error: Option<&LlmError>,
     ) -> Result<(), AgentError> {
-        let store = self.agents.store();
+        let store = self.engine.store();
+        let model = &settings.model;
         let call = ModelCallRow {
             // the row shares the id of the assistant message it produced
             id: message_id.to_string(),
@@ -67,7 +68,7 @@ impl Turn<'_> {
                 CallOf {
                     session_id: self.id(),
                     turn_id: self.turn_id,
-                    agent_id: self.id(),
+                    agent_id: &settings.agent.agent_id,
                 },
                 model,
                 outcome,
@@ -79,7 +80,7 @@ impl Turn<'_> {
             store.add_session_usage(self.id(), u).await?;
             self.emit(EventPayload::Usage {
                 message_id: message_id.to_string(),
-                model: row.model.clone(),
+                model: settings.agent.model.clone(),
                 usage: *u,
             })
             .await?;

@@ -5,9 +5,9 @@
 use super::Turn;
 use crate::agent::AgentError;
 use crate::agent::compaction::SummaryCall;
+use crate::agent::settings::TurnSettings;
 use crate::context::budget::Budget;
 use crate::context::{compact, stale};
-use crate::llm;
 
 /// Share of the context window above which old tool results are cleared (layer 2).
 const STALE_CLEAR_FRACTION: f64 = 0.6;
@@ -37,7 +37,7 @@ impl Turn<'_> {
                 chars = report.chars_saved,
                 "cleared stale tool results"
             );
-            self.agents
+            self.engine
                 .store()
                 .replace_context(self.id(), &self.context)
                 .await?;
@@ -49,26 +49,24 @@ impl Turn<'_> {
     /// history is replaced by a summary and the turn goes on from it.
     pub(super) async fn compact_if_full(
         &mut self,
-        model: &llm::ResolvedModel,
-        env: &roocode_protocol::session::ClientEnv,
-        config: &crate::config::Config,
+        settings: &TurnSettings<'_>,
     ) -> Result<(), AgentError> {
+        let model = &settings.model;
         let fraction = self
             .budget
             .get_or_insert_with(|| Budget::new(model.context_window))
             .fraction(&self.context);
-        if fraction < config.compact_threshold() {
+        if fraction < settings.config.compact_threshold() {
             return Ok(());
         }
-        let policy = llm::RetryPolicy::from_env_and_config(env, config);
         match self
-            .agents
+            .engine
             .compact_context(
                 &self.rt.id,
                 &mut self.context,
                 SummaryCall {
                     model,
-                    policy: &policy,
+                    policy: &settings.retry,
                     cancel: &self.cancel,
                 },
                 None,

@@ -3,12 +3,10 @@
 
 use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
 
-use crate::tools::{
-    Effect, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
-};
+use crate::tools::{Effect, Spec, ToolCategory, ToolContext, ToolError, ToolOutput, TypedTool};
 
 const DESCRIPTION: &str = "\
 Reads the output of a background shell, one started by Bash with run_in_background: true.
@@ -28,58 +26,35 @@ a note says how much was cut from the middle.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BashOutputTool;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct BashOutputInput {
-    bash_id: String,
+pub struct BashOutputArgs {
+    /// The id of the background shell, as returned by Bash (e.g. bash_1)
+    pub bash_id: String,
 }
 
-impl Tool for BashOutputTool {
-    fn name(&self) -> &'static str {
-        "BashOutput"
+impl TypedTool for BashOutputTool {
+    type Args = BashOutputArgs;
+
+    fn spec(&self) -> Spec {
+        Spec::new(
+            "BashOutput",
+            DESCRIPTION,
+            Effect::OwnState,
+            ToolCategory::Command,
+        )
     }
 
-    fn description(&self) -> &'static str {
-        DESCRIPTION
-    }
-
-    fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "bash_id": {
-                    "type": "string",
-                    "description": "The id of the background shell, as returned by Bash (e.g. bash_1)"
-                }
-            },
-            "required": ["bash_id"],
-            "additionalProperties": false
-        })
-    }
-
-    fn effect(&self) -> Effect {
-        Effect::OwnState
-    }
-
-    fn is_concurrency_safe(&self, _input: &Value) -> bool {
+    fn is_concurrency_safe(&self, _args: &BashOutputArgs) -> bool {
         true
     }
 
-    fn category(&self) -> ToolCategory {
-        ToolCategory::Command
-    }
-
-    fn permission_target(&self, _input: &Value, _ctx: &ToolContext) -> PermissionTarget {
-        PermissionTarget::None
-    }
-
-    fn execute<'a>(
+    fn run<'a>(
         &'a self,
-        input: Value,
+        input: BashOutputArgs,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         async move {
-            let input: BashOutputInput = parse_input(self.name(), input)?;
             let shell = ctx.shell.find(&input.bash_id)?;
             let (status, text) = shell.read();
             let text = text.trim_end_matches(['\n', '\r']);

@@ -2,12 +2,10 @@
 
 use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
 
-use crate::tools::{
-    Effect, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
-};
+use crate::tools::{Effect, Spec, ToolCategory, ToolContext, ToolError, ToolOutput, TypedTool};
 
 const DESCRIPTION: &str = "\
 Stops a background shell, one started by Bash with run_in_background: true, together \
@@ -26,58 +24,31 @@ watchers yourself once you no longer need them.";
 #[derive(Debug, Clone, Copy, Default)]
 pub struct KillShellTool;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct KillShellInput {
-    bash_id: String,
+pub struct KillShellArgs {
+    /// The id of the background shell to stop, as returned by Bash (e.g. bash_1)
+    pub bash_id: String,
 }
 
-impl Tool for KillShellTool {
-    fn name(&self) -> &'static str {
-        "KillShell"
+impl TypedTool for KillShellTool {
+    type Args = KillShellArgs;
+
+    fn spec(&self) -> Spec {
+        Spec::new(
+            "KillShell",
+            DESCRIPTION,
+            Effect::RunCommands,
+            ToolCategory::Command,
+        )
     }
 
-    fn description(&self) -> &'static str {
-        DESCRIPTION
-    }
-
-    fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "bash_id": {
-                    "type": "string",
-                    "description": "The id of the background shell to stop, as returned by Bash (e.g. bash_1)"
-                }
-            },
-            "required": ["bash_id"],
-            "additionalProperties": false
-        })
-    }
-
-    fn effect(&self) -> Effect {
-        Effect::RunCommands
-    }
-
-    fn is_concurrency_safe(&self, _input: &Value) -> bool {
-        false
-    }
-
-    fn category(&self) -> ToolCategory {
-        ToolCategory::Command
-    }
-
-    fn permission_target(&self, _input: &Value, _ctx: &ToolContext) -> PermissionTarget {
-        PermissionTarget::None
-    }
-
-    fn execute<'a>(
+    fn run<'a>(
         &'a self,
-        input: Value,
+        input: KillShellArgs,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         async move {
-            let input: KillShellInput = parse_input(self.name(), input)?;
             let shell = ctx.shell.find(&input.bash_id)?;
             let text = if shell.kill().await {
                 format!("Killed {} ({}).", shell.id, shell.command)

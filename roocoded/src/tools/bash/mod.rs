@@ -32,8 +32,8 @@ use std::time::Duration;
 
 use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
+use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
 
 pub use bash_output::BashOutputTool;
 pub use kill_shell::KillShellTool;
@@ -41,7 +41,7 @@ pub use process::{ProcessRecorder, kill_group, terminate_group};
 pub use shell::ShellState;
 
 use super::{
-    Effect, PermissionTarget, Tool, ToolCategory, ToolContext, ToolError, ToolOutput, parse_input,
+    Effect, PermissionTarget, Spec, ToolCategory, ToolContext, ToolError, ToolOutput, TypedTool,
 };
 
 /// Timeout when the call gives none (2 minutes).
@@ -91,97 +91,69 @@ dangerously_disable_sandbox: true; the user is asked to approve that every time.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct BashTool;
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-struct BashInput {
-    command: String,
-    /// Milliseconds; a float so that `120000.0` is accepted like `120000`.
-    timeout: Option<f64>,
-    /// Shown by clients from the call's input; not used here.
+pub struct BashArgs {
+    /// The command to run
+    pub command: String,
+    /// Timeout in milliseconds (default 120000, at most 600000; larger values are reduced)
+    // A float so that `120000.0` is accepted like `120000`.
+    #[schemars(range(min = 1))]
+    pub timeout: Option<f64>,
+    /// What the command does, in 5-10 words (e.g. "Run the unit tests")
+    // Shown by clients from the call's input; not used here.
     #[serde(rename = "description")]
-    _description: Option<String>,
-    run_in_background: Option<bool>,
-    /// Run outside the OS sandbox; the permission gate asks the user first, in every
-    /// mode (`crate::sandbox::disable`).
-    #[serde(alias = "dangerouslyDisableSandbox")]
-    dangerously_disable_sandbox: Option<bool>,
+    pub _description: Option<String>,
+    /// Start the command in the background and return its bash_id at once; read its output with BashOutput
+    pub run_in_background: Option<bool>,
+    /// Run the command outside the OS sandbox. Only when the sandbox stopped a command that really needs to write outside the project; the user is always asked first
+    // The permission gate asks the user first, in every mode (`crate::sandbox::disable`).
+    pub dangerously_disable_sandbox: Option<bool>,
+    /// Same as dangerously_disable_sandbox
+    // Claude Code's spelling. A field of its own, not a serde alias, so that the schema
+    // lists it and giving both is not a duplicate-field error.
+    #[serde(rename = "dangerouslyDisableSandbox")]
+    pub dangerously_disable_sandbox_camel: Option<bool>,
 }
 
-impl Tool for BashTool {
-    fn name(&self) -> &'static str {
-        "Bash"
+impl BashArgs {
+    /// Either spelling of `dangerously_disable_sandbox` is true.
+    pub fn unsandboxed(&self) -> bool {
+        self.dangerously_disable_sandbox == Some(true)
+            || self.dangerously_disable_sandbox_camel == Some(true)
+    }
+}
+
+impl TypedTool for BashTool {
+    type Args = BashArgs;
+
+    fn spec(&self) -> Spec {
+        Spec::new(
+            "Bash",
+            DESCRIPTION,
+            Effect::RunCommands,
+            ToolCategory::Command,
+        )
     }
 
-    fn description(&self) -> &'static str {
-        DESCRIPTION
+    fn target(&self, args: &BashArgs, _ctx: &ToolContext) -> PermissionTarget {
+        PermissionTarget::Command(args.command.clone())
     }
 
-    fn input_schema(&self) -> Value {
-        json!({
-            "type": "object",
-            "properties": {
-                "command": {
-                    "type": "string",
-                    "description": "The command to run"
-                },
-                "timeout": {
-                    "type": "number",
-                    "minimum": 1,
-                    "description": "Timeout in milliseconds (default 120000, at most 600000; larger values are reduced)"
-                },
-                "description": {
-                    "type": "string",
-                    "description": "What the command does, in 5-10 words (e.g. \"Run the unit tests\")"
-                },
-                "run_in_background": {
-                    "type": "boolean",
-                    "description": "Start the command in the background and return its bash_id at once; read its output with BashOutput"
-                },
-                "dangerously_disable_sandbox": {
-                    "type": "boolean",
-                    "description": "Run the command outside the OS sandbox. Only when the sandbox stopped a command that really needs to write outside the project; the user is always asked first"
-                },
-                "dangerouslyDisableSandbox": {
-                    "type": "boolean",
-                    "description": "Same as dangerously_disable_sandbox"
-                }
-            },
-            "required": ["command"],
-            "additionalProperties": false
-        })
+    fn unsandboxed(&self, args: &BashArgs) -> bool {
+        args.unsandboxed()
     }
 
-    fn effect(&self) -> Effect {
-        Effect::RunCommands
-    }
-
-    fn is_concurrency_safe(&self, _input: &Value) -> bool {
-        false
-    }
-
-    fn category(&self) -> ToolCategory {
-        ToolCategory::Command
-    }
-
-    fn permission_target(&self, input: &Value, _ctx: &ToolContext) -> PermissionTarget {
-        let command = input
-            .get("command")
-            .and_then(Value::as_str)
-            .unwrap_or_default();
-        PermissionTarget::Command(command.to_string())
-    }
-
-    fn execute<'a>(
+    fn run<'a>(
         &'a self,
-        input: Value,
+        input: BashArgs,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         async move {
-            let input: BashInput = parse_input(self.name(), input)?;
             if input.command.trim().is_empty() {
                 return Err(ToolError::InvalidInput("command is empty".to_string()));
             }
-            let unconfined = input.dangerously_disable_sandbox == Some(true);
+            let unconfined = input.unsandboxed();
             if input.run_in_background == Some(true) {
                 let shell = background::start(ctx, &input.command, unconfined)?;
                 return Ok(ToolOutput::text(format!(

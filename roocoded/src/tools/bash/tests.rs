@@ -10,7 +10,7 @@ use tokio::sync::mpsc;
 
 use super::process::live_members;
 use super::*;
-use crate::tools::test_support::Project;
+use crate::tools::test_support::{Project, prepared};
 use crate::tools::{ProgressFn, Registry};
 
 /// A project whose client environment has the test's PATH (and nothing else).
@@ -586,24 +586,18 @@ fn timeouts_are_clamped() {
 fn tool_properties() {
     let p = Project::new();
     let input = json!({"command": "cargo test"});
-    assert!(!BashTool.effect().is_read_only());
-    assert!(!BashTool.is_concurrency_safe(&input));
-    assert_eq!(BashTool.category(), ToolCategory::Command);
-    assert_eq!(
-        BashTool.permission_target(&input, &p.ctx),
-        PermissionTarget::Command("cargo test".into())
-    );
+    let bash = prepared(&BashTool, &input, &p.ctx);
+    assert!(!bash.spec.effect.is_read_only());
+    assert!(!bash.concurrency_safe);
+    assert_eq!(bash.spec.category, ToolCategory::Command);
+    assert_eq!(bash.target, PermissionTarget::Command("cargo test".into()));
     let id = json!({"bash_id": "bash_1"});
-    assert!(BashOutputTool.effect().is_read_only());
-    assert!(BashOutputTool.is_concurrency_safe(&id));
-    assert_eq!(
-        BashOutputTool.permission_target(&id, &p.ctx),
-        PermissionTarget::None
-    );
-    assert!(!KillShellTool.effect().is_read_only());
-    assert!(!KillShellTool.is_concurrency_safe(&id));
-    assert_eq!(
-        KillShellTool.permission_target(&id, &p.ctx),
-        PermissionTarget::None
-    );
+    let output = prepared(&BashOutputTool, &id, &p.ctx);
+    assert!(output.spec.effect.is_read_only());
+    assert!(output.concurrency_safe);
+    assert_eq!(output.target, PermissionTarget::None);
+    let kill = prepared(&KillShellTool, &id, &p.ctx);
+    assert!(!kill.spec.effect.is_read_only());
+    assert!(!kill.concurrency_safe);
+    assert_eq!(kill.target, PermissionTarget::None);
 }

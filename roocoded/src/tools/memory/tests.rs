@@ -6,7 +6,8 @@ use serde_json::json;
 
 use crate::memory::{MemoryDirs, MemoryType, auto};
 use crate::tools::test_support::Project;
-use crate::tools::{MemoryTool, PermissionTarget, Registry, Tool, ToolCategory, ToolError};
+use crate::tools::test_support::prepared;
+use crate::tools::{MemoryTool, PermissionTarget, Registry, ToolCategory, ToolError};
 
 fn project() -> (Project, MemoryDirs) {
     let mut p = Project::new();
@@ -183,14 +184,12 @@ fn traits() {
     let (p, _dirs) = project();
     let input = json!({"action": "save", "name": "n"});
     // It writes only RooCode's own memory files: allowed like TodoWrite.
-    assert!(MemoryTool.effect().is_read_only());
-    assert!(!MemoryTool.is_concurrency_safe(&input));
-    assert_eq!(MemoryTool.category(), ToolCategory::File);
-    assert_eq!(
-        MemoryTool.permission_target(&input, &p.ctx),
-        PermissionTarget::None
-    );
+    let memory = prepared(&MemoryTool, &input, &p.ctx);
+    assert!(memory.spec.effect.is_read_only());
+    assert!(!memory.concurrency_safe);
+    assert_eq!(memory.spec.category, ToolCategory::File);
+    assert_eq!(memory.target, PermissionTarget::None);
     for word in ["pnpm", "feedback", "secret", "git history", "NOT"] {
-        assert!(MemoryTool.description().contains(word), "{word}");
+        assert!(memory.spec.description.contains(word), "{word}");
     }
 }

@@ -14,7 +14,8 @@ use tokio::net::TcpListener;
 
 use super::{MAX_BODY_BYTES, MAX_CONTENT_CHARS, Summarizer, normalise_url};
 use crate::tools::test_support::Project;
-use crate::tools::{PermissionTarget, Tool as _, ToolError};
+use crate::tools::test_support::prepared;
+use crate::tools::{PermissionTarget, ToolError};
 
 const PAGE: &str = "<!doctype html><html><head><title>Test page</title>\
 <style>body { color: red }</style><script>alert('hidden')</script></head>\
@@ -311,11 +312,15 @@ fn urls_are_checked_and_upgraded() {
 #[test]
 fn descriptor_and_schema() {
     let p = Project::new();
-    let tool = super::WebFetchTool;
-    assert!(tool.effect().is_read_only());
-    assert!(tool.is_concurrency_safe(&json!({})));
+    let call = prepared(
+        &super::WebFetchTool,
+        &json!({"url": "https://a.example/x"}),
+        &p.ctx,
+    );
+    assert!(call.spec.effect.is_read_only());
+    assert!(call.concurrency_safe);
     assert_eq!(
-        tool.permission_target(&json!({"url": "https://a.example/x"}), &p.ctx),
+        call.target,
         PermissionTarget::Url("https://a.example/x".to_string())
     );
     let registry = crate::tools::Registry::with_builtins();

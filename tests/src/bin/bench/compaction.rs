@@ -12,8 +12,8 @@
 use std::time::Instant;
 
 use anyhow::{Context, bail};
+use roocode_client::RpcClient;
 use roocode_protocol::api::SessionApiClient;
-use roocode_protocol::client::RpcClient;
 use roocode_protocol::event::EventPayload;
 use roocode_tests::mock_llm::{MockLlm, Reply, Script};
 

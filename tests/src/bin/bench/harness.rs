@@ -7,8 +7,8 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use anyhow::{Context, bail};
+use roocode_client::RpcClient;
 use roocode_protocol::api::SessionApiClient;
-use roocode_protocol::client::RpcClient;
 use roocode_protocol::daemon::{ClientInfo, HelloResponse};
 use roocode_protocol::paths::Paths;
 use roocode_protocol::session::{ClientEnv, ImportParams, SessionInfo};
@@ -121,7 +121,7 @@ impl Bench {
             name: "roocode-bench".into(),
             pid: std::process::id(),
         };
-        Ok(roocode_protocol::client::connect(&self.paths()?.socket, client).await?)
+        Ok(roocode_client::connect(&self.paths()?.socket, client).await?)
     }
 
     /// Imports `lines` (JSONL messages) as a new session in pages, like

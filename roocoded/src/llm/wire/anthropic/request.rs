@@ -137,6 +137,8 @@ impl Blocks<'_> {
         self.blocks.iter().filter(|b| match b {
             ContentBlock::Text { text } => !text.is_empty(),
             ContentBlock::Thinking { signature, .. } => signature.is_some(),
+            // Never stored by the daemon; skipped rather than sent if one ever were.
+            ContentBlock::Unknown => false,
             _ => true,
         })
     }
@@ -229,6 +231,8 @@ impl Serialize for WireBlock<'_> {
                 map.serialize_entry("source", &ImageSource { data, media_type })?;
                 map.serialize_entry("type", "image")?;
             }
+            // Filtered out by `Blocks::sent`.
+            ContentBlock::Unknown => {}
         }
         map.end()
     }

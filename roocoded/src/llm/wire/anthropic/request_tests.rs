@@ -114,6 +114,7 @@ mod reference {
                 "type": "image",
                 "source": {"type": "base64", "media_type": media_type, "data": data},
             }),
+            ContentBlock::Unknown => return None,
         })
     }
 

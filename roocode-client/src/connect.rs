@@ -1,5 +1,5 @@
 //! Connecting to the daemon: WebSocket-framed JSON-RPC over the Unix socket, then the
-//! `daemon.hello` handshake. Auto-start lives in [`crate::client::autostart`].
+//! `daemon.hello` handshake. Auto-start lives in [`crate::autostart`].
 
 use std::path::Path;
 use std::time::Duration;
@@ -7,11 +7,11 @@ use std::time::Duration;
 use jsonrpsee::client_transport::ws::{Url, WsTransportClientBuilder};
 use jsonrpsee::core::client::ClientBuilder;
 
-use crate::api::DaemonApiClient;
-use crate::daemon::{ClientInfo, HelloResponse};
-use crate::{BUILD_ID, PROTOCOL_VERSION};
+use roocode_protocol::api::DaemonApiClient;
+use roocode_protocol::daemon::{ClientInfo, HelloResponse};
+use roocode_protocol::{BUILD_ID, PROTOCOL_VERSION};
 
-pub mod autostart;
+use crate::rpc_error::error_message;
 
 /// A connected JSON-RPC client; call the generated `*ApiClient` traits on it.
 pub type RpcClient = jsonrpsee::core::client::Client;
@@ -93,15 +93,6 @@ pub async fn connect(
         });
     }
     Ok((rpc, hello))
-}
-
-/// The message of an RPC error: the daemon's own words for a call error, the
-/// transport's description otherwise.
-pub fn error_message(e: &jsonrpsee::core::ClientError) -> String {
-    match e {
-        jsonrpsee::core::ClientError::Call(obj) => obj.message().to_string(),
-        other => other.to_string(),
-    }
 }
 
 /// The line to print when the daemon was built from other sources than this client.

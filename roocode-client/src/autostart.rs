@@ -21,9 +21,10 @@ use std::time::{Duration, Instant};
 use nix::errno::Errno;
 use nix::fcntl::{Flock, FlockArg};
 
-use crate::client::{ConnectError, RpcClient, connect};
-use crate::daemon::{ClientInfo, HelloResponse};
-use crate::paths::Paths;
+use roocode_protocol::daemon::{ClientInfo, HelloResponse};
+use roocode_protocol::paths::Paths;
+
+use crate::connect::{ConnectError, RpcClient, connect};
 
 /// Environment variable naming the daemon binary to start.
 pub const DAEMON_BIN_VAR: &str = "ROOCODE_DAEMON_BIN";

@@ -1,0 +1,329 @@
+//! [`Engine`]: what the RPC layer talks to. It owns the sessions and their turns, and
+//! holds the small services they use: the store, the event log, the approvals waiting
+//! for a human, the book of running command processes. Turns are queued and run in
+//! `turns.rs`; each runs the agent its [`AgentSpec`](super::AgentSpec) describes.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use roocode_protocol::event::{DecidedBy, EventPayload};
+use roocode_protocol::paths::Paths;
+use roocode_protocol::session::{
+    CreateParams, ExportPage, HistoryPage, PendingRequest, PermissionDecision, SessionInfo,
+};
+use tokio_util::task::TaskTracker;
+
+use super::approvals::Approvals;
+use super::processes::ProcessBook;
+use super::runtime::Runtimes;
+use super::sessions::Sessions;
+use super::{AgentError, project, prompt};
+use crate::config::Config;
+use crate::events::EventLog;
+use crate::store::{NewSession, SessionRow, Store};
+use crate::tools::Registry;
+
+/// The engine: every session of the daemon and the turns they run.
+pub struct Engine {
+    pub(super) store: Store,
+    pub(super) events: Arc<EventLog>,
+    pub(super) paths: Paths,
+    pub(super) http: reqwest::Client,
+    /// The built-in tools: the tool set of the main agent.
+    pub(super) tools: Arc<Registry>,
+    pub(super) sessions: Sessions,
+    pub(super) runtimes: Runtimes,
+    pub(super) tasks: TaskTracker,
+    pub(super) approvals: Approvals,
+    pub(super) processes: ProcessBook,
+}
+
+impl Engine {
+    /// The engine over `store`; call from inside the tokio runtime.
+    pub fn new(store: Store, paths: Paths) -> Self {
+        let events = Arc::new(EventLog::new(store.clone()));
+        Engine {
+            approvals: Approvals::new(store.clone(), events.clone()),
+            processes: ProcessBook::start(store.clone()),
+            sessions: Sessions::new(store.clone()),
+            events,
+            store,
+            paths,
+            http: reqwest::Client::builder()
+                .connect_timeout(Duration::from_secs(30))
+                .build()
+                .unwrap_or_default(),
+            tools: Arc::new(Registry::with_builtins()),
+            runtimes: Runtimes::default(),
+            tasks: TaskTracker::new(),
+        }
+    }
+
+    pub fn store(&self) -> &Store {
+        &self.store
+    }
+
+    pub fn events(&self) -> &EventLog {
+        &self.events
+    }
+
+    /// The process groups of the commands running for the model now.
+    pub fn command_groups(&self) -> std::collections::HashSet<i32> {
+        self.processes.running_groups()
+    }
+
+    /// Where the daemon's files live.
+    pub fn paths(&self) -> &Paths {
+        &self.paths
+    }
+
+    /// The built-in tools (the main agent's tool set).
+    pub fn tools(&self) -> &Arc<Registry> {
+        &self.tools
+    }
+
+    /// Loads the merged configuration of a project.
+    pub fn config(&self, root: &Path) -> Result<Config, AgentError> {
+        Config::load(&self.paths.user_dir, root).map_err(|e| AgentError::Config(e.to_string()))
+    }
+
+    /// Finds a session by id or unique id prefix.
+    pub async fn resolve(&self, id_or_prefix: &str) -> Result<SessionRow, AgentError> {
+        self.sessions.resolve(id_or_prefix).await
+    }
+
+    pub async fn info(&self, id: &str) -> Result<SessionInfo, AgentError> {
+        self.sessions.info(id).await
+    }
+
+    /// Sessions by last activity; `dir` (any directory) filters by its project root.
+    pub async fn list(
+        &self,
+        dir: Option<&str>,
+        limit: u32,
+    ) -> Result<Vec<SessionInfo>, AgentError> {
+        self.sessions.list(dir, limit).await
+    }
+
+    /// (sessions, running turns).
+    pub async fn counts(&self) -> Result<(u64, u64), AgentError> {
+        self.sessions.counts().await
+    }
+
+    /// The session's state and its requests waiting for a human.
+    pub async fn snapshot(
+        &self,
+        id: &str,
+    ) -> Result<(SessionInfo, Vec<PendingRequest>), AgentError> {
+        let info = self.info(id).await?;
+        let pending = self.pending(Some(&info.id)).await?;
+        Ok((info, pending))
+    }
+
+    /// Permission requests and questions waiting for an answer.
+    pub async fn pending(
+        &self,
+        session_id: Option<&str>,
+    ) -> Result<Vec<PendingRequest>, AgentError> {
+        Ok(self.store.pending_requests(session_id).await?)
+    }
+
+    /// A page of the session's event log: after `after_seq` (oldest first), or else
+    /// before `before_seq` (the newest page when `None`).
+    pub async fn history(
+        &self,
+        id: &str,
+        before_seq: Option<u64>,
+        after_seq: Option<u64>,
+        limit: u32,
+    ) -> Result<HistoryPage, AgentError> {
+        let row = self.resolve(id).await?;
+        Ok(match after_seq {
+            Some(after) => {
+                let mut events = self.store.events_after(&row.id, after, limit + 1).await?;
+                let has_more = events.len() > limit as usize;
+                events.truncate(limit as usize);
+                HistoryPage { events, has_more }
+            }
+            None => {
+                let (events, has_more) =
+                    self.store.events_before(&row.id, before_seq, limit).await?;
+                HistoryPage { events, has_more }
+            }
+        })
+    }
+
+    /// A page of the session's model context as JSONL lines, from message `offset`.
+    pub async fn export(
+        &self,
+        id: &str,
+        offset: u64,
+        limit: u32,
+    ) -> Result<ExportPage, AgentError> {
+        let row = self.resolve(id).await?;
+        let mut lines = self.store.context_lines(&row.id, offset, limit + 1).await?;
+        let more = lines.len() > limit as usize;
+        lines.truncate(limit as usize);
+        let next_offset = more.then(|| offset + u64::from(limit));
+        Ok(ExportPage { lines, next_offset })
+    }
+
+    pub async fn create(&self, params: CreateParams) -> Result<SessionInfo, AgentError> {
+        let cwd = PathBuf::from(&params.cwd);
+        if !cwd.is_absolute() || !cwd.is_dir() {
+            return Err(AgentError::Invalid(format!(
+                "working directory `{}` is not an existing absolute directory",
+                params.cwd
+            )));
+        }
+        let cwd = cwd.canonicalize().unwrap_or(cwd);
+        let root = project::project_root(&cwd);
+        let config = self.config(&root)?;
+        let mode = match params.mode {
+            Some(m) => check_mode(&m)?,
+            None => config.permission_mode(),
+        };
+        let model = match &params.model {
+            Some(m) => m.trim().to_string(),
+            None => crate::llm::model_spec(&params.env, &config),
+        };
+        // Resolve it with the caller's keys now, so a missing key leaves no empty session.
+        crate::llm::resolve_model(&model, &params.env, &config, &self.http)
+            .map_err(|e| AgentError::Config(e.to_string()))?;
+        let id = uuid::Uuid::now_v7().to_string();
+        let row = self
+            .store
+            .insert_session(&NewSession {
+                id: id.clone(),
+                parent_session_id: None,
+                kind: roocode_protocol::session::SessionKind::Main,
+                title: params.title.clone().unwrap_or_default(),
+                cwd: cwd.display().to_string(),
+                root: root.display().to_string(),
+                model,
+                mode,
+            })
+            .await?;
+        let rt = self.runtime(&id).await?;
+        rt.state.lock().await.env = params.env;
+        tracing::info!(session = %id, root = %row.root, model = %row.model, "session created");
+        self.sessions.with_short_id(row.to_info()).await
+    }
+
+    pub async fn delete(&self, id: &str) -> Result<(), AgentError> {
+        let row = self.resolve(id).await?;
+        if let Some(rt) = self.runtimes.get(&row.id) {
+            let ended = rt.turn_ended.notified();
+            let running = {
+                let state = rt.state.lock().await;
+                state.running.as_ref().map(|r| r.cancel.cancel()).is_some()
+            };
+            if running {
+                let _ = tokio::time::timeout(Duration::from_secs(10), ended).await;
+            }
+            rt.shell.kill_all().await;
+        }
+        self.runtimes.remove(&row.id);
+        self.store.delete_session(&row.id).await?;
+        self.events.forget(&row.id);
+        tracing::info!(session = %row.id, "session deleted");
+        Ok(())
+    }
+
+    pub async fn set_mode(&self, id: &str, mode: &str) -> Result<SessionInfo, AgentError> {
+        let row = self.resolve(id).await?;
+        let mode = check_mode(mode)?;
+        self.store.set_session_mode(&row.id, mode).await?;
+        let mode = mode.as_str().to_string();
+        self.events
+            .append(&row.id, &row.id, EventPayload::ModeChanged { mode })
+            .await?;
+        self.info(&row.id).await
+    }
+
+    pub async fn set_model(&self, id: &str, model: &str) -> Result<SessionInfo, AgentError> {
+        let row = self.resolve(id).await?;
+        let config = self.config(Path::new(&row.root))?;
+        crate::llm::check_model_spec(model, &config)
+            .map_err(|e| AgentError::Config(e.to_string()))?;
+        self.store.set_session_model(&row.id, model).await?;
+        self.events
+            .append(
+                &row.id,
+                &row.id,
+                EventPayload::ModelChanged {
+                    model: model.to_string(),
+                },
+            )
+            .await?;
+        self.info(&row.id).await
+    }
+
+    /// Answers a permission request; the first answer wins.
+    pub async fn respond_permission(
+        &self,
+        id: &str,
+        decision: PermissionDecision,
+        feedback: Option<String>,
+        decided_by: DecidedBy,
+    ) -> Result<(), AgentError> {
+        self.approvals
+            .respond_permission(id, decision, feedback, decided_by)
+            .await
+    }
+
+    /// Answers a question; the first answer wins.
+    pub async fn respond_question(
+        &self,
+        id: &str,
+        answers: Vec<String>,
+        decided_by: DecidedBy,
+    ) -> Result<(), AgentError> {
+        self.approvals
+            .respond_question(id, answers, decided_by)
+            .await
+    }
+
+    /// The context window the session's turns budget with: its model resolved with
+    /// the client's last environment (aliases expanded), as the loop resolves it;
+    /// `None` when the model does not resolve now (a missing key, say).
+    pub async fn model_window(&self, row: &SessionRow) -> Option<u64> {
+        let env = match self.runtimes.get(&row.id) {
+            Some(rt) => rt.state.lock().await.env.clone(),
+            None => Default::default(),
+        };
+        let config = self.config(Path::new(&row.root)).ok()?;
+        crate::llm::resolve_model(&row.model, &env, &config, &self.http)
+            .ok()
+            .map(|m| m.context_window)
+    }
+
+    /// The main agent's system prompt for the session (what `/context` counts).
+    pub fn system_prompt(&self, row: &SessionRow) -> String {
+        prompt::system_prompt(row)
+    }
+
+    /// Instruction files and the memory index for a session's conversation.
+    pub fn session_reminder(&self, row: &SessionRow) -> Option<String> {
+        prompt::session_reminder(Path::new(&row.root), &self.paths.user_dir)
+    }
+
+    /// Where large tool results of a session are saved (readable by its agent).
+    pub fn tool_results_dir(&self, session_id: &str) -> PathBuf {
+        self.paths.data_dir.join("tool-results").join(session_id)
+    }
+
+    /// Where the session's plan file lives (plan mode writes it without asking).
+    pub fn plan_file(&self, session_id: &str) -> PathBuf {
+        self.paths
+            .data_dir
+            .join("plans")
+            .join(format!("{session_id}.md"))
+    }
+}
+
+pub(super) fn check_mode(mode: &str) -> Result<roocode_protocol::Mode, AgentError> {
+    mode.parse::<roocode_protocol::Mode>()
+        .map_err(AgentError::Invalid)
+}

@@ -1,0 +1,204 @@
+//! [`TurnSettings`]: everything one iteration of a turn runs with, built once before its
+//! model call and passed down to the model call, context management and the tool
+//! executor — the agent ([`AgentSpec`]), the configuration and command-sandbox
+//! settings the turn holds ([`TurnConfig`]), the model resolved with the client's keys,
+//! the retry policy and the permission gate's settings. Nothing below it reads the
+//! session row, the config files or the model resolution again.
+//!
+//! One thing changes within an iteration: an "allow always" answer adds a rule that
+//! applies to the next batch of tool calls at once, so [`TurnSettings::gate`] looks at
+//! the turn's live rules.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use roocode_protocol::session::ClientEnv;
+
+use super::spec::AgentSpec;
+use super::turn_config::TurnConfig;
+use crate::config::Config;
+use crate::llm::{self, LlmError, ResolvedModel, RetryPolicy};
+use crate::permission::{GateSettings, PermissionGate};
+use crate::sandbox::SandboxSettings;
+use crate::store::SessionRow;
+use crate::tools::Registry;
+
+/// One iteration's settings (see the module doc).
+pub struct TurnSettings<'t> {
+    /// The session as the iteration began: its id, working directory, project root.
+    pub session: SessionRow,
+    pub agent: AgentSpec,
+    /// The environment the session's client sent last (keys, `ROOCODE_*`).
+    pub env: ClientEnv,
+    pub config: Config,
+    pub sandbox: SandboxSettings,
+    pub model: ResolvedModel,
+    pub retry: RetryPolicy,
+    /// The gate's settings for the rules of `config`.
+    pub gate: GateSettings,
+    /// Where the user's configuration lives (the gate protects it).
+    pub user_dir: PathBuf,
+    live: &'t TurnConfig,
+}
+
+/// What the engine gives an iteration to build its settings from.
+pub struct Sources<'a> {
+    pub env: ClientEnv,
+    pub tools: Arc<Registry>,
+    pub plan_file: PathBuf,
+    pub user_dir: &'a Path,
+    pub http: &'a reqwest::Client,
+}
+
+impl<'t> TurnSettings<'t> {
+    /// The settings of the session's main agent now: `session` read at the start of the
+    /// iteration, `live` the turn's configuration.
+    pub fn main(
+        session: SessionRow,
+        live: &'t TurnConfig,
+        sources: Sources<'_>,
+    ) -> Result<Self, LlmError> {
+        let config = live.get();
+        let env = sources.env;
+        let agent = AgentSpec::main(&session, &config, &env, sources.tools, sources.plan_file);
+        let model = llm::resolve_model(&agent.model, &env, &config, sources.http)?;
+        let retry = RetryPolicy::from_env_and_config(&env, &config);
+        let gate = gate_settings(&config, &agent, &session);
+        Ok(TurnSettings {
+            sandbox: live.sandbox(),
+            session,
+            agent,
+            env,
+            config,
+            model,
+            retry,
+            gate,
+            user_dir: sources.user_dir.to_path_buf(),
+            live,
+        })
+    }
+
+    /// The permission gate for the next batch of tool calls: the iteration's settings,
+    /// with the rules "allow always" added since.
+    pub fn gate(&self) -> PermissionGate {
+        let now = self.live.get();
+        let settings = if now.permissions == self.config.permissions {
+            self.gate.clone()
+        } else {
+            gate_settings(&now, &self.agent, &self.session)
+        };
+        PermissionGate::new(settings).with_user_dir(self.user_dir.clone())
+    }
+
+    /// An "allow always" rule was written to the local config: the turn applies it at
+    /// once (see `TurnConfig::allow_rule`).
+    pub fn allow_rule(&self, rule: &str) {
+        self.live.allow_rule(rule);
+    }
+}
+
+fn gate_settings(config: &Config, agent: &AgentSpec, session: &SessionRow) -> GateSettings {
+    let (mut settings, rule_errors) =
+        GateSettings::from_config(config, agent.permission.mode, Path::new(&session.root));
+    for e in rule_errors {
+        tracing::warn!(session = %session.id, "ignoring an invalid permission rule: {e}");
+    }
+    settings.plan_file = Some(agent.permission.plan_file.clone());
+    settings
+}
+
+#[cfg(test)]
+mod tests {
+    use roocode_protocol::Mode;
+    use roocode_protocol::paths::Paths;
+    use roocode_protocol::session::CreateParams;
+
+    use super::*;
+    use crate::agent::Engine;
+    use crate::store::Store;
+
+    /// An engine with one session in a project whose local config says `local`.
+    async fn session(local: &str) -> (tempfile::TempDir, Engine, SessionRow, ClientEnv) {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("home");
+        let project = dir.path().join("project");
+        std::fs::create_dir_all(project.join(".roocode")).unwrap();
+        std::fs::create_dir_all(project.join(".git")).unwrap();
+        std::fs::write(project.join(".roocode/config.local.yaml"), local).unwrap();
+        let paths =
+            Paths::resolve(|name| (name == "ROOCODE_HOME").then(|| home.display().to_string()))
+                .unwrap();
+        let store = Store::open(&paths.database).await.unwrap();
+        let engine = Engine::new(store, paths);
+        let mut env = ClientEnv::default();
+        env.vars
+            .insert("ANTHROPIC_API_KEY".into(), "sk-test".into());
+        let info = engine
+            .create(CreateParams {
+                cwd: project.display().to_string(),
+                model: Some("anthropic/sonnet".into()),
+                env: env.clone(),
+                ..CreateParams::default()
+            })
+            .await
+            .unwrap();
+        let row = engine.resolve(&info.id).await.unwrap();
+        (dir, engine, row, env)
+    }
+
+    fn settings<'t>(
+        engine: &Engine,
+        row: &SessionRow,
+        env: &ClientEnv,
+        live: &'t TurnConfig,
+    ) -> TurnSettings<'t> {
+        let sources = Sources {
+            env: env.clone(),
+            tools: engine.tools().clone(),
+            plan_file: engine.plan_file(&row.id),
+            user_dir: &engine.paths().user_dir,
+            http: &engine.http,
+        };
+        TurnSettings::main(row.clone(), live, sources).unwrap()
+    }
+
+    #[tokio::test]
+    async fn the_main_agent_is_the_session_and_its_config_as_a_value() {
+        let (_dir, engine, row, env) = session("max_turns: 3\n").await;
+        let live = TurnConfig::load(&engine.paths().user_dir, Path::new(&row.root)).unwrap();
+        let now = settings(&engine, &row, &env, &live);
+        assert_eq!(now.agent.agent_id, row.id);
+        assert_eq!(now.agent.model, "anthropic/sonnet");
+        assert_eq!(now.agent.system_prompt, engine.system_prompt(&row));
+        assert_eq!(now.agent.limits.max_turns, 3);
+        assert_eq!(now.agent.permission.mode, Mode::Default);
+        assert_eq!(now.agent.plan_reminder(), None);
+        // The alias is resolved once, for the iteration, with the client's keys.
+        assert_ne!(now.model.model, "sonnet");
+        assert_eq!(
+            engine.model_window(&row).await,
+            Some(now.model.context_window)
+        );
+
+        engine.set_mode(&row.id, "plan").await.unwrap();
+        let row = engine.resolve(&row.id).await.unwrap();
+        let planning = settings(&engine, &row, &env, &live);
+        assert_eq!(planning.agent.permission.mode, Mode::Plan);
+        let reminder = planning.agent.plan_reminder().unwrap();
+        assert!(
+            reminder.contains(&engine.plan_file(&row.id).display().to_string()),
+            "{reminder}"
+        );
+    }
+
+    #[tokio::test]
+    async fn an_allow_always_rule_reaches_the_next_batch_s_gate() {
+        let (_dir, engine, row, env) = session("{}\n").await;
+        let live = TurnConfig::load(&engine.paths().user_dir, Path::new(&row.root)).unwrap();
+        let now = settings(&engine, &row, &env, &live);
+        assert!(now.gate().settings().rules.is_empty());
+        now.allow_rule("Bash(make)");
+        assert!(!now.gate().settings().rules.is_empty());
+        assert!(now.gate.rules.is_empty(), "the snapshot is the iteration's");
+    }
+}

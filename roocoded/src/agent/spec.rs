@@ -1,0 +1,135 @@
+//! [`AgentSpec`]: the agent a turn runs, as a value — its system prompt, tool set,
+//! permission context, model and limits. The turn loop reads only this (and the
+//! [`TurnSettings`](super::settings::TurnSettings) built around it), never the session
+//! row or the config files directly, so that another kind of agent (a sub-agent, a
+//! teammate, a skill) is another value, not another loop. Today there is one kind: the
+//! session's main agent ([`AgentSpec::main`]).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use roocode_protocol::Mode;
+use roocode_protocol::session::ClientEnv;
+
+use super::prompt;
+use crate::config::Config;
+use crate::store::SessionRow;
+use crate::tools::Registry;
+
+/// Output limit asked of the model per call.
+const MAX_OUTPUT_TOKENS: u32 = 16_384;
+/// Three unknown or disabled tools in a row end the turn.
+const MAX_UNKNOWN_STREAK: u32 = 3;
+
+/// One agent, as a turn runs it.
+#[derive(Clone)]
+pub struct AgentSpec {
+    /// The agent's id in events and call records (the main agent's is its session's).
+    pub agent_id: String,
+    /// Byte-stable for the agent's life, so providers can cache it.
+    pub system_prompt: String,
+    /// The tools the agent may call (the model sees exactly these).
+    pub tools: Arc<Registry>,
+    pub permission: PermissionContext,
+    /// The model as the agent names it: `provider/model`, possibly an alias
+    /// (`anthropic/sonnet`); resolved with the client's keys in `TurnSettings`.
+    pub model: String,
+    pub limits: Limits,
+}
+
+/// What the permission gate needs to know about the agent; its rules come from the
+/// turn's configuration (`TurnConfig`: the project's and the user's files, and the
+/// "allow always" answers of the turn).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PermissionContext {
+    pub mode: Mode,
+    /// The one file plan mode lets the agent write without asking.
+    pub plan_file: PathBuf,
+}
+
+/// When a turn stops on its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    /// Model calls with tool use per turn (`max_turns`).
+    pub max_turns: u32,
+    /// Output tokens asked of the model per call.
+    pub max_output_tokens: u32,
+    /// Calls of unknown or disabled tools in a row that end the turn.
+    pub max_unknown_streak: u32,
+}
+
+impl Limits {
+    /// The limits of `config`; `ROOCODE_MAX_TURNS` in the client's environment wins.
+    pub fn of(config: &Config, env: &ClientEnv) -> Self {
+        let max_turns = env
+            .get("ROOCODE_MAX_TURNS")
+            .and_then(|v| v.parse::<u32>().ok())
+            .filter(|n| *n > 0)
+            .unwrap_or_else(|| config.max_turns());
+        Self {
+            max_turns,
+            max_output_tokens: MAX_OUTPUT_TOKENS,
+            max_unknown_streak: MAX_UNKNOWN_STREAK,
+        }
+    }
+}
+
+impl AgentSpec {
+    /// The session's main agent as the session row and the configuration describe it
+    /// now; `plan_file` is the session's plan file.
+    pub fn main(
+        row: &SessionRow,
+        config: &Config,
+        env: &ClientEnv,
+        tools: Arc<Registry>,
+        plan_file: PathBuf,
+    ) -> Self {
+        AgentSpec {
+            agent_id: row.id.clone(),
+            system_prompt: prompt::system_prompt(row),
+            tools,
+            permission: PermissionContext {
+                // An unknown stored mode is treated as the default: the gate asks.
+                mode: row.mode,
+                plan_file,
+            },
+            model: row.model.clone(),
+            limits: Limits::of(config, env),
+        }
+    }
+
+    /// The reminder added to the newest message while the agent plans (plan mode
+    /// constrains by prompt; the system prompt stays unchanged).
+    pub fn plan_reminder(&self) -> Option<String> {
+        (self.permission.mode == Mode::Plan)
+            .then(|| prompt::plan_mode_reminder(&self.permission.plan_file))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(vars: &[(&str, &str)]) -> ClientEnv {
+        let mut env = ClientEnv::default();
+        for (k, v) in vars {
+            env.vars.insert((*k).to_string(), (*v).to_string());
+        }
+        env
+    }
+
+    #[test]
+    fn the_client_s_max_turns_wins_when_it_is_a_positive_number() {
+        let config = Config::default();
+        let default = config.max_turns();
+        assert_eq!(Limits::of(&config, &env(&[])).max_turns, default);
+        assert_eq!(
+            Limits::of(&config, &env(&[("ROOCODE_MAX_TURNS", "7")])).max_turns,
+            7
+        );
+        for ignored in ["0", "x", ""] {
+            let limits = Limits::of(&config, &env(&[("ROOCODE_MAX_TURNS", ignored)]));
+            assert_eq!(limits.max_turns, default, "{ignored:?}");
+        }
+    }
+}

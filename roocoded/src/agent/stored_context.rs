@@ -1,0 +1,54 @@
+//! Rewrites of a session's stored model context outside a turn (`/clear`, recovery,
+//! `session.import`), kept in step with the copy its runtime caches (see
+//! `SessionRuntime::context` for the locking rule).
+
+use roocode_protocol::content::Message;
+use roocode_protocol::event::EventPayload;
+
+use super::{AgentError, Engine};
+use crate::context::budget::EstimatedContext;
+
+impl Engine {
+    /// Empties the model context (`/clear`); refused while a turn runs.
+    pub async fn clear_context(&self, id: &str) -> Result<(), AgentError> {
+        if let Some(rt) = self.runtimes.get(id)
+            && rt.state.lock().await.running.is_some()
+        {
+            return Err(AgentError::Busy("clear the context".into()));
+        }
+        self.rewrite_context(id, Vec::new()).await?;
+        self.events
+            .append(id, id, EventPayload::ContextCleared)
+            .await?;
+        Ok(())
+    }
+
+    /// Replaces the session's stored context outside a turn, and its cached copy with
+    /// it (waiting for a turn that holds the copy to end).
+    pub(super) async fn rewrite_context(
+        &self,
+        id: &str,
+        messages: Vec<Message>,
+    ) -> Result<(), AgentError> {
+        let Some(rt) = self.runtimes.get(id) else {
+            self.store.replace_context(id, &messages).await?;
+            return Ok(());
+        };
+        let mut cached = rt.context.lock().await;
+        // Emptied first: if the write fails, the next turn reloads what the store has.
+        *cached = None;
+        self.store.replace_context(id, &messages).await?;
+        *cached = Some(EstimatedContext::new(messages));
+        Ok(())
+    }
+
+    /// Drops the session's cached context, so that its next turn reloads it from the
+    /// store. Call it after rewriting a session's stored context from outside the
+    /// agent loop (`session.import`). It waits for a running turn to end: that turn
+    /// holds the cache and would otherwise put its stale copy back.
+    pub async fn forget_cached_context(&self, id: &str) {
+        if let Some(rt) = self.runtimes.get(id) {
+            *rt.context.lock().await = None;
+        }
+    }
+}

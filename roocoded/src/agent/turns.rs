@@ -1,0 +1,185 @@
+//! Accepting messages and running turns: a message starts a turn, or waits in the
+//! session's queue behind the running one; one task per session runs turns until the
+//! queue is empty. Cancel interrupts the running turn.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use roocode_protocol::event::EventPayload;
+use roocode_protocol::session::{ClientEnv, SendParams, SendResponse, SessionStatus};
+
+use super::runtime::{Queued, Running, SessionRuntime};
+use super::{AgentError, Engine, turn};
+
+impl Engine {
+    /// Accepts a user message: starts a turn, or queues it behind the running one.
+    pub async fn send(self: &Arc<Self>, params: SendParams) -> Result<SendResponse, AgentError> {
+        let text = params.text.trim_end().to_string();
+        if text.trim().is_empty() {
+            return Err(AgentError::Invalid("the message is empty".into()));
+        }
+        let id = self.apply_send_settings(&params).await?;
+        let rt = self.runtime(&id).await?;
+        let input_id = uuid::Uuid::now_v7().to_string();
+        let mut state = rt.state.lock().await;
+        state.env = params.env;
+        self.store.queue_input(&id, &input_id, &text).await?;
+        state.queue.push_back(Queued {
+            input_id: input_id.clone(),
+            text: text.clone(),
+        });
+        if state.running.is_some() {
+            let queued = EventPayload::MessageQueued {
+                input_id: input_id.clone(),
+                text,
+            };
+            self.events.append(&id, &id, queued).await?;
+            return Ok(SendResponse {
+                input_id,
+                turn_id: None,
+                queued: true,
+            });
+        }
+        let running = Running::new(uuid::Uuid::now_v7().to_string());
+        let turn_id = running.turn_id.clone();
+        self.begin_turn(&id, &running).await?;
+        state.running = Some(running);
+        drop(state);
+        self.spawn_turns(rt);
+        Ok(SendResponse {
+            input_id,
+            turn_id: Some(turn_id),
+            queued: false,
+        })
+    }
+
+    /// The model and mode a message asks for, its model and key checked (so a missing
+    /// key is a clear error at once), and the session's title; returns the session id.
+    async fn apply_send_settings(&self, params: &SendParams) -> Result<String, AgentError> {
+        let row = self.resolve(&params.session_id).await?;
+        let id = row.id.clone();
+        if let Some(model) = &params.model
+            && *model != row.model
+        {
+            self.set_model(&id, model).await?;
+        }
+        if let Some(mode) = &params.mode
+            && *mode != row.mode.as_str()
+        {
+            self.set_mode(&id, mode).await?;
+        }
+        let row = self.resolve(&id).await?;
+        let config = self.config(Path::new(&row.root))?;
+        crate::llm::resolve_model(&row.model, &params.env, &config, &self.http)
+            .map_err(|e| AgentError::Config(e.to_string()))?;
+        if row.title.is_empty() {
+            let title = title_of(params.text.trim_end());
+            self.store.set_session_title(&id, &title).await?;
+        }
+        Ok(id)
+    }
+
+    async fn begin_turn(&self, session_id: &str, running: &Running) -> Result<(), AgentError> {
+        self.store.insert_turn(&running.turn_id, session_id).await?;
+        self.store
+            .set_session_status(session_id, SessionStatus::Running, Some(&running.turn_id))
+            .await?;
+        Ok(())
+    }
+
+    /// Runs turns on the session until its queue is empty.
+    fn spawn_turns(self: &Arc<Self>, rt: Arc<SessionRuntime>) {
+        let engine = self.clone();
+        self.tasks.spawn(async move {
+            loop {
+                turn::run(&engine, &rt).await;
+                let mut state = rt.state.lock().await;
+                let stopping = state.running.as_ref().is_some_and(Running::was_interrupted);
+                if stopping {
+                    // The daemon is stopping: queued messages stay stored for later.
+                    state.running = None;
+                    break;
+                }
+                if state.queue.is_empty() {
+                    state.running = None;
+                    drop(state);
+                    if let Err(e) = engine.finish_idle(&rt.id).await {
+                        tracing::error!(session = %rt.id, "cannot mark the session idle: {e}");
+                    }
+                    break;
+                }
+                // Messages queued while the turn ended start the next turn at once.
+                let next = Running::new(uuid::Uuid::now_v7().to_string());
+                if let Err(e) = engine.begin_turn(&rt.id, &next).await {
+                    tracing::error!(session = %rt.id, "cannot start the next turn: {e}");
+                    state.running = None;
+                    break;
+                }
+                state.running = Some(next);
+            }
+            rt.turn_ended.notify_waiters();
+        });
+    }
+
+    async fn finish_idle(&self, id: &str) -> Result<(), AgentError> {
+        let status = match self.store.session(id).await? {
+            Some(row) if row.status == SessionStatus::Interrupted => SessionStatus::Interrupted,
+            Some(_) => SessionStatus::Idle,
+            None => return Ok(()),
+        };
+        self.store.set_session_status(id, status, None).await?;
+        Ok(())
+    }
+
+    /// Interrupts the running turn. Returns whether one was running.
+    pub async fn cancel(&self, id: &str) -> Result<bool, AgentError> {
+        let row = self.resolve(id).await?;
+        let Some(rt) = self.runtimes.get(&row.id) else {
+            return Ok(false);
+        };
+        let state = rt.state.lock().await;
+        match &state.running {
+            Some(running) => {
+                tracing::info!(session = %row.id, turn = %running.turn_id, "cancel requested");
+                running.cancel.cancel();
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+
+    /// The in-memory side of a session, created on first use with its stored queue.
+    pub(super) async fn runtime(&self, id: &str) -> Result<Arc<SessionRuntime>, AgentError> {
+        Ok(self.runtimes.load(&self.store, id).await?)
+    }
+
+    /// The environment the session's client sent last.
+    pub(super) async fn env_of(&self, rt: &SessionRuntime) -> ClientEnv {
+        rt.state.lock().await.env.clone()
+    }
+}
+
+/// A session title from its first prompt: the first line, at most 60 characters.
+fn title_of(text: &str) -> String {
+    let line = text
+        .lines()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("")
+        .trim();
+    let mut title: String = line.chars().take(60).collect();
+    if line.chars().count() > 60 {
+        title.push('…');
+    }
+    title
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_come_from_the_first_line() {
+        assert_eq!(title_of("\n  fix the test\nplease"), "fix the test");
+        assert_eq!(title_of(&"x".repeat(70)).chars().count(), 61);
+    }
+}

@@ -312,5 +312,4 @@ impl Transcript {
 }
 
 #[cfg(test)]
-#[path = "render_tests.rs"]
 mod tests;

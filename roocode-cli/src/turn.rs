@@ -353,5 +353,4 @@ pub fn print_json<T: serde::Serialize>(value: &T, sink: &mut dyn Sink) {
 }
 
 #[cfg(test)]
-#[path = "turn_tests.rs"]
 mod tests;

@@ -173,5 +173,4 @@ async fn run_attempt(
 }
 
 #[cfg(test)]
-#[path = "call_tests.rs"]
 mod tests;

@@ -371,5 +371,4 @@ pub(crate) fn one_line(text: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "error_tests.rs"]
 mod tests;

@@ -356,5 +356,4 @@ fn env_prefix(provider: &str) -> String {
 }
 
 #[cfg(test)]
-#[path = "resolve_tests.rs"]
 mod tests;

@@ -7,7 +7,7 @@
 //! - [`policy`]: the writable, read-only and hidden paths, resolved.
 //! - [`bwrap`] / [`landlock`]: the two mechanisms' command lines (Landlock runs in the
 //!   re-executed helper `roocoded sandbox-exec`, never in the daemon).
-//! - [`env`]: the commands' environment (no provider keys, no `ROOCODE_*`).
+//! - [`env`](mod@env): the commands' environment (no provider keys, no `ROOCODE_*`).
 //! - [`hint`]: the note on a command the sandbox probably stopped.
 //! - [`disable`]: Bash's `dangerously_disable_sandbox`, always its own question.
 //! - [`report`]: the session-start warning and `roocode-cli doctor`'s section.

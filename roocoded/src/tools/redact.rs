@@ -353,7 +353,7 @@ pub fn check_markers(new_text: &str, current: Option<&str>) -> Result<(), String
 const LIVE_HOLD: usize = 64 * 1024;
 
 /// Redacts a stream of live output chunks: only complete lines go out, and an open
-/// private key block is held until its `END` line (or until [`LIVE_HOLD`] bytes), so
+/// private key block is held until its `END` line (or until `LIVE_HOLD` bytes), so
 /// a credential split across chunks is still recognised.
 #[derive(Debug, Default)]
 pub struct LiveRedactor {

@@ -15,7 +15,7 @@ use tokio_util::sync::CancellationToken;
 use super::AgentError;
 use super::human_time::HumanTime;
 use crate::events::EventLog;
-use crate::store::{NewPending, Store};
+use crate::store::{NewPending, PendingKind, PendingStatus, Store};
 
 /// The answer to a permission request.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -96,7 +96,7 @@ impl Approvals {
             .insert_pending(&NewPending {
                 id: &id,
                 session_id: ask.session_id,
-                kind: "permission",
+                kind: PendingKind::Permission,
                 call_id: ask.call_id,
                 tool: ask.tool,
                 summary: ask.summary,
@@ -148,7 +148,7 @@ impl Approvals {
             .insert_pending(&NewPending {
                 id: &id,
                 session_id,
-                kind: "question",
+                kind: PendingKind::Question,
                 call_id,
                 tool: "AskUserQuestion",
                 summary: &summary,
@@ -181,7 +181,9 @@ impl Approvals {
         if self.take(id).is_none() {
             return Ok(());
         }
-        self.store.resolve_pending(id, "cancelled", None).await?;
+        self.store
+            .resolve_pending(id, PendingStatus::Cancelled, None)
+            .await?;
         let decided_by = DecidedBy {
             kind: "daemon".into(),
             pid: Some(std::process::id()),
@@ -228,7 +230,7 @@ impl Approvals {
             });
         };
         self.store
-            .resolve_pending(id, "resolved", Some(decision.as_str()))
+            .resolve_pending(id, PendingStatus::Resolved, Some(decision.as_str()))
             .await?;
         self.events
             .append(
@@ -282,7 +284,7 @@ impl Approvals {
             });
         };
         self.store
-            .resolve_pending(id, "resolved", Some("answered"))
+            .resolve_pending(id, PendingStatus::Resolved, Some("answered"))
             .await?;
         self.events
             .append(

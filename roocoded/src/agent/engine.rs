@@ -182,7 +182,7 @@ impl Engine {
         let config = self.config(&root)?;
         let mode = match params.mode {
             Some(m) => check_mode(&m)?,
-            None => config.permission_mode().as_str().to_string(),
+            None => config.permission_mode(),
         };
         let model = match &params.model {
             Some(m) => m.trim().to_string(),
@@ -197,7 +197,7 @@ impl Engine {
             .insert_session(&NewSession {
                 id: id.clone(),
                 parent_session_id: None,
-                kind: "main",
+                kind: roocode_protocol::session::SessionKind::Main,
                 title: params.title.clone().unwrap_or_default(),
                 cwd: cwd.display().to_string(),
                 root: root.display().to_string(),
@@ -234,7 +234,8 @@ impl Engine {
     pub async fn set_mode(&self, id: &str, mode: &str) -> Result<SessionInfo, AgentError> {
         let row = self.resolve(id).await?;
         let mode = check_mode(mode)?;
-        self.store.set_session_mode(&row.id, &mode).await?;
+        self.store.set_session_mode(&row.id, mode).await?;
+        let mode = mode.as_str().to_string();
         self.events
             .append(&row.id, &row.id, EventPayload::ModeChanged { mode })
             .await?;
@@ -322,8 +323,7 @@ impl Engine {
     }
 }
 
-pub(super) fn check_mode(mode: &str) -> Result<String, AgentError> {
+pub(super) fn check_mode(mode: &str) -> Result<roocode_protocol::Mode, AgentError> {
     mode.parse::<roocode_protocol::Mode>()
-        .map(|m| m.as_str().to_string())
         .map_err(AgentError::Invalid)
 }

@@ -172,7 +172,7 @@ pub async fn run_calls(
                             engine: agents.clone(),
                             session_id: row.id.clone(),
                             call_id: call.id.clone(),
-                            mode: row.mode.clone(),
+                            mode: row.mode.as_str().to_string(),
                             cancel: cancel.clone(),
                         };
                         let send = move |text: &str| {

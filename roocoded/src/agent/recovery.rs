@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use roocode_protocol::event::{ErrorInfo, EventPayload, StopReason};
+use roocode_protocol::session::SessionStatus;
 
 use super::{AgentError, Engine};
 use crate::context::chain;
@@ -16,7 +17,11 @@ impl Engine {
     /// Repairs every session a previous daemon left running.
     pub async fn recover(&self) -> Result<(), AgentError> {
         self.processes.kill_leftovers().await?;
-        for row in self.store.sessions_with_status("running").await? {
+        for row in self
+            .store
+            .sessions_with_status(SessionStatus::Running)
+            .await?
+        {
             let mut context = self.store.context(&row.id).await?;
             let report = chain::repair(&mut context, INTERRUPTED_BY_DAEMON);
             if report.changed() {
@@ -29,11 +34,7 @@ impl Engine {
                         .into(),
                 };
                 self.store
-                    .finish_turn(
-                        turn_id,
-                        StopReason::Interrupted.as_str(),
-                        Some(&error.message),
-                    )
+                    .finish_turn(turn_id, StopReason::Interrupted, Some(&error.message))
                     .await?;
                 self.events
                     .append(
@@ -49,7 +50,7 @@ impl Engine {
             }
             self.store.expire_pending(&row.id).await?;
             self.store
-                .set_session_status(&row.id, "interrupted", None)
+                .set_session_status(&row.id, SessionStatus::Interrupted, None)
                 .await?;
             tracing::info!(session = %row.id, repaired = ?report, "recovered an interrupted session");
         }

@@ -90,7 +90,7 @@ impl AgentSpec {
             tools,
             permission: PermissionContext {
                 // An unknown stored mode is treated as the default: the gate asks.
-                mode: Mode::parse(&row.mode).unwrap_or(Mode::Default),
+                mode: row.mode,
                 plan_file,
             },
             model: row.model.clone(),

@@ -8,6 +8,7 @@ use std::sync::atomic::Ordering;
 
 use roocode_protocol::content::{ContentBlock, Message, Role};
 use roocode_protocol::event::{ErrorInfo, EventPayload, StopReason};
+use roocode_protocol::session::SessionStatus;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
@@ -18,8 +19,7 @@ use super::{AgentError, Engine, executor};
 use crate::context::budget::{Budget, EstimatedContext, estimate_tokens};
 use crate::context::chain;
 use crate::llm::{ModelRequest, ModelResponse, ModelStopReason};
-use crate::permission::Mode;
-use crate::store::{ContextWrite, Delivery, StoreError};
+use crate::store::{ContextWrite, Delivery, StoreError, TurnState};
 
 mod config_change;
 mod model_call;
@@ -84,11 +84,13 @@ pub(super) async fn run(engine: &Arc<Engine>, rt: &Arc<SessionRuntime>) {
     }
     let store = engine.store();
     let err_text = error.as_ref().map(|e| e.message.as_str());
-    if let Err(e) = store.finish_turn(&turn_id, stop.as_str(), err_text).await {
+    if let Err(e) = store.finish_turn(&turn_id, stop, err_text).await {
         tracing::error!(parent: &span, "cannot record the end of the turn: {e}");
     }
     if stop == StopReason::Interrupted
-        && let Err(e) = store.set_session_status(&rt.id, "interrupted", None).await
+        && let Err(e) = store
+            .set_session_status(&rt.id, SessionStatus::Interrupted, None)
+            .await
     {
         tracing::error!(parent: &span, "cannot mark the session interrupted: {e}");
     }
@@ -205,7 +207,7 @@ impl Turn<'_> {
         let (Some(row), Some(live)) = (self.engine.store().session(self.id()).await?, live) else {
             return Ok(Err(deleted()));
         };
-        let mode = Mode::parse(&row.mode).unwrap_or(Mode::Default);
+        let mode = row.mode;
         if !self.recheck_config(mode, live).await? {
             return self.cancelled().await.map(Err);
         }
@@ -313,7 +315,7 @@ impl Turn<'_> {
         };
         self.engine
             .store()
-            .set_turn_state(self.turn_id, "requesting", self.iterations)
+            .set_turn_state(self.turn_id, TurnState::Requesting, self.iterations)
             .await?;
         let message_id = uuid::Uuid::now_v7().to_string();
         let span =
@@ -361,7 +363,7 @@ impl Turn<'_> {
     ) -> Result<Option<TurnEnd>, AgentError> {
         self.engine
             .store()
-            .set_turn_state(self.turn_id, "executing_tools", self.iterations)
+            .set_turn_state(self.turn_id, TurnState::ExecutingTools, self.iterations)
             .await?;
         let results = executor::run_calls(
             self.engine,

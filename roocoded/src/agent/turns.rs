@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use roocode_protocol::event::EventPayload;
-use roocode_protocol::session::{ClientEnv, SendParams, SendResponse};
+use roocode_protocol::session::{ClientEnv, SendParams, SendResponse, SessionStatus};
 
 use super::runtime::{Queued, Running, SessionRuntime};
 use super::{AgentError, Engine, turn};
@@ -64,7 +64,7 @@ impl Engine {
             self.set_model(&id, model).await?;
         }
         if let Some(mode) = &params.mode
-            && *mode != row.mode
+            && *mode != row.mode.as_str()
         {
             self.set_mode(&id, mode).await?;
         }
@@ -82,7 +82,7 @@ impl Engine {
     async fn begin_turn(&self, session_id: &str, running: &Running) -> Result<(), AgentError> {
         self.store.insert_turn(&running.turn_id, session_id).await?;
         self.store
-            .set_session_status(session_id, "running", Some(&running.turn_id))
+            .set_session_status(session_id, SessionStatus::Running, Some(&running.turn_id))
             .await?;
         Ok(())
     }
@@ -123,8 +123,8 @@ impl Engine {
 
     async fn finish_idle(&self, id: &str) -> Result<(), AgentError> {
         let status = match self.store.session(id).await? {
-            Some(row) if row.status == "interrupted" => "interrupted",
-            Some(_) => "idle",
+            Some(row) if row.status == SessionStatus::Interrupted => SessionStatus::Interrupted,
+            Some(_) => SessionStatus::Idle,
             None => return Ok(()),
         };
         self.store.set_session_status(id, status, None).await?;

@@ -1,68 +1,91 @@
-//! Slash commands handled by the daemon itself (`/help`, `/clear`, `/cost`, `/mode`,
-//! `/model`). They never reach the model. Later features add prompt commands and
-//! skills beside these. The `/cost` report is built in `cost.rs`.
+//! Slash commands handled by the daemon itself (`/help`, `/clear`, `/cost`, `/context`,
+//! `/compact`, `/memory`, `/mode`, `/model`): one table of handlers, run by the RPC
+//! layer (`session.command`). They never reach the model, and the engine never calls
+//! into them: a handler uses the engine's public methods only. Later features add
+//! prompt commands and skills beside these. Reports that take more than a line are
+//! built in their own files (`cost.rs`, `context.rs`, `memory.rs`).
 
+mod context;
 mod cost;
+mod memory;
 
-use roocode_protocol::session::CommandInfo;
-
+use futures_util::FutureExt;
+use futures_util::future::BoxFuture;
 use roocode_protocol::Mode;
+use roocode_protocol::session::CommandInfo;
 
 use crate::agent::{AgentError, Agents};
 use crate::store::SessionRow;
 
-struct Local {
+/// What a command prints, or why it failed.
+type Reply<'a> = BoxFuture<'a, Result<String, AgentError>>;
+
+/// Runs a command on a session with its arguments (trimmed; empty when none).
+type Handler = for<'a> fn(&'a Agents, &'a SessionRow, &'a str) -> Reply<'a>;
+
+/// One slash command.
+struct Command {
     name: &'static str,
     usage: &'static str,
     description: &'static str,
+    run: Handler,
 }
 
-const LOCAL: &[Local] = &[
-    Local {
+/// Every command, in the order `/help` lists them.
+const COMMANDS: &[Command] = &[
+    Command {
         name: "help",
         usage: "/help",
         description: "List the slash commands",
+        run: help,
     },
-    Local {
+    Command {
         name: "clear",
         usage: "/clear",
         description: "Start the conversation afresh (the transcript is kept)",
+        run: clear,
     },
-    Local {
+    Command {
         name: "cost",
         usage: "/cost",
         description: "Tokens, cost and model time of the session and of each agent",
+        run: |agents, row, _| cost::report(agents, row).boxed(),
     },
-    Local {
+    Command {
         name: "context",
         usage: "/context",
         description: "How the context window is used (system, tools, instructions, memory, messages)",
+        run: |agents, row, _| context::report(agents, row).boxed(),
     },
-    Local {
+    Command {
         name: "compact",
         usage: "/compact [focus]",
         description: "Replace older history with a summary (optionally focused on something)",
+        run: compact,
     },
-    Local {
+    Command {
         name: "memory",
         usage: "/memory",
         description: "List the saved memories",
+        run: |agents, row, _| std::future::ready(memory::report(agents, row)).boxed(),
     },
-    Local {
+    Command {
         name: "mode",
         usage: "/mode [default|acceptEdits|plan|bypassPermissions|dontAsk]",
         description: "Show or change the permission mode",
+        run: mode,
     },
-    Local {
+    Command {
         name: "model",
         usage: "/model [provider/model]",
         description: "Show or change the model",
+        run: model,
     },
 ];
 
 /// Every command, for completion and `/help`.
 pub fn list() -> Vec<CommandInfo> {
-    LOCAL
+    COMMANDS
         .iter()
         .map(|c| CommandInfo {
             name: c.name.to_string(),
@@ -82,46 +105,61 @@ pub async fn run(agents: &Agents, row: &SessionRow, line: &str) -> Result<String
         )));
     };
     let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
-    let args = args.trim();
-    match name {
-        "help" => Ok(help()),
-        "clear" => {
-            agents.clear_context(&row.id).await?;
-            Ok("Context cleared: the model starts afresh. The transcript stays in the session's history.".into())
-        }
-        "cost" => cost::report(agents, row).await,
-        "context" => agents.context_report(row).await,
-        "compact" => {
-            agents
-                .compact_command(&row.id, Some(args).filter(|a| !a.is_empty()))
-                .await
-        }
-        "memory" => agents.memory_report(row),
-        "mode" if args.is_empty() => {
-            Ok(format!("Mode: {}. Available: {}.", row.mode, Mode::names()))
-        }
-        "mode" => {
-            let info = agents.set_mode(&row.id, args).await?;
-            Ok(format!("Mode set to {}.", info.mode))
-        }
-        "model" if args.is_empty() => Ok(format!("Model: {}.", row.model)),
-        "model" => {
-            let info = agents.set_model(&row.id, args).await?;
-            Ok(format!("Model set to {}.", info.model))
-        }
-        other => Err(AgentError::Invalid(format!(
-            "unknown command /{other}: /help lists the commands"
+    match COMMANDS.iter().find(|c| c.name == name) {
+        Some(command) => (command.run)(agents, row, args.trim()).await,
+        None => Err(AgentError::Invalid(format!(
+            "unknown command /{name}: /help lists the commands"
         ))),
     }
 }
 
-fn help() -> String {
-    let width = LOCAL.iter().map(|c| c.usage.len()).max().unwrap_or(0);
-    LOCAL
+fn help<'a>(_: &'a Agents, _: &'a SessionRow, _: &'a str) -> Reply<'a> {
+    std::future::ready(Ok(help_text())).boxed()
+}
+
+fn help_text() -> String {
+    let width = COMMANDS.iter().map(|c| c.usage.len()).max().unwrap_or(0);
+    COMMANDS
         .iter()
         .map(|c| format!("{:width$}  {}", c.usage, c.description))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+fn clear<'a>(agents: &'a Agents, row: &'a SessionRow, _: &'a str) -> Reply<'a> {
+    async move {
+        agents.clear_context(&row.id).await?;
+        Ok("Context cleared: the model starts afresh. The transcript stays in the session's history.".into())
+    }
+    .boxed()
+}
+
+fn compact<'a>(agents: &'a Agents, row: &'a SessionRow, focus: &'a str) -> Reply<'a> {
+    agents
+        .compact_command(&row.id, Some(focus).filter(|f| !f.is_empty()))
+        .boxed()
+}
+
+fn mode<'a>(agents: &'a Agents, row: &'a SessionRow, mode: &'a str) -> Reply<'a> {
+    async move {
+        if mode.is_empty() {
+            return Ok(format!("Mode: {}. Available: {}.", row.mode, Mode::names()));
+        }
+        let info = agents.set_mode(&row.id, mode).await?;
+        Ok(format!("Mode set to {}.", info.mode))
+    }
+    .boxed()
+}
+
+fn model<'a>(agents: &'a Agents, row: &'a SessionRow, model: &'a str) -> Reply<'a> {
+    async move {
+        if model.is_empty() {
+            return Ok(format!("Model: {}.", row.model));
+        }
+        let info = agents.set_model(&row.id, model).await?;
+        Ok(format!("Model set to {}.", info.model))
+    }
+    .boxed()
 }
 
 #[cfg(test)]
@@ -130,10 +168,22 @@ mod tests {
 
     #[test]
     fn help_lists_every_command() {
-        let h = help();
-        for c in LOCAL {
+        let h = help_text();
+        for c in COMMANDS {
             assert!(h.contains(c.usage), "{h}");
         }
-        assert_eq!(list().len(), LOCAL.len());
+        assert_eq!(list().len(), COMMANDS.len());
+    }
+
+    #[test]
+    fn names_are_unique_and_usages_start_with_them() {
+        for (i, c) in COMMANDS.iter().enumerate() {
+            assert!(
+                COMMANDS[..i].iter().all(|o| o.name != c.name),
+                "/{} twice",
+                c.name
+            );
+            assert!(c.usage.starts_with(&format!("/{}", c.name)), "{}", c.usage);
+        }
     }
 }

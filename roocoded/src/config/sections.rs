@@ -112,6 +112,17 @@ pub enum SandboxMode {
     Off,
 }
 
+impl SandboxMode {
+    /// The name as config files spell it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SandboxMode::Auto => "auto",
+            SandboxMode::Required => "required",
+            SandboxMode::Off => "off",
+        }
+    }
+}
+
 /// `sandbox.network`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -229,12 +229,12 @@ mod tests {
             .insert_session(&NewSession {
                 id: "s".into(),
                 parent_session_id: None,
-                kind: "main",
+                kind: roocode_protocol::session::SessionKind::Main,
                 title: String::new(),
                 cwd: "/p".into(),
                 root: "/p".into(),
                 model: "m".into(),
-                mode: "default".into(),
+                mode: roocode_protocol::Mode::Default,
             })
             .await
             .unwrap();

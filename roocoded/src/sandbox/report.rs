@@ -4,7 +4,7 @@
 
 use roocode_protocol::doctor::{CheckStatus, DoctorCheck};
 
-use super::settings::{SandboxSettings, mode_name};
+use super::settings::SandboxSettings;
 use super::{Capabilities, CommandSandbox, Mechanism};
 use crate::config::{SandboxMode, SandboxNetwork};
 
@@ -72,7 +72,7 @@ pub fn doctor_checks(caps: &Capabilities, settings: &SandboxSettings) -> Vec<Doc
             "network denied (own network namespace: the host's loopback services are cut too)"
         }
     };
-    let mode = mode_name(settings.mode);
+    let mode = settings.mode.as_str();
     let (status, detail) = match (&mechanism, settings.mode) {
         (Mechanism::Bubblewrap(_), _) => (
             CheckStatus::Ok,

@@ -132,7 +132,7 @@ impl SandboxSettings {
             } else {
                 self.ignored.push(format!(
                     "sandbox.mode: {} (it would weaken the sandbox)",
-                    mode_name(mode)
+                    mode.as_str()
                 ));
             }
         }
@@ -162,15 +162,6 @@ impl SandboxSettings {
         }
         extend(&mut self.deny_read, &file.sandbox.deny_read);
         extend(&mut self.scrub_env, &file.sandbox.scrub_env);
-    }
-}
-
-/// `off`, `auto`, `required`.
-pub fn mode_name(mode: SandboxMode) -> &'static str {
-    match mode {
-        SandboxMode::Off => "off",
-        SandboxMode::Auto => "auto",
-        SandboxMode::Required => "required",
     }
 }
 

@@ -20,15 +20,16 @@ mod pending;
 mod processes;
 mod sessions;
 mod short_ids;
+mod spelling;
 mod turns;
 
 pub use calls::{COMPACTION_TURN_ID, CONVERSATION_PURPOSE, CallTotals, ModelCallRow, tool_turn_id};
 pub use delivery::{ContextWrite, Delivery};
 pub use events::WireEvent;
-pub use pending::NewPending;
+pub use pending::{NewPending, PendingKind, PendingStatus};
 pub use processes::ProcessGroupRow;
 pub use sessions::{NewSession, SessionRow};
-pub use turns::InputRow;
+pub use turns::{InputRow, TurnState};
 
 /// Migrations embedded from the workspace's `migrations/` folder.
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");

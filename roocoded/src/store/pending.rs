@@ -5,6 +5,48 @@ use roocode_protocol::session::PendingRequest;
 use super::{Store, StoreError};
 use crate::clock;
 
+/// What waits for a human (`pending_requests.kind`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PendingKind {
+    /// A tool call the permission gate asks about (answered allow / always / deny).
+    Permission,
+    /// An `AskUserQuestion` (answered with one answer per question).
+    Question,
+}
+
+impl PendingKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PendingKind::Permission => "permission",
+            PendingKind::Question => "question",
+        }
+    }
+}
+
+/// Where a request is in its life (`pending_requests.status`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PendingStatus {
+    /// Nobody has answered yet.
+    Waiting,
+    /// Answered (the decision says how).
+    Resolved,
+    /// Withdrawn: its turn was cancelled.
+    Cancelled,
+    /// Its turn ended (or the daemon stopped) without an answer.
+    Expired,
+}
+
+impl PendingStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PendingStatus::Waiting => "waiting",
+            PendingStatus::Resolved => "resolved",
+            PendingStatus::Cancelled => "cancelled",
+            PendingStatus::Expired => "expired",
+        }
+    }
+}
+
 #[derive(sqlx::FromRow)]
 struct PendingRow {
     id: String,
@@ -21,8 +63,7 @@ struct PendingRow {
 pub struct NewPending<'a> {
     pub id: &'a str,
     pub session_id: &'a str,
-    /// `permission` or `question`.
-    pub kind: &'a str,
+    pub kind: PendingKind,
     pub call_id: &'a str,
     pub tool: &'a str,
     pub summary: &'a str,
@@ -39,7 +80,7 @@ impl Store {
         )
         .bind(p.id)
         .bind(p.session_id)
-        .bind(p.kind)
+        .bind(p.kind.as_str())
         .bind(p.call_id)
         .bind(p.tool)
         .bind(p.summary)
@@ -50,21 +91,22 @@ impl Store {
         Ok(())
     }
 
-    /// Marks a waiting request answered (`status`: `resolved`, `cancelled`, `expired`).
-    /// Returns false when it was not waiting (unknown, or answered already).
+    /// Marks a waiting request answered, withdrawn or expired (`status`). Returns false
+    /// when it was not waiting (unknown, or answered already).
     pub async fn resolve_pending(
         &self,
         id: &str,
-        status: &str,
+        status: PendingStatus,
         decision: Option<&str>,
     ) -> Result<bool, StoreError> {
         let r = sqlx::query(
-            "UPDATE pending_requests SET status = ?, decision = ?, resolved_at = ? WHERE id = ? AND status = 'waiting'",
+            "UPDATE pending_requests SET status = ?, decision = ?, resolved_at = ? WHERE id = ? AND status = ?",
         )
-        .bind(status)
+        .bind(status.as_str())
         .bind(decision)
         .bind(clock::now_ms())
         .bind(id)
+        .bind(PendingStatus::Waiting.as_str())
         .execute(&self.pool)
         .await?;
         Ok(r.rows_affected() > 0)
@@ -92,10 +134,12 @@ impl Store {
     /// Expires every waiting request of a session (its turn ended without an answer).
     pub async fn expire_pending(&self, session_id: &str) -> Result<u64, StoreError> {
         let r = sqlx::query(
-            "UPDATE pending_requests SET status = 'expired', resolved_at = ? WHERE session_id = ? AND status = 'waiting'",
+            "UPDATE pending_requests SET status = ?, resolved_at = ? WHERE session_id = ? AND status = ?",
         )
+        .bind(PendingStatus::Expired.as_str())
         .bind(clock::now_ms())
         .bind(session_id)
+        .bind(PendingStatus::Waiting.as_str())
         .execute(&self.pool)
         .await?;
         Ok(r.rows_affected())
@@ -108,9 +152,10 @@ impl Store {
     ) -> Result<Vec<PendingRequest>, StoreError> {
         let rows = sqlx::query_as::<_, PendingRow>(
             "SELECT id, session_id, kind, tool, summary, payload, created_at FROM pending_requests
-             WHERE status = 'waiting' AND (?1 IS NULL OR session_id = ?1) ORDER BY created_at, rowid",
+             WHERE status = ?2 AND (?1 IS NULL OR session_id = ?1) ORDER BY created_at, rowid",
         )
         .bind(session_id)
+        .bind(PendingStatus::Waiting.as_str())
         .fetch_all(&self.pool)
         .await?;
         Ok(rows
@@ -154,7 +199,7 @@ mod tests {
         let p = NewPending {
             id: "r1",
             session_id: "s1",
-            kind: "permission",
+            kind: PendingKind::Permission,
             call_id: "c1",
             tool: "Bash",
             summary: "ls",
@@ -170,17 +215,18 @@ mod tests {
             .await
             .unwrap();
         let listed = store.pending_requests(Some("s1")).await.unwrap();
+        assert_eq!(listed[0].kind, "permission");
         assert_eq!(listed[0].reason, "Bash wants to run: ls");
         assert_eq!(listed[0].input, input);
         assert!(
             store
-                .resolve_pending("r1", "resolved", Some("allow"))
+                .resolve_pending("r1", PendingStatus::Resolved, Some("allow"))
                 .await
                 .unwrap()
         );
         assert!(
             !store
-                .resolve_pending("r1", "resolved", Some("deny"))
+                .resolve_pending("r1", PendingStatus::Resolved, Some("deny"))
                 .await
                 .unwrap(),
             "first answer wins"

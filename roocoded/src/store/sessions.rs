@@ -1,23 +1,25 @@
 //! The `sessions` table: one row per session with its settings, status and totals.
 
+use roocode_protocol::Mode;
 use roocode_protocol::content::Usage;
 use roocode_protocol::session::{SessionInfo, SessionKind, SessionStatus};
 
+use super::spelling::{kind_from, kind_name, mode_from, mode_name, status_from, status_name};
 use super::{Store, StoreError};
 use crate::clock;
 
 /// A session as stored.
-#[derive(Debug, Clone, sqlx::FromRow)]
+#[derive(Debug, Clone)]
 pub struct SessionRow {
     pub id: String,
     pub parent_session_id: Option<String>,
-    pub kind: String,
+    pub kind: SessionKind,
     pub title: String,
     pub cwd: String,
     pub root: String,
     pub model: String,
-    pub mode: String,
-    pub status: String,
+    pub mode: Mode,
+    pub status: SessionStatus,
     pub running_turn_id: Option<String>,
     pub created_at: i64,
     pub last_activity: i64,
@@ -31,15 +33,60 @@ pub struct SessionRow {
     pub message_count: i64,
 }
 
-impl SessionRow {
-    pub fn status(&self) -> SessionStatus {
-        match self.status.as_str() {
-            "running" => SessionStatus::Running,
-            "interrupted" => SessionStatus::Interrupted,
-            _ => SessionStatus::Idle,
+/// A row as SQLite returns it, the enum columns still text; read only through
+/// [`SessionRow::from`].
+#[derive(sqlx::FromRow)]
+struct StoredRow {
+    id: String,
+    parent_session_id: Option<String>,
+    kind: String,
+    title: String,
+    cwd: String,
+    root: String,
+    model: String,
+    mode: String,
+    status: String,
+    running_turn_id: Option<String>,
+    created_at: i64,
+    last_activity: i64,
+    last_seq: i64,
+    input_tokens: i64,
+    output_tokens: i64,
+    cache_read_tokens: i64,
+    cache_write_tokens: i64,
+    cost_usd: Option<f64>,
+    cost_unknown: i64,
+    message_count: i64,
+}
+
+impl From<StoredRow> for SessionRow {
+    fn from(r: StoredRow) -> Self {
+        SessionRow {
+            id: r.id,
+            parent_session_id: r.parent_session_id,
+            kind: kind_from(&r.kind),
+            title: r.title,
+            cwd: r.cwd,
+            root: r.root,
+            model: r.model,
+            mode: mode_from(&r.mode),
+            status: status_from(&r.status),
+            running_turn_id: r.running_turn_id,
+            created_at: r.created_at,
+            last_activity: r.last_activity,
+            last_seq: r.last_seq,
+            input_tokens: r.input_tokens,
+            output_tokens: r.output_tokens,
+            cache_read_tokens: r.cache_read_tokens,
+            cache_write_tokens: r.cache_write_tokens,
+            cost_usd: r.cost_usd,
+            cost_unknown: r.cost_unknown,
+            message_count: r.message_count,
         }
     }
+}
 
+impl SessionRow {
     pub fn usage(&self) -> Usage {
         Usage {
             input_tokens: self.input_tokens as u64,
@@ -60,17 +107,13 @@ impl SessionRow {
             // Needs every other id: filled in by `Agents` (agent/short_ids.rs).
             short_id: String::new(),
             title: self.title.clone(),
-            kind: match self.kind.as_str() {
-                "sub_agent" => SessionKind::SubAgent,
-                "teammate" => SessionKind::Teammate,
-                _ => SessionKind::Main,
-            },
+            kind: self.kind,
             parent_session_id: self.parent_session_id.clone(),
             cwd: self.cwd.clone(),
             root: self.root.clone(),
             model: self.model.clone(),
-            mode: self.mode.clone(),
-            status: self.status(),
+            mode: self.mode.as_str().to_string(),
+            status: self.status,
             running_turn_id: self.running_turn_id.clone(),
             created_at: clock::rfc3339(self.created_at),
             last_activity: clock::rfc3339(self.last_activity),
@@ -86,12 +129,12 @@ impl SessionRow {
 pub struct NewSession {
     pub id: String,
     pub parent_session_id: Option<String>,
-    pub kind: &'static str,
+    pub kind: SessionKind,
     pub title: String,
     pub cwd: String,
     pub root: String,
     pub model: String,
-    pub mode: String,
+    pub mode: Mode,
 }
 
 /// A session row with its message count. The count is `MAX(idx) + 1`, one lookup in
@@ -104,16 +147,17 @@ impl Store {
         let now = clock::now_ms();
         sqlx::query(
             "INSERT INTO sessions (id, parent_session_id, kind, title, cwd, root, model, mode, status, created_at, last_activity)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'idle', ?, ?)",
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(&s.id)
         .bind(&s.parent_session_id)
-        .bind(s.kind)
+        .bind(kind_name(s.kind))
         .bind(&s.title)
         .bind(&s.cwd)
         .bind(&s.root)
         .bind(&s.model)
-        .bind(&s.mode)
+        .bind(mode_name(s.mode))
+        .bind(status_name(SessionStatus::Idle))
         .bind(now)
         .bind(now)
         .execute(&self.pool)
@@ -124,14 +168,12 @@ impl Store {
     }
 
     pub async fn session(&self, id: &str) -> Result<Option<SessionRow>, StoreError> {
-        Ok(
-            sqlx::query_as::<_, SessionRow>(sqlx::AssertSqlSafe(format!(
-                "{SELECT} WHERE s.id = ?"
-            )))
-            .bind(id)
-            .fetch_optional(&self.pool)
-            .await?,
-        )
+        let row =
+            sqlx::query_as::<_, StoredRow>(sqlx::AssertSqlSafe(format!("{SELECT} WHERE s.id = ?")))
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?;
+        Ok(row.map(SessionRow::from))
     }
 
     /// Ids a user's `given` text can name (at most `limit`): ids starting with it (a
@@ -172,16 +214,17 @@ impl Store {
     ) -> Result<Vec<SessionRow>, StoreError> {
         let rows = match root {
             Some(root) => {
-                sqlx::query_as::<_, SessionRow>(sqlx::AssertSqlSafe(format!(
-                    "{SELECT} WHERE s.root = ? AND s.kind = 'main' ORDER BY s.last_activity DESC, s.id DESC LIMIT ?"
+                sqlx::query_as::<_, StoredRow>(sqlx::AssertSqlSafe(format!(
+                    "{SELECT} WHERE s.root = ? AND s.kind = ? ORDER BY s.last_activity DESC, s.id DESC LIMIT ?"
                 )))
                 .bind(root)
+                .bind(kind_name(SessionKind::Main))
                 .bind(i64::from(limit))
                 .fetch_all(&self.pool)
                 .await?
             }
             None => {
-                sqlx::query_as::<_, SessionRow>(sqlx::AssertSqlSafe(format!(
+                sqlx::query_as::<_, StoredRow>(sqlx::AssertSqlSafe(format!(
                     "{SELECT} ORDER BY s.last_activity DESC, s.id DESC LIMIT ?"
                 )))
                 .bind(i64::from(limit))
@@ -189,16 +232,20 @@ impl Store {
                 .await?
             }
         };
-        Ok(rows)
+        Ok(rows.into_iter().map(SessionRow::from).collect())
     }
 
-    pub async fn sessions_with_status(&self, status: &str) -> Result<Vec<SessionRow>, StoreError> {
-        Ok(sqlx::query_as::<_, SessionRow>(sqlx::AssertSqlSafe(format!(
+    pub async fn sessions_with_status(
+        &self,
+        status: SessionStatus,
+    ) -> Result<Vec<SessionRow>, StoreError> {
+        let rows = sqlx::query_as::<_, StoredRow>(sqlx::AssertSqlSafe(format!(
             "{SELECT} WHERE s.status = ?"
         )))
-        .bind(status)
+        .bind(status_name(status))
         .fetch_all(&self.pool)
-        .await?)
+        .await?;
+        Ok(rows.into_iter().map(SessionRow::from).collect())
     }
 
     pub async fn count_sessions(&self) -> Result<u64, StoreError> {
@@ -211,13 +258,13 @@ impl Store {
     pub async fn set_session_status(
         &self,
         id: &str,
-        status: &str,
+        status: SessionStatus,
         running_turn_id: Option<&str>,
     ) -> Result<(), StoreError> {
         sqlx::query(
             "UPDATE sessions SET status = ?, running_turn_id = ?, last_activity = ? WHERE id = ?",
         )
-        .bind(status)
+        .bind(status_name(status))
         .bind(running_turn_id)
         .bind(clock::now_ms())
         .bind(id)
@@ -226,9 +273,9 @@ impl Store {
         Ok(())
     }
 
-    pub async fn set_session_mode(&self, id: &str, mode: &str) -> Result<(), StoreError> {
+    pub async fn set_session_mode(&self, id: &str, mode: Mode) -> Result<(), StoreError> {
         sqlx::query("UPDATE sessions SET mode = ? WHERE id = ?")
-            .bind(mode)
+            .bind(mode_name(mode))
             .bind(id)
             .execute(&self.pool)
             .await?;
@@ -291,12 +338,12 @@ pub(crate) mod tests {
         NewSession {
             id: id.into(),
             parent_session_id: None,
-            kind: "main",
+            kind: SessionKind::Main,
             title: "t".into(),
             cwd: root.into(),
             root: root.into(),
             model: "anthropic/m".into(),
-            mode: "default".into(),
+            mode: Mode::Default,
         }
     }
 
@@ -362,15 +409,78 @@ pub(crate) mod tests {
         );
 
         store
-            .set_session_status("0191aa-1", "running", Some("T"))
+            .set_session_status("0191aa-1", SessionStatus::Running, Some("T"))
             .await
             .unwrap();
         assert_eq!(
-            store.sessions_with_status("running").await.unwrap().len(),
+            store
+                .sessions_with_status(SessionStatus::Running)
+                .await
+                .unwrap()
+                .len(),
             1
         );
         assert!(store.delete_session("0191aa-1").await.unwrap());
         assert!(store.session("0191aa-1").await.unwrap().is_none());
+    }
+
+    #[tokio::test]
+    async fn rows_of_an_existing_database_read_as_enums_and_writes_keep_its_spellings() {
+        let store = Store::memory().await.unwrap();
+        // As an existing database holds it, written by an earlier daemon.
+        sqlx::query(
+            "INSERT INTO sessions (id, kind, title, cwd, root, model, mode, status, created_at, last_activity)
+             VALUES ('old', 'sub_agent', '', '/p', '/p', 'anthropic/m', 'acceptEdits', 'interrupted', 0, 0)",
+        )
+        .execute(&store.pool)
+        .await
+        .unwrap();
+        let row = store.session("old").await.unwrap().unwrap();
+        assert_eq!(
+            (row.kind, row.mode, row.status),
+            (
+                SessionKind::SubAgent,
+                Mode::AcceptEdits,
+                SessionStatus::Interrupted
+            )
+        );
+        let info = row.to_info();
+        assert_eq!(
+            (info.mode.as_str(), info.status),
+            ("acceptEdits", SessionStatus::Interrupted)
+        );
+
+        store.set_session_mode("old", Mode::DontAsk).await.unwrap();
+        store
+            .set_session_status("old", SessionStatus::Running, Some("t"))
+            .await
+            .unwrap();
+        store
+            .insert_session(&new_session("new", "/p"))
+            .await
+            .unwrap();
+        let stored: Vec<(String, String, String)> =
+            sqlx::query_as("SELECT kind, mode, status FROM sessions ORDER BY id DESC")
+                .fetch_all(&store.pool)
+                .await
+                .unwrap();
+        let stored: Vec<(&str, &str, &str)> = stored
+            .iter()
+            .map(|(k, m, s)| (k.as_str(), m.as_str(), s.as_str()))
+            .collect();
+        assert_eq!(
+            stored,
+            [
+                ("sub_agent", "dontAsk", "running"),
+                ("main", "default", "idle")
+            ]
+        );
+        assert_eq!(store.count_running_turns().await.unwrap(), 1);
+        assert_eq!(
+            store.list_sessions(Some("/p"), 10).await.unwrap().len(),
+            1,
+            "main sessions only"
+        );
     }
 
     #[tokio::test]

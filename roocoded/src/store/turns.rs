@@ -1,7 +1,35 @@
 //! The `turns` and `inputs` tables: turn state, and user messages waiting for delivery.
 
+use roocode_protocol::event::StopReason;
+use roocode_protocol::session::SessionStatus;
+
+use super::spelling::status_name;
 use super::{Store, StoreError};
 use crate::clock;
+
+/// Where a turn's state machine is (`turns.state`), spelled as the database stores it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TurnState {
+    /// Building and sending the model request (also the state of a new turn).
+    Requesting,
+    /// Reading the model's answer.
+    Streaming,
+    /// Running the tool calls of the answer.
+    ExecutingTools,
+    /// Ended; `stop_reason` says how.
+    Done,
+}
+
+impl TurnState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TurnState::Requesting => "requesting",
+            TurnState::Streaming => "streaming",
+            TurnState::ExecutingTools => "executing_tools",
+            TurnState::Done => "done",
+        }
+    }
+}
 
 /// A user message accepted while a turn was running, not yet delivered to the model.
 #[derive(Debug, Clone, PartialEq, sqlx::FromRow)]
@@ -12,26 +40,25 @@ pub struct InputRow {
 
 impl Store {
     pub async fn insert_turn(&self, id: &str, session_id: &str) -> Result<(), StoreError> {
-        sqlx::query(
-            "INSERT INTO turns (id, session_id, state, started_at) VALUES (?, ?, 'requesting', ?)",
-        )
-        .bind(id)
-        .bind(session_id)
-        .bind(clock::now_ms())
-        .execute(&self.pool)
-        .await?;
+        sqlx::query("INSERT INTO turns (id, session_id, state, started_at) VALUES (?, ?, ?, ?)")
+            .bind(id)
+            .bind(session_id)
+            .bind(TurnState::Requesting.as_str())
+            .bind(clock::now_ms())
+            .execute(&self.pool)
+            .await?;
         Ok(())
     }
 
-    /// Records the turn's state-machine state (`requesting`, `streaming`, `executing_tools`, …).
+    /// Records the turn's state-machine state.
     pub async fn set_turn_state(
         &self,
         id: &str,
-        state: &str,
+        state: TurnState,
         iterations: u32,
     ) -> Result<(), StoreError> {
         sqlx::query("UPDATE turns SET state = ?, iterations = ? WHERE id = ?")
-            .bind(state)
+            .bind(state.as_str())
             .bind(i64::from(iterations))
             .bind(id)
             .execute(&self.pool)
@@ -42,21 +69,25 @@ impl Store {
     pub async fn finish_turn(
         &self,
         id: &str,
-        stop_reason: &str,
+        stop_reason: StopReason,
         error: Option<&str>,
     ) -> Result<(), StoreError> {
-        sqlx::query("UPDATE turns SET state = 'done', stop_reason = ?, error = ?, ended_at = ? WHERE id = ?")
-            .bind(stop_reason)
-            .bind(error)
-            .bind(clock::now_ms())
-            .bind(id)
-            .execute(&self.pool)
-            .await?;
+        sqlx::query(
+            "UPDATE turns SET state = ?, stop_reason = ?, error = ?, ended_at = ? WHERE id = ?",
+        )
+        .bind(TurnState::Done.as_str())
+        .bind(stop_reason.as_str())
+        .bind(error)
+        .bind(clock::now_ms())
+        .bind(id)
+        .execute(&self.pool)
+        .await?;
         Ok(())
     }
 
     pub async fn count_running_turns(&self) -> Result<u64, StoreError> {
-        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM sessions WHERE status = 'running'")
+        let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM sessions WHERE status = ?")
+            .bind(status_name(SessionStatus::Running))
             .fetch_one(&self.pool)
             .await?;
         Ok(n as u64)
@@ -113,8 +144,20 @@ mod tests {
             .await
             .unwrap();
         store.insert_turn("t1", "s1").await.unwrap();
-        store.set_turn_state("t1", "streaming", 1).await.unwrap();
-        store.finish_turn("t1", "end_turn", None).await.unwrap();
+        store
+            .set_turn_state("t1", TurnState::Streaming, 1)
+            .await
+            .unwrap();
+        store
+            .finish_turn("t1", StopReason::EndTurn, None)
+            .await
+            .unwrap();
+        let (state, stop): (String, String) =
+            sqlx::query_as("SELECT state, stop_reason FROM turns WHERE id = 't1'")
+                .fetch_one(&store.pool)
+                .await
+                .unwrap();
+        assert_eq!((state.as_str(), stop.as_str()), ("done", "end_turn"));
         store.queue_input("s1", "i1", "first").await.unwrap();
         store.queue_input("s1", "i2", "second").await.unwrap();
         let q = store.queued_inputs("s1").await.unwrap();

@@ -8,6 +8,7 @@ mod harness;
 
 mod attach;
 mod context;
+mod context_window;
 mod cost;
 mod daemon;
 mod durability;

@@ -39,7 +39,7 @@ fn text_reply(text: &str) -> Reply {
 /// One session of an in-process engine whose model is the scripted server.
 struct Harness {
     _dir: tempfile::TempDir,
-    agents: Arc<Engine>,
+    engine: Arc<Engine>,
     server: TestServer,
     env: ClientEnv,
     id: String,
@@ -57,7 +57,7 @@ impl Harness {
             Paths::resolve(|name| (name == "ROOCODE_HOME").then(|| home.display().to_string()))
                 .unwrap();
         let store = Store::open(&paths.database).await.unwrap();
-        let agents = Arc::new(Engine::new(store, paths));
+        let engine = Arc::new(Engine::new(store, paths));
         let server = TestServer::start(replies).await;
         let env = ClientEnv {
             vars: [
@@ -69,7 +69,7 @@ impl Harness {
             .map(|(k, v)| (k.to_string(), v.to_string()))
             .collect(),
         };
-        let info = agents
+        let info = engine
             .create(CreateParams {
                 cwd: project.display().to_string(),
                 env: env.clone(),
@@ -79,7 +79,7 @@ impl Harness {
             .unwrap();
         Harness {
             _dir: dir,
-            agents,
+            engine,
             server,
             env,
             id: info.id,
@@ -88,10 +88,10 @@ impl Harness {
 
     /// Sends `text` and waits for the turns it starts to end.
     async fn send(&self, text: &str) {
-        let rt = self.agents.runtimes.get(&self.id).unwrap();
+        let rt = self.engine.runtimes.get(&self.id).unwrap();
         let mut ended = pin!(rt.turn_ended.notified());
         ended.as_mut().enable();
-        self.agents
+        self.engine
             .send(SendParams {
                 session_id: self.id.clone(),
                 text: text.to_string(),
@@ -127,12 +127,12 @@ impl Harness {
 
     /// Runs a slash command as `session.command` does.
     async fn command(&self, line: &str) -> Result<String, AgentError> {
-        let row = self.agents.resolve(&self.id).await?;
-        crate::commands::run(&self.agents, &row, line).await
+        let row = self.engine.resolve(&self.id).await?;
+        crate::commands::run(&self.engine, &row, line).await
     }
 
     async fn cached_len(&self) -> Option<usize> {
-        let rt = self.agents.runtimes.get(&self.id).unwrap();
+        let rt = self.engine.runtimes.get(&self.id).unwrap();
         let cached = rt.context.lock().await;
         cached.as_ref().map(|c| c.len())
     }
@@ -166,7 +166,7 @@ async fn turns_reuse_the_cached_context_until_it_is_forgotten() {
             content: vec![ContentBlock::text("X")],
         },
     ];
-    h.agents
+    h.engine
         .store()
         .replace_context(&h.id, &behind_its_back)
         .await
@@ -175,18 +175,18 @@ async fn turns_reuse_the_cached_context_until_it_is_forgotten() {
     assert_eq!(without_reminder(h.sent(1)), ["one", "A", "two"]);
 
     let rewritten = [Message::user_text("rewritten")];
-    h.agents
+    h.engine
         .store()
         .replace_context(&h.id, &rewritten)
         .await
         .unwrap();
-    h.agents.forget_cached_context(&h.id).await;
+    h.engine.forget_cached_context(&h.id).await;
     assert_eq!(h.cached_len().await, None);
     h.send("three").await;
     assert_eq!(without_reminder(h.sent(2)), ["rewritten|three"]);
     assert_eq!(h.cached_len().await, Some(2));
     assert_eq!(
-        h.agents.store().context(&h.id).await.unwrap().len(),
+        h.engine.store().context(&h.id).await.unwrap().len(),
         2,
         "the cache and the store agree"
     );
@@ -222,7 +222,7 @@ async fn clear_and_compact_reach_the_next_model_call() {
         sent.contains("THE SUMMARY") && sent.contains("five") && !sent.contains("three"),
         "{sent}"
     );
-    let stored = h.agents.store().context(&h.id).await.unwrap();
+    let stored = h.engine.store().context(&h.id).await.unwrap();
     assert_eq!(h.cached_len().await, Some(stored.len()));
 }
 
@@ -235,11 +235,11 @@ async fn forgetting_waits_for_the_running_turn_so_no_stale_copy_survives() {
         text_reply("B"),
     ])
     .await;
-    let agents = h.agents.clone();
-    let rt = agents.runtimes.get(&h.id).unwrap();
+    let engine = h.engine.clone();
+    let rt = engine.runtimes.get(&h.id).unwrap();
     let mut ended = pin!(rt.turn_ended.notified());
     ended.as_mut().enable();
-    agents
+    engine
         .send(SendParams {
             session_id: h.id.clone(),
             text: "one".into(),
@@ -253,10 +253,10 @@ async fn forgetting_waits_for_the_running_turn_so_no_stale_copy_survives() {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let id = h.id.clone();
-    let forget = tokio::spawn(async move { agents.forget_cached_context(&id).await });
+    let forget = tokio::spawn(async move { engine.forget_cached_context(&id).await });
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert!(!forget.is_finished(), "the running turn holds the context");
-    assert!(h.agents.cancel(&h.id).await.unwrap());
+    assert!(h.engine.cancel(&h.id).await.unwrap());
     tokio::time::timeout(Duration::from_secs(10), ended)
         .await
         .expect("the turn ends");
@@ -286,19 +286,19 @@ async fn a_rewritten_context_with_an_unanswered_call_is_repaired_before_the_mode
             }],
         },
     ];
-    h.agents
+    h.engine
         .store()
         .replace_context(&h.id, &damaged)
         .await
         .unwrap();
-    h.agents.forget_cached_context(&h.id).await;
+    h.engine.forget_cached_context(&h.id).await;
     h.send("two").await;
     let body = h.server.requests()[1].json();
     let last = &body["messages"][2]["content"];
     assert_eq!(last[0]["type"], "tool_result", "{body}");
     assert_eq!(last[0]["tool_use_id"], "t1");
     assert_eq!(last[1]["text"], "two");
-    let stored = h.agents.store().context(&h.id).await.unwrap();
+    let stored = h.engine.store().context(&h.id).await.unwrap();
     crate::context::chain::validate(&stored).unwrap();
     assert_eq!(h.cached_len().await, Some(stored.len()));
 }
@@ -310,7 +310,7 @@ async fn an_import_into_a_session_reaches_its_next_model_call() {
     let h = Harness::new(vec![text_reply("A"), text_reply("B")]).await;
     h.send("one").await;
     let line = serde_json::to_string(&Message::user_text("imported")).unwrap();
-    h.agents
+    h.engine
         .import(ImportParams {
             session_id: Some(h.id.clone()),
             cwd: String::new(),

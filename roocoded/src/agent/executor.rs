@@ -21,7 +21,7 @@ use super::runtime::SessionRuntime;
 use super::settings::TurnSettings;
 use super::summarizer::ModelSummarizer;
 use super::turn::INTERRUPTED_BY_USER;
-use super::{AgentError, Agents};
+use super::{AgentError, Engine};
 use crate::memory::MemoryDirs;
 use crate::permission::{Decision, PermissionGate, Scope};
 use crate::tools::{
@@ -70,55 +70,19 @@ struct Outcome {
 /// `settings` (the model's context window: layer 1 keeps results small relative to
 /// it; the gate is built for every batch, so an "allow always" applies at once).
 pub async fn run_calls(
-    agents: &Arc<Agents>,
+    engine: &Arc<Engine>,
     rt: &Arc<SessionRuntime>,
     settings: &TurnSettings<'_>,
     turn_id: &str,
     calls: &[Call],
     cancel: &CancellationToken,
 ) -> Result<Vec<CallResult>, AgentError> {
-    let (row, env, config) = (&settings.session, &settings.env, &settings.config);
-    let window_tokens = settings.model.context_window;
-    let memory_dirs = MemoryDirs::new(&agents.paths.user_dir, std::path::Path::new(&row.root));
-    let large_result_chars = crate::context::large_results::threshold_for(
-        usize::try_from(config.large_result_chars()).unwrap_or(usize::MAX),
-        window_tokens,
+    let session_id = settings.session.id.as_str();
+    let memory_dirs = MemoryDirs::new(
+        &engine.paths.user_dir,
+        std::path::Path::new(&settings.session.root),
     );
-    let base = ToolContext {
-        session_id: row.id.clone(),
-        scope: Scope {
-            cwd: row.cwd.clone().into(),
-            root: row.root.clone().into(),
-            additional_dirs: config.additional_directories(),
-            readable_dirs: vec![
-                agents.tool_results_dir(&row.id),
-                memory_dirs.user.clone(),
-                memory_dirs.project.clone(),
-            ],
-        },
-        cancel: cancel.clone(),
-        env: env.vars.clone(),
-        files: rt.files.clone(),
-        turn_id: turn_id.to_string(),
-        data_dir: agents.paths.data_dir.clone(),
-        progress: None,
-        human: None,
-        todos: rt.todos.clone(),
-        summarizer: summarizer(agents, settings, cancel),
-        shell: rt.shell.clone(),
-        processes: Some(agents.processes.for_session(&row.id)),
-        memory_dirs: Some(memory_dirs.clone()),
-        gate: None,
-        sandbox: Some(crate::sandbox::for_session(
-            &agents.paths,
-            std::path::Path::new(&row.root),
-            std::path::Path::new(&row.cwd),
-            &env.vars,
-            config,
-            &settings.sandbox,
-        )),
-    };
-    let redact_on = config.redact();
+    let base = base_context(engine, rt, settings, turn_id, &memory_dirs, cancel);
     // Each input is validated and parsed once, here; the rest works on the result.
     let planned: Vec<Planned<'_>> = calls
         .iter()
@@ -131,115 +95,221 @@ pub async fn run_calls(
         .iter()
         .map(|batch| batch.len())
         .collect();
-
-    // Live output of running calls becomes `tool_output` events, in arrival order.
-    let (live_tx, mut live_rx) = mpsc::unbounded_channel::<(String, String)>();
-    let forward = async {
-        while let Some((call_id, text)) = live_rx.recv().await {
-            let ev = EventPayload::ToolOutput { call_id, text };
-            if let Err(e) = agents.events().append(&row.id, &row.id, ev).await {
-                tracing::error!("cannot record tool output: {e}");
-            }
-        }
+    let (live_tx, live_rx) = mpsc::unbounded_channel::<(String, String)>();
+    let runner = Runner {
+        engine,
+        settings,
+        base: &base,
+        memory_dirs: &memory_dirs,
+        live_tx,
+        redact_on: settings.config.redact(),
+        large_result_chars: crate::context::large_results::threshold_for(
+            usize::try_from(settings.config.large_result_chars()).unwrap_or(usize::MAX),
+            settings.model.context_window,
+        ),
+        cancel,
     };
-    let base = &base;
     let run = async move {
         let mut results = Vec::with_capacity(calls.len());
         let mut planned = planned.into_iter();
         for size in batch_sizes {
             let batch: Vec<Planned<'_>> = planned.by_ref().take(size).collect();
-            let gate = Arc::new(settings.gate().with_memory_dirs(memory_dirs.clone()));
-            let gate = &gate;
-            for Planned { call, .. } in &batch {
-                let ev = EventPayload::ToolCall {
-                    call_id: call.id.clone(),
-                    name: call.name.clone(),
-                    input: call.input.clone(),
-                };
-                agents.events().append(&row.id, &row.id, ev).await?;
-            }
-            let batch_calls: Vec<&Call> = batch.iter().map(|p| p.call).collect();
-            let mut outcomes: Vec<Outcome> = Vec::with_capacity(batch.len());
-            let mut batch = batch.into_iter();
-            while batch.len() > 0 {
-                let chunk: Vec<Planned<'_>> = batch.by_ref().take(MAX_PARALLEL).collect();
-                let runs: Vec<_> = chunk
-                    .into_iter()
-                    .map(|Planned { call, prepared }| {
-                        let tx = live_tx.clone();
-                        let call_id = call.id.clone();
-                        let human = CallHuman {
-                            engine: agents.clone(),
-                            session_id: row.id.clone(),
-                            call_id: call.id.clone(),
-                            mode: row.mode.as_str().to_string(),
-                            cancel: cancel.clone(),
-                        };
-                        let send = move |text: &str| {
-                            let _ = tx.send((call_id.clone(), text.to_string()));
-                        };
-                        // Live output is shown: redacted line by line when enabled.
-                        let live = redact_on.then(|| tools::redact::LiveSink::new(send.clone()));
-                        let progress = match live.clone() {
-                            Some(live) => ProgressFn(Arc::new(move |text: &str| live.push(text))),
-                            None => ProgressFn(Arc::new(send)),
-                        };
-                        let ctx = ToolContext {
-                            progress: Some(progress),
-                            human: Some(Arc::new(human)),
-                            gate: Some(gate.clone()),
-                            ..base.clone()
-                        };
-                        async move {
-                            let outcome =
-                                run_one(agents, gate, settings, &ctx, call, prepared).await;
-                            if let Some(live) = live {
-                                live.finish();
-                            }
-                            outcome
-                        }
-                    })
-                    .collect();
-                outcomes.extend(futures_util::future::join_all(runs).await);
-            }
-            for (outcome, call) in outcomes.into_iter().zip(batch_calls) {
-                let mut out = outcome.output;
-                if redact_on {
-                    redact_result(&mut out);
-                }
-                spill_large(
-                    &mut out,
-                    large_result_chars,
-                    &agents.tool_results_dir(&row.id),
-                    &call.id,
-                );
-                let ev = EventPayload::ToolResult {
-                    call_id: call.id.clone(),
-                    output: out.content.clone(),
-                    is_error: out.is_error,
-                    duration_ms: outcome.duration_ms,
-                    diff: out.diff,
-                };
-                agents.events().append(&row.id, &row.id, ev).await?;
-                results.push(CallResult {
-                    block: ContentBlock::ToolResult {
-                        tool_use_id: call.id.clone(),
-                        content: out.content,
-                        is_error: out.is_error,
-                    },
-                    unknown_tool: outcome.unknown_tool,
-                });
-            }
+            results.extend(runner.run_batch(batch).await?);
         }
-        drop(live_tx);
+        // The runner holds the live-output sender: dropping it ends the forwarding.
+        drop(runner);
         Ok(results)
     };
-    let (results, ()) = tokio::join!(run, forward);
+    let (results, ()) = tokio::join!(run, forward_live_output(engine, session_id, live_rx));
     results
 }
 
+/// The context every call of this response starts from.
+fn base_context(
+    engine: &Arc<Engine>,
+    rt: &Arc<SessionRuntime>,
+    settings: &TurnSettings<'_>,
+    turn_id: &str,
+    memory_dirs: &MemoryDirs,
+    cancel: &CancellationToken,
+) -> ToolContext {
+    let (row, env, config) = (&settings.session, &settings.env, &settings.config);
+    ToolContext {
+        session_id: row.id.clone(),
+        scope: Scope {
+            cwd: row.cwd.clone().into(),
+            root: row.root.clone().into(),
+            additional_dirs: config.additional_directories(),
+            readable_dirs: vec![
+                engine.tool_results_dir(&row.id),
+                memory_dirs.user.clone(),
+                memory_dirs.project.clone(),
+            ],
+        },
+        cancel: cancel.clone(),
+        env: env.vars.clone(),
+        files: rt.files.clone(),
+        turn_id: turn_id.to_string(),
+        data_dir: engine.paths.data_dir.clone(),
+        progress: None,
+        human: None,
+        todos: rt.todos.clone(),
+        summarizer: summarizer(engine, settings, cancel),
+        shell: rt.shell.clone(),
+        processes: Some(engine.processes.for_session(&row.id)),
+        memory_dirs: Some(memory_dirs.clone()),
+        gate: None,
+        sandbox: Some(crate::sandbox::for_session(
+            &engine.paths,
+            std::path::Path::new(&row.root),
+            std::path::Path::new(&row.cwd),
+            &env.vars,
+            config,
+            &settings.sandbox,
+        )),
+    }
+}
+
+/// Live output of running calls becomes `tool_output` events, in arrival order, until
+/// every sender is gone.
+async fn forward_live_output(
+    engine: &Engine,
+    session_id: &str,
+    mut live_rx: mpsc::UnboundedReceiver<(String, String)>,
+) {
+    while let Some((call_id, text)) = live_rx.recv().await {
+        let ev = EventPayload::ToolOutput { call_id, text };
+        if let Err(e) = engine.events().append(session_id, session_id, ev).await {
+            tracing::error!("cannot record tool output: {e}");
+        }
+    }
+}
+
+/// What the batches of one response share.
+struct Runner<'a, 't> {
+    engine: &'a Arc<Engine>,
+    settings: &'a TurnSettings<'t>,
+    base: &'a ToolContext,
+    memory_dirs: &'a MemoryDirs,
+    live_tx: mpsc::UnboundedSender<(String, String)>,
+    redact_on: bool,
+    large_result_chars: usize,
+    cancel: &'a CancellationToken,
+}
+
+impl Runner<'_, '_> {
+    fn session_id(&self) -> &str {
+        &self.settings.session.id
+    }
+
+    /// One batch: announced, run (at most [`MAX_PARALLEL`] at once) and recorded, in
+    /// call order, under a gate built now.
+    async fn run_batch(&self, batch: Vec<Planned<'_>>) -> Result<Vec<CallResult>, AgentError> {
+        let gate = Arc::new(
+            self.settings
+                .gate()
+                .with_memory_dirs(self.memory_dirs.clone()),
+        );
+        for Planned { call, .. } in &batch {
+            let ev = EventPayload::ToolCall {
+                call_id: call.id.clone(),
+                name: call.name.clone(),
+                input: call.input.clone(),
+            };
+            let id = self.session_id();
+            self.engine.events().append(id, id, ev).await?;
+        }
+        let calls: Vec<&Call> = batch.iter().map(|p| p.call).collect();
+        let mut outcomes: Vec<Outcome> = Vec::with_capacity(batch.len());
+        let mut batch = batch.into_iter();
+        while batch.len() > 0 {
+            let chunk: Vec<_> = batch
+                .by_ref()
+                .take(MAX_PARALLEL)
+                .map(|planned| self.run(planned, &gate))
+                .collect();
+            outcomes.extend(futures_util::future::join_all(chunk).await);
+        }
+        let mut results = Vec::with_capacity(outcomes.len());
+        for (outcome, call) in outcomes.into_iter().zip(calls) {
+            results.push(self.record(outcome, call).await?);
+        }
+        Ok(results)
+    }
+
+    /// One call with its own live output, human and gate.
+    async fn run(
+        &self,
+        Planned { call, prepared }: Planned<'_>,
+        gate: &Arc<PermissionGate>,
+    ) -> Outcome {
+        let tx = self.live_tx.clone();
+        let call_id = call.id.clone();
+        let send = move |text: &str| {
+            let _ = tx.send((call_id.clone(), text.to_string()));
+        };
+        // Live output is shown: redacted line by line when enabled.
+        let live = self
+            .redact_on
+            .then(|| tools::redact::LiveSink::new(send.clone()));
+        let progress = match live.clone() {
+            Some(live) => ProgressFn(Arc::new(move |text: &str| live.push(text))),
+            None => ProgressFn(Arc::new(send)),
+        };
+        let human = CallHuman {
+            engine: self.engine.clone(),
+            session_id: self.session_id().to_string(),
+            call_id: call.id.clone(),
+            mode: self.settings.session.mode.as_str().to_string(),
+            cancel: self.cancel.clone(),
+        };
+        let ctx = ToolContext {
+            progress: Some(progress),
+            human: Some(Arc::new(human)),
+            gate: Some(gate.clone()),
+            ..self.base.clone()
+        };
+        let outcome = run_one(self.engine, gate, self.settings, &ctx, call, prepared).await;
+        if let Some(live) = live {
+            live.finish();
+        }
+        outcome
+    }
+
+    /// The result as stored, sent and shown: redacted, spilled to a file when large.
+    async fn record(&self, outcome: Outcome, call: &Call) -> Result<CallResult, AgentError> {
+        let mut out = outcome.output;
+        if self.redact_on {
+            redact_result(&mut out);
+        }
+        let id = self.session_id();
+        spill_large(
+            &mut out,
+            self.large_result_chars,
+            &self.engine.tool_results_dir(id),
+            &call.id,
+        );
+        let ev = EventPayload::ToolResult {
+            call_id: call.id.clone(),
+            output: out.content.clone(),
+            is_error: out.is_error,
+            duration_ms: outcome.duration_ms,
+            diff: out.diff,
+        };
+        self.engine.events().append(id, id, ev).await?;
+        Ok(CallResult {
+            block: ContentBlock::ToolResult {
+                tool_use_id: call.id.clone(),
+                content: out.content,
+                is_error: out.is_error,
+            },
+            unknown_tool: outcome.unknown_tool,
+        })
+    }
+}
+
 async fn run_one(
-    agents: &Arc<Agents>,
+    engine: &Arc<Engine>,
     gate: &PermissionGate,
     settings: &TurnSettings<'_>,
     ctx: &ToolContext,
@@ -248,11 +318,11 @@ async fn run_one(
 ) -> Outcome {
     let started = Instant::now();
     let span = tracing::info_span!("tool_call", tool = %call.name, call_id = %call.id);
-    let (output, unknown_tool) = execute(agents, gate, settings, ctx, call, prepared)
+    let (output, unknown_tool) = execute(engine, gate, settings, ctx, call, prepared)
         .instrument(span)
         .await;
     // The tool's own time: what a human took to answer does not count.
-    let waited = agents.approvals.human_time.take(&ctx.session_id, &call.id);
+    let waited = engine.approvals.human_time.take(&ctx.session_id, &call.id);
     Outcome {
         output,
         unknown_tool,
@@ -262,7 +332,7 @@ async fn run_one(
 
 /// (output, unknown tool)
 async fn execute(
-    agents: &Arc<Agents>,
+    engine: &Arc<Engine>,
     gate: &PermissionGate,
     settings: &TurnSettings<'_>,
     ctx: &ToolContext,
@@ -300,39 +370,9 @@ async fn execute(
             );
         }
         Decision::Ask { reason } => {
-            let tool = facts.tool;
-            let summary = summarize(facts.target, ctx, tool);
-            let ask = PermissionAsk {
-                session_id: &ctx.session_id,
-                call_id: &call.id,
-                tool,
-                input: &call.input,
-                summary: &summary,
-                reason: &reason,
-            };
-            match agents.approvals.ask_permission(ask, &ctx.cancel).await {
-                Ok(PermissionAnswer::Allow) => {}
-                Ok(PermissionAnswer::AllowAlways) => {
-                    remember(tool, facts.target, gate, settings, ctx);
-                }
-                Ok(PermissionAnswer::Deny { feedback }) => {
-                    let text = match feedback {
-                        Some(f) if !f.trim().is_empty() => {
-                            format!("Permission denied: the user refused this call and said: {f}")
-                        }
-                        _ => "Permission denied: the user refused this call. Do not retry it; choose another way or ask the user.".to_string(),
-                    };
-                    return (ToolOutput::error(text), false);
-                }
-                Ok(PermissionAnswer::Cancelled) => {
-                    return (ToolOutput::error(INTERRUPTED_BY_USER), false);
-                }
-                Err(e) => {
-                    tracing::error!("cannot ask for permission: {e}");
-                    let text =
-                        format!("Permission denied: the approval could not be asked for ({e})");
-                    return (ToolOutput::error(text), false);
-                }
+            if let Err(refused) = approve(engine, gate, settings, ctx, call, &facts, &reason).await
+            {
+                return (refused, false);
             }
         }
     }
@@ -344,6 +384,49 @@ async fn execute(
         Ok(out) => (out, false),
         Err(ToolError::Cancelled) => (ToolOutput::error(INTERRUPTED_BY_USER), false),
         Err(e) => (e.into_output(), false),
+    }
+}
+
+/// Asks the human about a call the gate could not decide; `Err` is the result the
+/// model gets instead of the call's.
+async fn approve(
+    engine: &Arc<Engine>,
+    gate: &PermissionGate,
+    settings: &TurnSettings<'_>,
+    ctx: &ToolContext,
+    call: &Call,
+    facts: &crate::permission::Call<'_>,
+    reason: &str,
+) -> Result<(), ToolOutput> {
+    let tool = facts.tool;
+    let summary = summarize(facts.target, ctx, tool);
+    let ask = PermissionAsk {
+        session_id: &ctx.session_id,
+        call_id: &call.id,
+        tool,
+        input: &call.input,
+        summary: &summary,
+        reason,
+    };
+    match engine.approvals.ask_permission(ask, &ctx.cancel).await {
+        Ok(PermissionAnswer::Allow) => Ok(()),
+        Ok(PermissionAnswer::AllowAlways) => {
+            remember(tool, facts.target, gate, settings, ctx);
+            Ok(())
+        }
+        Ok(PermissionAnswer::Deny { feedback }) => Err(ToolOutput::error(match feedback {
+            Some(f) if !f.trim().is_empty() => {
+                format!("Permission denied: the user refused this call and said: {f}")
+            }
+            _ => "Permission denied: the user refused this call. Do not retry it; choose another way or ask the user.".to_string(),
+        })),
+        Ok(PermissionAnswer::Cancelled) => Err(ToolOutput::error(INTERRUPTED_BY_USER)),
+        Err(e) => {
+            tracing::error!("cannot ask for permission: {e}");
+            Err(ToolOutput::error(format!(
+                "Permission denied: the approval could not be asked for ({e})"
+            )))
+        }
     }
 }
 
@@ -387,7 +470,7 @@ fn remember(
 
 /// WebFetch's page reader: the session's model, with the client's keys.
 fn summarizer(
-    agents: &Agents,
+    engine: &Engine,
     settings: &TurnSettings<'_>,
     cancel: &CancellationToken,
 ) -> Option<Arc<dyn tools::Summarizer>> {
@@ -396,7 +479,7 @@ fn summarizer(
         policy: settings.retry.clone(),
         model: settings.model.clone(),
         cancel: cancel.clone(),
-        store: agents.store().clone(),
+        store: engine.store().clone(),
         session_id: row.id.clone(),
         agent_id: settings.agent.agent_id.clone(),
         redact: settings.config.redact(),

@@ -41,6 +41,3 @@ pub use processes::ProcessBook;
 pub use sessions::Sessions;
 pub use settings::TurnSettings;
 pub use spec::{AgentSpec, Limits, PermissionContext};
-
-/// The engine's name before issue 10, kept while the branches of that issue merge.
-pub type Agents = Engine;

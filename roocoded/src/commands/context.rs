@@ -7,23 +7,23 @@
 
 use std::path::Path;
 
-use crate::agent::{AgentError, Agents, prompt};
+use crate::agent::{AgentError, Engine, prompt};
 use crate::context::budget::breakdown;
 use crate::llm;
 use crate::memory::{MemoryDirs, index_for_prompt, load_instructions};
 use crate::store::SessionRow;
 
 /// The `/context` report of `row`'s session.
-pub async fn report(agents: &Agents, row: &SessionRow) -> Result<String, AgentError> {
+pub async fn report(engine: &Engine, row: &SessionRow) -> Result<String, AgentError> {
     let root = Path::new(&row.root);
-    let config = agents.config(root)?;
+    let config = engine.config(root)?;
     let window =
         llm::context_window(&row.model, &config).map_err(|e| AgentError::Config(e.to_string()))?;
-    let tools_len = serde_json::to_string(&agents.tools().defs()).map_or(0, |s| s.len());
-    let user_dir = &agents.paths().user_dir;
+    let tools_len = serde_json::to_string(&engine.tools().defs()).map_or(0, |s| s.len());
+    let user_dir = &engine.paths().user_dir;
     let instructions = load_instructions(root, user_dir).ok().flatten();
     let memory = index_for_prompt(&MemoryDirs::new(user_dir, root));
-    let messages = agents.store().context(&row.id).await?;
+    let messages = engine.store().context(&row.id).await?;
     let parts = breakdown(
         &prompt::system_prompt(row),
         tools_len,

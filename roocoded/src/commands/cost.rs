@@ -8,12 +8,12 @@
 //! sum is `unknown` when none of its calls has a price, and `$x+` (at least `$x`) when
 //! only some have one.
 
-use crate::agent::{AgentError, Agents};
+use crate::agent::{AgentError, Engine};
 use crate::store::{COMPACTION_TURN_ID, CONVERSATION_PURPOSE, CallTotals, SessionRow};
 
 /// The `/cost` report of `row`'s session.
-pub async fn report(agents: &Agents, row: &SessionRow) -> Result<String, AgentError> {
-    let totals = agents.store().call_totals(&row.id).await?;
+pub async fn report(engine: &Engine, row: &SessionRow) -> Result<String, AgentError> {
+    let totals = engine.store().call_totals(&row.id).await?;
     Ok(render(&row.id, &totals))
 }
 

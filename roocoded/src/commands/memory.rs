@@ -2,14 +2,14 @@
 
 use std::path::Path;
 
-use crate::agent::{AgentError, Agents};
+use crate::agent::{AgentError, Engine};
 use crate::memory::MemoryDirs;
 use crate::memory::auto::list;
 use crate::store::SessionRow;
 
 /// The `/memory` report of `row`'s session.
-pub fn report(agents: &Agents, row: &SessionRow) -> Result<String, AgentError> {
-    let dirs = MemoryDirs::new(&agents.paths().user_dir, Path::new(&row.root));
+pub fn report(engine: &Engine, row: &SessionRow) -> Result<String, AgentError> {
+    let dirs = MemoryDirs::new(&engine.paths().user_dir, Path::new(&row.root));
     let entries =
         list(&dirs).map_err(|e| AgentError::Invalid(format!("cannot read the memories: {e}")))?;
     if entries.is_empty() {

@@ -14,14 +14,14 @@ use futures_util::future::BoxFuture;
 use roocode_protocol::Mode;
 use roocode_protocol::session::CommandInfo;
 
-use crate::agent::{AgentError, Agents};
+use crate::agent::{AgentError, Engine};
 use crate::store::SessionRow;
 
 /// What a command prints, or why it failed.
 type Reply<'a> = BoxFuture<'a, Result<String, AgentError>>;
 
 /// Runs a command on a session with its arguments (trimmed; empty when none).
-type Handler = for<'a> fn(&'a Agents, &'a SessionRow, &'a str) -> Reply<'a>;
+type Handler = for<'a> fn(&'a Engine, &'a SessionRow, &'a str) -> Reply<'a>;
 
 /// One slash command.
 struct Command {
@@ -49,13 +49,13 @@ const COMMANDS: &[Command] = &[
         name: "cost",
         usage: "/cost",
         description: "Tokens, cost and model time of the session and of each agent",
-        run: |agents, row, _| cost::report(agents, row).boxed(),
+        run: |engine, row, _| cost::report(engine, row).boxed(),
     },
     Command {
         name: "context",
         usage: "/context",
         description: "How the context window is used (system, tools, instructions, memory, messages)",
-        run: |agents, row, _| context::report(agents, row).boxed(),
+        run: |engine, row, _| context::report(engine, row).boxed(),
     },
     Command {
         name: "compact",
@@ -67,7 +67,7 @@ const COMMANDS: &[Command] = &[
         name: "memory",
         usage: "/memory",
         description: "List the saved memories",
-        run: |agents, row, _| std::future::ready(memory::report(agents, row)).boxed(),
+        run: |engine, row, _| std::future::ready(memory::report(engine, row)).boxed(),
     },
     Command {
         name: "mode",
@@ -97,7 +97,7 @@ pub fn list() -> Vec<CommandInfo> {
 }
 
 /// Runs `line` (`/name args`) on a session and returns the text to show.
-pub async fn run(agents: &Agents, row: &SessionRow, line: &str) -> Result<String, AgentError> {
+pub async fn run(engine: &Engine, row: &SessionRow, line: &str) -> Result<String, AgentError> {
     let line = line.trim();
     let Some(rest) = line.strip_prefix('/') else {
         return Err(AgentError::Invalid(format!(
@@ -106,14 +106,14 @@ pub async fn run(agents: &Agents, row: &SessionRow, line: &str) -> Result<String
     };
     let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
     match COMMANDS.iter().find(|c| c.name == name) {
-        Some(command) => (command.run)(agents, row, args.trim()).await,
+        Some(command) => (command.run)(engine, row, args.trim()).await,
         None => Err(AgentError::Invalid(format!(
             "unknown command /{name}: /help lists the commands"
         ))),
     }
 }
 
-fn help<'a>(_: &'a Agents, _: &'a SessionRow, _: &'a str) -> Reply<'a> {
+fn help<'a>(_: &'a Engine, _: &'a SessionRow, _: &'a str) -> Reply<'a> {
     std::future::ready(Ok(help_text())).boxed()
 }
 
@@ -126,37 +126,37 @@ fn help_text() -> String {
         .join("\n")
 }
 
-fn clear<'a>(agents: &'a Agents, row: &'a SessionRow, _: &'a str) -> Reply<'a> {
+fn clear<'a>(engine: &'a Engine, row: &'a SessionRow, _: &'a str) -> Reply<'a> {
     async move {
-        agents.clear_context(&row.id).await?;
+        engine.clear_context(&row.id).await?;
         Ok("Context cleared: the model starts afresh. The transcript stays in the session's history.".into())
     }
     .boxed()
 }
 
-fn compact<'a>(agents: &'a Agents, row: &'a SessionRow, focus: &'a str) -> Reply<'a> {
-    agents
+fn compact<'a>(engine: &'a Engine, row: &'a SessionRow, focus: &'a str) -> Reply<'a> {
+    engine
         .compact_command(&row.id, Some(focus).filter(|f| !f.is_empty()))
         .boxed()
 }
 
-fn mode<'a>(agents: &'a Agents, row: &'a SessionRow, mode: &'a str) -> Reply<'a> {
+fn mode<'a>(engine: &'a Engine, row: &'a SessionRow, mode: &'a str) -> Reply<'a> {
     async move {
         if mode.is_empty() {
             return Ok(format!("Mode: {}. Available: {}.", row.mode, Mode::names()));
         }
-        let info = agents.set_mode(&row.id, mode).await?;
+        let info = engine.set_mode(&row.id, mode).await?;
         Ok(format!("Mode set to {}.", info.mode))
     }
     .boxed()
 }
 
-fn model<'a>(agents: &'a Agents, row: &'a SessionRow, model: &'a str) -> Reply<'a> {
+fn model<'a>(engine: &'a Engine, row: &'a SessionRow, model: &'a str) -> Reply<'a> {
     async move {
         if model.is_empty() {
             return Ok(format!("Model: {}.", row.model));
         }
-        let info = agents.set_model(&row.id, model).await?;
+        let info = engine.set_model(&row.id, model).await?;
         Ok(format!("Model set to {}.", info.model))
     }
     .boxed()

@@ -250,7 +250,7 @@ pub fn for_session(
 /// allows, or refused, or project settings ignored). Nothing when all is well. At the
 /// turn's start rather than at `session.create`, so that the client following the turn
 /// shows it.
-pub async fn announce(agents: &crate::agent::Agents, session_id: &str) {
+pub async fn announce(agents: &crate::agent::Engine, session_id: &str) {
     static ANNOUNCED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
     {
         let mut done = ANNOUNCED.lock().unwrap_or_else(|p| p.into_inner());

@@ -104,7 +104,7 @@ impl SessionRow {
     pub fn to_info(&self) -> SessionInfo {
         SessionInfo {
             id: self.id.clone(),
-            // Needs every other id: filled in by `Agents` (agent/short_ids.rs).
+            // Needs every other id: filled in by `Engine` (agent/short_ids.rs).
             short_id: String::new(),
             title: self.title.clone(),
             kind: self.kind,
@@ -178,7 +178,7 @@ impl Store {
 
     /// Ids a user's `given` text can name (at most `limit`): ids starting with it (a
     /// prefix of the full id), and ids whose tail starts with it when it has the form of
-    /// a short id (`roocode_protocol::short_id`). Resolving the id (`Agents::resolve`)
+    /// a short id (`roocode_protocol::short_id`). Resolving the id (`Engine::resolve`)
     /// reads this one function.
     pub async fn session_ids_with_prefix(
         &self,

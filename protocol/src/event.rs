@@ -178,7 +178,7 @@ pub enum EventPayload {
         message_id: String,
     },
     ModeChanged {
-        mode: String,
+        mode: crate::Mode,
     },
     ModelChanged {
         model: String,

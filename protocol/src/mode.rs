@@ -84,6 +84,19 @@ impl Mode {
     }
 }
 
+/// On the wire a mode is one of the known names (a newer daemon may send others, which
+/// decode as [`Mode::Unknown`]).
+impl schemars::JsonSchema for Mode {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Mode".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let names: Vec<&str> = Self::ALL.map(Mode::as_str).to_vec();
+        schemars::json_schema!({ "type": "string", "enum": names })
+    }
+}
+
 impl fmt::Display for Mode {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())

@@ -62,7 +62,7 @@ pub struct SessionInfo {
     /// Project root: the git top-level of `cwd`, else `cwd`.
     pub root: String,
     pub model: String,
-    pub mode: String,
+    pub mode: crate::Mode,
     pub status: SessionStatus,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub running_turn_id: Option<String>,

@@ -19,7 +19,7 @@ pub fn session(cwd: &str, status: SessionStatus, last_seq: u64) -> SessionInfo {
         cwd: cwd.into(),
         root: cwd.into(),
         model: "claude-x".into(),
-        mode: "default".into(),
+        mode: roocode_protocol::Mode::Default,
         status,
         running_turn_id: None,
         created_at: "2026-11-30T10:00:00.000Z".into(),

@@ -21,7 +21,7 @@ pub fn session(id: &str, title: &str) -> SessionInfo {
         cwd: "/work/proj".to_owned(),
         root: "/work/proj".to_owned(),
         model: "claude-sonnet-4-5".to_owned(),
-        mode: "default".to_owned(),
+        mode: roocode_protocol::Mode::Default,
         status: SessionStatus::Idle,
         running_turn_id: None,
         created_at: "2026-11-30T09:00:00.000Z".to_owned(),

@@ -135,7 +135,7 @@ impl App {
             ),
             EventPayload::StreamReset { message_id } => t.stream_reset(message_id),
             EventPayload::ModeChanged { mode } => {
-                self.session.mode = mode.clone();
+                self.session.mode = *mode;
                 t.notice(format!("mode: {mode}"), theme::DIM);
             }
             EventPayload::ModelChanged { model } => {

@@ -108,7 +108,7 @@ fn shift_tab_cycles_modes() {
     assert_eq!(a.on_key(back_tab), [Action::SetMode("acceptEdits".into())]);
     assert_eq!(a.on_key(back_tab), [Action::SetMode("plan".into())]);
     assert_eq!(a.on_key(back_tab), [Action::SetMode("default".into())]);
-    a.session.mode = "bypassPermissions".into();
+    a.session.mode = roocode_protocol::Mode::BypassPermissions;
     assert_eq!(a.on_key(back_tab), [Action::SetMode("default".into())]);
 }
 

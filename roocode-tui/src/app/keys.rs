@@ -4,6 +4,7 @@
 //! then the input box (Enter sends; End at the end of a line follows the bottom).
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
+use roocode_protocol::Mode;
 
 use super::{Action, App, CTRL_C_TICKS};
 use crate::completion;
@@ -13,10 +14,10 @@ use crate::panel::PanelKey;
 use crate::theme;
 
 /// The modes Shift+Tab cycles through.
-pub const MODES: [&str; 3] = ["default", "acceptEdits", "plan"];
+pub const MODES: [Mode; 3] = [Mode::Default, Mode::AcceptEdits, Mode::Plan];
 
 /// The mode after `mode` in the Shift+Tab cycle (`default` after any other mode).
-pub fn next_mode(mode: &str) -> &'static str {
+pub fn next_mode(mode: Mode) -> Mode {
     match MODES.iter().position(|m| *m == mode) {
         Some(i) => MODES[(i + 1) % MODES.len()],
         None => MODES[0],
@@ -131,9 +132,9 @@ impl App {
                 self.transcript.reset_expansion();
             }
             KeyCode::BackTab => {
-                let mode = next_mode(&self.session.mode).to_owned();
-                self.session.mode = mode.clone();
-                return Some(vec![Action::SetMode(mode)]);
+                let mode = next_mode(self.session.mode);
+                self.session.mode = mode;
+                return Some(vec![Action::SetMode(mode.as_str().to_string())]);
             }
             KeyCode::Esc => {
                 let text = self.input.text().to_owned();

@@ -320,7 +320,7 @@ fn mode_model_and_usage_reach_the_status() {
     a.on_event(&ev(
         1,
         EventPayload::ModeChanged {
-            mode: "plan".into(),
+            mode: roocode_protocol::Mode::Plan,
         },
     ));
     a.on_event(&ev(
@@ -343,7 +343,7 @@ fn mode_model_and_usage_reach_the_status() {
             },
         },
     ));
-    assert_eq!(a.session().mode, "plan");
+    assert_eq!(a.session().mode, roocode_protocol::Mode::Plan);
     assert_eq!(a.status.context_text(&a.session().model), "ctx 64.0k (50%)");
     assert_eq!(a.status.cost_text(), "$0.25");
     assert_eq!(lines(&mut a), ["mode: plan", "model: gpt-5"]);

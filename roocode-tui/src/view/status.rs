@@ -94,7 +94,7 @@ fn segments(app: &App) -> Vec<Segment> {
         Style::new().add_modifier(Modifier::BOLD),
         5,
     ));
-    out.push(seg(app.session.mode.clone(), Style::new(), 8));
+    out.push(seg(app.session.mode.to_string(), Style::new(), 8));
     // The short id, to type in `roocode-tui --session` or `roocode-cli attach` elsewhere.
     out.push(seg(app.session.shown_id().to_owned(), theme::DIM, 4));
     out.push(seg(

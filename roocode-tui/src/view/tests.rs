@@ -333,7 +333,7 @@ fn scrolled_up_with_new_output_60x20() {
     a.on_event(&ev(
         200,
         EventPayload::ModeChanged {
-            mode: "acceptEdits".into(),
+            mode: roocode_protocol::Mode::AcceptEdits,
         },
     ));
     a.set_connection(Connection::Disconnected("daemon stopped".into()));

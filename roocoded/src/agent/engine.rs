@@ -235,7 +235,6 @@ impl Engine {
         let row = self.resolve(id).await?;
         let mode = check_mode(mode)?;
         self.store.set_session_mode(&row.id, mode).await?;
-        let mode = mode.as_str().to_string();
         self.events
             .append(&row.id, &row.id, EventPayload::ModeChanged { mode })
             .await?;

@@ -260,7 +260,7 @@ impl Runner<'_, '_> {
             engine: self.engine.clone(),
             session_id: self.session_id().to_string(),
             call_id: call.id.clone(),
-            mode: self.settings.session.mode.as_str().to_string(),
+            mode: self.settings.session.mode,
             cancel: self.cancel.clone(),
         };
         let ctx = ToolContext {

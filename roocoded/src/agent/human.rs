@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
+use roocode_protocol::Mode;
 use serde_json::{Value, json};
 use tokio_util::sync::CancellationToken;
 
@@ -17,7 +18,7 @@ pub struct CallHuman {
     pub engine: Arc<Engine>,
     pub session_id: String,
     pub call_id: String,
-    pub mode: String,
+    pub mode: Mode,
     pub cancel: CancellationToken,
 }
 
@@ -36,7 +37,7 @@ impl Human for CallHuman {
         questions: &'a Value,
     ) -> BoxFuture<'a, Result<Vec<String>, String>> {
         async move {
-            if self.mode == "dontAsk" {
+            if self.mode == Mode::DontAsk {
                 return Err("the session runs unattended (dontAsk mode), so nobody can answer: decide yourself and say what you assumed".into());
             }
             match self
@@ -55,7 +56,7 @@ impl Human for CallHuman {
 
     fn approve_plan<'a>(&'a self, plan: &'a str) -> BoxFuture<'a, Result<PlanVerdict, String>> {
         async move {
-            if self.mode == "dontAsk" {
+            if self.mode == Mode::DontAsk {
                 return Err("nobody can approve a plan in dontAsk mode".into());
             }
             let input = json!({ "plan": plan });
@@ -75,22 +76,22 @@ impl Human for CallHuman {
                 .await
                 .map_err(|e| e.to_string())?;
             let mode = match answer {
-                PermissionAnswer::Allow => "default",
-                PermissionAnswer::AllowAlways => "acceptEdits",
+                PermissionAnswer::Allow => Mode::Default,
+                PermissionAnswer::AllowAlways => Mode::AcceptEdits,
                 PermissionAnswer::Deny { feedback } => return Ok(PlanVerdict::Rejected { feedback }),
                 PermissionAnswer::Cancelled => return Err("the turn was cancelled".into()),
             };
             self.engine
-                .set_mode(&self.session_id, mode)
+                .set_mode(&self.session_id, mode.as_str())
                 .await
                 .map_err(|e| e.to_string())?;
-            Ok(PlanVerdict::Approved { mode: mode.to_string() })
+            Ok(PlanVerdict::Approved { mode })
         }
         .boxed()
     }
 
-    fn mode(&self) -> String {
-        self.mode.clone()
+    fn mode(&self) -> roocode_protocol::Mode {
+        self.mode
     }
 
     fn approve<'a>(
@@ -101,7 +102,7 @@ impl Human for CallHuman {
         reason: &'a str,
     ) -> BoxFuture<'a, Result<Approval, String>> {
         async move {
-            if self.mode == "dontAsk" {
+            if self.mode == Mode::DontAsk {
                 return Err("this needs approval and the session is in dontAsk mode, which denies whatever would be asked".into());
             }
             let ask = PermissionAsk {

@@ -368,7 +368,7 @@ mod tests {
                 message_id: "M".into(),
             },
             EventPayload::ModeChanged {
-                mode: "plan".into(),
+                mode: roocode_protocol::Mode::Plan,
             },
             EventPayload::ModelChanged { model: "m".into() },
             EventPayload::ContextCleared,

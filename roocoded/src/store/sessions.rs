@@ -112,7 +112,7 @@ impl SessionRow {
             cwd: self.cwd.clone(),
             root: self.root.clone(),
             model: self.model.clone(),
-            mode: self.mode.as_str().to_string(),
+            mode: self.mode,
             status: self.status,
             running_turn_id: self.running_turn_id.clone(),
             created_at: clock::rfc3339(self.created_at),

@@ -49,7 +49,7 @@ impl TypedTool for ExitPlanModeTool {
             let Some(human) = &ctx.human else {
                 return Err(ToolError::Failed("no user can approve a plan here".into()));
             };
-            if human.mode() != "plan" {
+            if human.mode() != roocode_protocol::Mode::Plan {
                 return Err(ToolError::InvalidInput(
                     "the session is not in plan mode: go ahead with the task".into(),
                 ));

@@ -10,7 +10,7 @@ use serde_json::Value;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PlanVerdict {
     /// Approved; the session now runs in `mode`.
-    Approved { mode: String },
+    Approved { mode: roocode_protocol::Mode },
     /// Rejected, with what to change.
     Rejected { feedback: Option<String> },
 }
@@ -37,7 +37,7 @@ pub trait Human: Send + Sync + std::fmt::Debug {
     /// Shows `plan` for approval; approving leaves plan mode.
     fn approve_plan<'a>(&'a self, plan: &'a str) -> BoxFuture<'a, Result<PlanVerdict, String>>;
     /// The session's permission mode now.
-    fn mode(&self) -> String;
+    fn mode(&self) -> roocode_protocol::Mode;
     /// Asks for a permission the call found it needs while running, as a permission
     /// request for `tool` with `input`, shown as `summary` because of `reason`. The error
     /// says why nobody could answer.

@@ -313,8 +313,8 @@ impl Human for Answering {
         async { Err("not in this test".to_string()) }.boxed()
     }
 
-    fn mode(&self) -> String {
-        "default".into()
+    fn mode(&self) -> roocode_protocol::Mode {
+        roocode_protocol::Mode::Default
     }
 
     fn approve<'a>(

@@ -133,7 +133,6 @@ impl PartialEq<&str> for ErrorKind {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -99,10 +99,7 @@ impl Paths {
                 len,
             ));
         }
-        let sock_dir = socket
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or(run_dir.clone());
+        let sock_dir = socket.parent().map(Path::to_path_buf).unwrap_or(run_dir);
         Ok(Paths {
             lock: sock_dir.join("roocoded.lock"),
             start_lock: sock_dir.join("roocoded.start.lock"),
@@ -142,7 +139,6 @@ fn absolute(p: &Path) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     fn env<'a>(pairs: &'a [(&'a str, &'a str)]) -> impl Fn(&str) -> Option<String> + 'a {

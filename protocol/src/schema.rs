@@ -69,7 +69,6 @@ pub fn protocol_schema_text() -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     #[test]

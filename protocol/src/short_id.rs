@@ -72,7 +72,6 @@ fn common_prefix_len(a: &str, b: &str) -> usize {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     fn id(tail: &str) -> String {

@@ -3,6 +3,7 @@
 //! known values around it still decode, so an older client never loses a
 //! `turn_completed` to a kind it has never heard of.
 
+// An integration-test crate: clippy.toml's test allowance does not reach its helpers.
 #![allow(clippy::unwrap_used)]
 
 use roocode_protocol::content::ContentBlock;

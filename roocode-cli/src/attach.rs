@@ -117,7 +117,6 @@ pub async fn run(args: AttachArgs) -> anyhow::Result<i32> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::test_support::*;
     use roocode_protocol::event::{EventPayload, StopReason};

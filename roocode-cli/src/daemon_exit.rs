@@ -99,7 +99,6 @@ fn is_zombie(pid: u32) -> bool {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

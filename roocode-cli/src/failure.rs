@@ -99,7 +99,6 @@ fn hint(code: RpcErrorCode) -> Option<&'static str> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use jsonrpsee::types::ErrorObject;
 

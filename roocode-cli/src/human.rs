@@ -244,7 +244,6 @@ impl HumanLoop {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::output::Captured;
     use crate::test_support::*;

@@ -58,7 +58,6 @@ impl IdleTracker {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::test_support::*;
     use roocode_protocol::event::StopReason;

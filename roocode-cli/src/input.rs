@@ -47,7 +47,6 @@ fn read(read_stdin: impl FnOnce() -> std::io::Result<String>) -> Result<String, 
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     fn stdin(text: &'static str) -> impl FnOnce() -> std::io::Result<String> {

@@ -82,7 +82,6 @@ pub fn last_lines(path: &Path, n: usize) -> std::io::Result<(String, u64)> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

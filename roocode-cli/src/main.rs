@@ -138,7 +138,6 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::attach::AttachOutput;
     use crate::turn::SendOutput;

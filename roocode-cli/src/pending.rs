@@ -114,7 +114,6 @@ fn one_line(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::test_support::pending;
     use crate::timefmt::unix_secs;

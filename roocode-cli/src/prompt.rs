@@ -282,7 +282,6 @@ fn question_lines(questions: &[Question], i: usize) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::test_support::{pending, questions_input};
     use serde_json::json;

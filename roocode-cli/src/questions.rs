@@ -79,7 +79,6 @@ pub fn describe(questions: &[Question]) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use serde_json::{Value, json};
 

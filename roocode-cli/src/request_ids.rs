@@ -74,7 +74,6 @@ pub fn wrong_kind(req: &PendingRequest, wanted: &str) -> Failure {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::test_support::pending;
 

@@ -128,7 +128,6 @@ async fn waiting() -> Result<(connect::Conn, Vec<PendingRequest>), Failure> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::test_support::pending;
 

@@ -112,7 +112,6 @@ fn tilde(path: &str, home: Option<&str>) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::test_support::session;
     use crate::timefmt::unix_secs;

@@ -110,7 +110,6 @@ impl SummaryBuilder {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use serde_json::json;
 

@@ -1,7 +1,5 @@
 //! Builders of events and sessions for the unit tests.
 
-#![allow(clippy::unwrap_used)]
-
 use roocode_protocol::content::{ContentBlock, Usage};
 use roocode_protocol::event::{Event, EventPayload, StopReason};
 use roocode_protocol::session::{PendingRequest, SessionInfo, SessionKind, SessionStatus};

@@ -253,7 +253,6 @@ fn io_error(what: &str, path: &Path, e: &std::io::Error) -> ConnectError {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     fn paths_in(dir: &Path) -> Paths {

@@ -1,7 +1,5 @@
 //! Tests of the command parser and walker.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use super::*;
 
 fn names(line: &str) -> Vec<String> {

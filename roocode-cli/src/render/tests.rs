@@ -1,7 +1,5 @@
 //! Tests of the text forms of events and of the attach transcript.
 
-#![allow(clippy::unwrap_used)]
-
 use super::*;
 use crate::test_support::*;
 use roocode_protocol::event::{DecidedBy, StopReason};

@@ -1,7 +1,5 @@
 //! Tests of turn following: which events are ours, and each output mode.
 
-#![allow(clippy::unwrap_used)]
-
 use super::*;
 use crate::output::Captured;
 use crate::test_support::*;

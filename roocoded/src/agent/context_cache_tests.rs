@@ -3,7 +3,6 @@
 //! context (`/clear`, `/compact`, a rewrite from outside followed by
 //! `forget_cached_context`) reaches the next model call. Runs the engine in-process
 //! against a scripted Anthropic endpoint.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::PathBuf;
 use std::pin::pin;

@@ -192,7 +192,6 @@ fn transcript_events(msg: &Message) -> Vec<EventPayload> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::context::chain::validate;
     use serde_json::json;

@@ -194,8 +194,6 @@ impl TurnConfig {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
-
     use super::*;
 
     struct Dirs {

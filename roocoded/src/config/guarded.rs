@@ -142,8 +142,6 @@ fn raw(out: &mut Vec<String>, key: &str, a: &Option<RawValue>, b: &Option<RawVal
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
-
     use std::path::Path;
 
     use super::*;

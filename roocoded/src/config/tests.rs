@@ -1,5 +1,4 @@
 //! Tests of config parsing, validation errors and merge order.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
 

@@ -319,7 +319,6 @@ pub(crate) fn group(n: u64) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use roocode_protocol::content::Role;
     use serde_json::json;

@@ -239,7 +239,6 @@ fn normalize(messages: &mut Vec<Message>, report: &mut RepairReport) {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use serde_json::json;
 

@@ -4,7 +4,6 @@
 //! all, however mangled (a damaged or hand-edited import), comes out of repair valid.
 
 #![cfg(test)]
-#![allow(clippy::unwrap_used)]
 
 use roocode_protocol::content::{ContentBlock, Message, Role};
 use serde_json::json;

@@ -140,7 +140,6 @@ pub fn estimate(messages: &[Message]) -> u64 {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use serde_json::json;
 

@@ -188,7 +188,6 @@ fn head_and_tail(output: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     fn numbered(n: usize) -> String {

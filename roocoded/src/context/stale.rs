@@ -173,7 +173,6 @@ fn main_arg(input: &Value) -> Option<String> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::context::chain::validate;
     use serde_json::json;

@@ -126,7 +126,6 @@ fn describe(meta: &fs::Metadata) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[tokio::test]

@@ -218,7 +218,6 @@ impl EventLog {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::store::NewSession;
 

@@ -154,7 +154,6 @@ fn parse_input(json: &str) -> Result<Value, String> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use serde_json::json;
 

@@ -90,7 +90,6 @@ pub(crate) fn parse_retry_after(value: &str, now: time::OffsetDateTime) -> Optio
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use reqwest::header::HeaderValue;
 

@@ -125,7 +125,6 @@ fn lookup<'t, T>(table: &'t [(&str, T)], model: &str) -> Option<&'t T> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     #[test]

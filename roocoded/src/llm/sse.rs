@@ -87,7 +87,6 @@ where
 /// Test helpers: run a parser over canned chunks.
 #[cfg(test)]
 pub(crate) mod testing {
-    #![allow(clippy::expect_used)]
     use super::*;
     use crate::llm::ModelResponse;
     use crate::llm::assemble::Assembler;

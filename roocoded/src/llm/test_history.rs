@@ -2,7 +2,6 @@
 //! treats specially (empty and unsigned blocks, non-object tool inputs, results out
 //! of call order, errors, images, text that needs escaping, a message that ends up
 //! empty, a last message ending in thinking).
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use roocode_protocol::content::{ContentBlock, Message, Role};
 use serde_json::json;

@@ -1,6 +1,5 @@
 //! A scripted HTTP server on 127.0.0.1 for tests: answers each connection with the next
 //! canned reply (raw HTTP/1.1, `connection: close`) and records the requests.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::VecDeque;
 use std::sync::{Arc, Mutex};

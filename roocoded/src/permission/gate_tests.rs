@@ -1,8 +1,6 @@
 //! Tests of the whole gate: the mode matrix, how layers 1, 3 and 4 combine, the plan
 //! file, real paths against rules, protected and default branches.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::path::{Path, PathBuf};
 
 use super::test_support::{Facts, Judge, Project};

@@ -363,7 +363,7 @@ fn flow_insert(text: &str, lines: &[String], a: usize, item: &str) -> io::Result
                                 .chars()
                                 .next()
                                 .map_or(0, char::len_utf8);
-                        let mut out = joined.clone();
+                        let mut out = joined;
                         out.insert_str(at, &format!("{sep}{item}"));
                         return Ok(out);
                     }

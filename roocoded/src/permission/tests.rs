@@ -1,7 +1,5 @@
 //! Tests of the gate's layer order on real temp directories.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use serde_json::json;
 
 use super::test_support::{Facts, Judge, Project};

@@ -223,7 +223,6 @@ impl<'de: 'a, 'a> Deserialize<'de> for Members<'a> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     fn check(text: &str) -> Inspected<'_> {

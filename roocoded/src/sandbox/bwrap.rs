@@ -53,7 +53,6 @@ pub fn args(policy: &Policy, chdir: &Path) -> Vec<OsString> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::sandbox::policy::Mount;
     use std::path::PathBuf;

@@ -41,7 +41,6 @@ pub fn review(decision: Decision, mode: Mode, call: &Call<'_>, place: &Place<'_>
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use std::path::Path;
 
     use serde_json::json;

@@ -86,7 +86,6 @@ pub fn glob(pattern: &str, name: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     #[test]

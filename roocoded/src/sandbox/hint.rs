@@ -75,7 +75,6 @@ fn looks_like_path(s: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::config::SandboxNetwork;
     use crate::sandbox::policy::{Access, Mount};

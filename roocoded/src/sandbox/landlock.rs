@@ -138,7 +138,6 @@ pub fn exec_main(args: impl Iterator<Item = OsString>) -> ExitCode {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::sandbox::policy::{Access, Mount};
 

@@ -295,7 +295,6 @@ pub fn depth(path: &Path) -> usize {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     struct Fixture {

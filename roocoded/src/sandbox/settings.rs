@@ -175,7 +175,6 @@ fn extend(list: &mut Vec<String>, more: &[String]) {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     fn cfg(text: &str) -> Config {

@@ -147,7 +147,6 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::store::sessions::tests::new_session;
 

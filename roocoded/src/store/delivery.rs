@@ -102,7 +102,6 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use roocode_protocol::event::EventPayload;
 
     use super::*;

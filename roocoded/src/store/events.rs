@@ -199,7 +199,6 @@ pub(super) async fn insert_events(
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use crate::store::sessions::tests::new_session;
 
@@ -323,7 +322,7 @@ mod tests {
             EventPayload::PermissionResolved {
                 request_id: "R".into(),
                 decision: "allow".into(),
-                decided_by: by.clone(),
+                decided_by: by,
             },
             EventPayload::Question {
                 request_id: "Q".into(),

@@ -53,7 +53,6 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[tokio::test]

@@ -331,7 +331,6 @@ impl Store {
 
 #[cfg(test)]
 pub(crate) mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     pub(crate) fn new_session(id: &str, root: &str) -> NewSession {

@@ -78,7 +78,6 @@ fn format_answers(questions: &[Question], answers: &[String]) -> String {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
     use serde_json::json;
 

@@ -275,7 +275,6 @@ fn normalise_schema(name: &str, mut schema: Value) -> Result<Value, RegistryErro
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use crate::tools::test_support::FakeTool;
     use serde_json::json;

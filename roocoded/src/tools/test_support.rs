@@ -1,8 +1,6 @@
 //! Test helpers of the tool tests: a project in a temp directory and a configurable
 //! fake tool.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 

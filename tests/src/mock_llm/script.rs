@@ -485,7 +485,6 @@ impl<T: Into<ScriptedReply>> FromIterator<T> for Script {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
     use serde_json::json;
 

@@ -1,7 +1,6 @@
 //! A minimal raw HTTP/1.1 client for the mock server's own tests (no extra
 //! dependencies): sends one request with `Connection: close`, reads the response
 //! incrementally, de-chunks it and splits SSE events.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::net::SocketAddr;
 use std::time::Duration;

@@ -1,6 +1,5 @@
 //! End-to-end tests of the mock LLM over real loopback HTTP: both protocols' SSE, the
 //! quirk options, gates, errors, recording and the exhausted / fallback behaviour.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::collections::BTreeMap;
 

@@ -2,6 +2,7 @@
 //! mock LLM server, each test with its own `ROOCODE_HOME` and project directory.
 //! Build the binaries first: `cargo build --workspace --bins`.
 
+// An integration-test crate: clippy.toml's test allowance does not reach its helpers.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod harness;

@@ -1,6 +1,5 @@
 //! `call_model` against a scripted local HTTP server: retries, stream resets, no retry
 //! on auth errors, cancellation while waiting and while streaming, unreachable servers.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::time::{Duration, Instant};
 

@@ -1,5 +1,4 @@
 //! Error classification: HTTP statuses, in-stream error events, context overflow.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::*;
 

@@ -1,5 +1,4 @@
 //! Tests of model resolution: providers, aliases, keys, base URLs, prices, windows.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use std::path::Path;
 

@@ -1,8 +1,6 @@
 //! Tests of auto memory on temp directories: save, update (with moves), delete, list,
 //! the `MEMORY.md` indexes and the prompt index.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use super::*;
 
 fn dirs() -> (tempfile::TempDir, MemoryDirs) {

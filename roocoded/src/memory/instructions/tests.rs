@@ -1,7 +1,5 @@
 //! Tests of instruction-file loading and `@include` expansion, on temp directories.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::path::{Path, PathBuf};
 
 use super::*;

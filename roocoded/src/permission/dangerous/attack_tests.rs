@@ -2,8 +2,6 @@
 //! (what cannot be judged before it runs), and look-alikes that must still run; and
 //! paths judged from the shell's real working directory.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::path::Path;
 
 use super::tests::{denied, find, misjudged, opaque};

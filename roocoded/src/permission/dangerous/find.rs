@@ -106,7 +106,7 @@ pub(super) fn find_finding(
         }
     }
     if !deletes {
-        let words = start_words(exec, starts.clone());
+        let words = start_words(exec, starts);
         return may_delete
             .then(|| {
                 words.iter().find_map(|w| {

@@ -3,8 +3,6 @@
 //! session's starting directory. The directory is the one the tools' shell state
 //! reports ([`Place::shell_cwd`]), so this test runs with a real tool context.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use crate::permission::test_support::{Facts, Project};
 use crate::permission::{Decision, Mode, PermissionGate, Place};
 use crate::tools::ToolContext;
@@ -29,7 +27,7 @@ fn a_previous_cd_counts() {
     // From the project root the line names a directory that is not the project.
     assert_eq!(check(&ctx), Decision::Allow);
     // After `cd src/deep` in an earlier call it names the project itself.
-    assert!(ctx.shell.settle_dir(deep.clone(), &ctx).is_none());
+    assert!(ctx.shell.settle_dir(deep, &ctx).is_none());
     assert!(
         matches!(check(&ctx), Decision::Deny { .. }),
         "{:?}",

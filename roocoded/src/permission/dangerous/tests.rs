@@ -1,8 +1,6 @@
 //! The dangerous-command tables: disguises that must be denied, look-alikes that must
 //! not be, and what the parser cannot see through.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::path::Path;
 
 use super::*;

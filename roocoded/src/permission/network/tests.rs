@@ -1,8 +1,6 @@
 //! Table tests of host canonicalisation, address classes, `domain:` matching across
 //! spellings, and the gate's answer for local hosts in every mode.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::net::IpAddr;
 
 use super::{AddressClass, Host, classify_ip, parse_ipv4};

@@ -36,8 +36,6 @@ pub fn ignore_local_config(root: &Path) -> io::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
-
     use super::*;
 
     fn gitignore(root: &Path) -> String {

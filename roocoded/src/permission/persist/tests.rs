@@ -1,7 +1,5 @@
 //! Tests of "allow always": the rule for a call, and the text edit of the local config.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::path::Path;
 
 use super::*;

@@ -1,8 +1,6 @@
 //! Protected files against every mode, look-alikes that are not protected, links, rules,
 //! RooCode's user directory, `core.hooksPath` and the memory directories.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use super::*;
 use crate::memory::MemoryDirs;
 use crate::permission::test_support::{Facts, Judge, Project};
@@ -185,7 +183,7 @@ fn the_user_directory_is_protected_wherever_it_lies() {
     let project = Project::new();
     let user_dir = project.path("rh");
     std::fs::create_dir(&user_dir).unwrap();
-    let gate = gate(Mode::BypassPermissions).with_user_dir(user_dir.clone());
+    let gate = gate(Mode::BypassPermissions).with_user_dir(user_dir);
     for rel in ["rh/config.yaml", "rh/ROOCODE.md", "rh/skills/x/SKILL.md"] {
         assert_eq!(short(&decide(&gate, &project, rel)), "ask", "{rel}");
     }

@@ -1,7 +1,5 @@
 //! Tests of rule parsing, matching and precedence: every row of the DESIGN §8 table.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::path::{Path, PathBuf};
 
 use serde_json::json;

@@ -66,8 +66,6 @@ pub fn ask_for_hard_link(
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
-
     use crate::permission::test_support::{Facts, Judge, Project};
     use crate::permission::{Decision, GateSettings, Mode, PermissionGate, Rules};
 

@@ -1,7 +1,5 @@
 //! Tests of the path sandbox on real temp directories and symlinks.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 

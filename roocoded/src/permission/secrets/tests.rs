@@ -1,8 +1,6 @@
 //! The secret-file matcher (names, templates, home places, symlinks, hard links) and
 //! the gate's answer for `Read` of a secret file in every mode.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use super::*;
 use crate::permission::test_support::{Facts, Judge, Project};
 use crate::permission::{GateSettings, PermissionGate, Rules};
@@ -111,10 +109,7 @@ fn symlinks_and_hard_links_are_matched_by_the_real_file() {
     let hard = p.path("docs/readme.md");
     // Without the project, a hard link's other names are unknown.
     assert_eq!(SecretFiles::new(None).classify_path(&hard, &hard), None);
-    assert_eq!(
-        files.classify_path(&hard, &hard),
-        Some(Why::Link(env.clone()))
-    );
+    assert_eq!(files.classify_path(&hard, &hard), Some(Why::Link(env)));
     let plain = p.write("docs/plain.md", "x");
     assert_eq!(files.classify_path(&plain, &plain), None);
 }

@@ -1,8 +1,6 @@
 //! Tests of the `messages` table: the position invariant under every writer, paging,
 //! tail replacement and writing only what changed.
 
-#![allow(clippy::unwrap_used)]
-
 use super::*;
 use crate::store::sessions::tests::new_session;
 

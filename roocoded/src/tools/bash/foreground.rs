@@ -186,7 +186,6 @@ mod tests {
     use super::*;
 
     #[test]
-    #[allow(clippy::unwrap_used)]
     fn the_directory_report_is_never_read_through_a_link_or_a_fifo() {
         let dir = tempfile::tempdir().unwrap();
         let secret = dir.path().join("secret");

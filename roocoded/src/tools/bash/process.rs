@@ -452,7 +452,6 @@ impl Drop for GroupGuard {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used, clippy::expect_used)]
     use super::*;
 
     #[test]

@@ -2,8 +2,6 @@
 //! keep, and that timeouts still kill the whole group. Skipped, with a message, where
 //! bubblewrap cannot run (`.ci/run` installs it).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 

@@ -1,7 +1,5 @@
 //! Tests of Bash, BashOutput and KillShell on temp projects with real processes.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 

@@ -1,7 +1,5 @@
 //! Tests of the checkpoint store on temp directories.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::fs;
 use std::os::unix::fs::PermissionsExt as _;
 

@@ -1,7 +1,5 @@
 //! Tests of the Edit tool on temp files, and of the in-memory edit plan.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use serde_json::json;
 
 use super::{EditFailure, EditPlan, plan_edit};

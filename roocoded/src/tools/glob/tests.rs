@@ -1,7 +1,5 @@
 //! Tests of the Glob tool on temp directories.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use serde_json::json;
 
 use super::plan;

@@ -1,7 +1,5 @@
 //! Tests of the Grep tool on a small temp project.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use serde_json::{Value, json};
 
 use crate::tools::ToolError;

@@ -1,7 +1,5 @@
 //! Tests of the `Memory` tool, run like the agent loop runs it (validate, then execute).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use serde_json::json;
 
 use crate::memory::{MemoryDirs, MemoryType, auto};

@@ -1,7 +1,5 @@
 //! Tests of the Read tool on temp files.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use serde_json::json;
 
 use crate::tools::test_support::Project;

@@ -2,8 +2,6 @@
 //! (hashes, checksums, UUIDs, base64, identifiers) are left alone. Keys are assembled
 //! with `concat!` so this file does not itself look like it holds them.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use super::*;
 
 /// (kind, fake key) — shapes copied from the providers' documented formats.

@@ -1,7 +1,5 @@
 //! Tests of the TodoWrite tool and the todo list.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use serde_json::json;
 
 use super::{TodoItem, TodoStatus};

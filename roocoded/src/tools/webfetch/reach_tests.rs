@@ -4,8 +4,6 @@
 //! loopback port, another spelling, a name that resolves locally — checked by the gate
 //! again. Servers record every request, so "not fetched" means no request arrived.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,8 +1,6 @@
 //! Tests of the WebFetch tool against a raw HTTP server on 127.0.0.1 started by each
 //! test (it lives as long as the test's runtime).
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::net::SocketAddr;
 use std::sync::Arc;
 

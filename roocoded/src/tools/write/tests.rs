@@ -1,7 +1,5 @@
 //! Tests of the Write tool on temp files.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use serde_json::{Value, json};
 
 use crate::tools::test_support::Project;

@@ -252,7 +252,6 @@ fn tool_call(rng: &mut Rng) -> (&'static str, serde_json::Value, String) {
 
 #[cfg(test)]
 mod tests {
-    #![allow(clippy::unwrap_used)]
     use super::*;
 
     #[test]

@@ -1,7 +1,6 @@
 //! The request encoder against the one it replaced, which built a `serde_json::Value`
 //! tree and serialised it: the bytes must be the same (the provider's prompt cache
 //! keys on them), on a rich history and on every prefix of it.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use super::request::encode;
 use crate::llm::test_history::{rich_history, variants};

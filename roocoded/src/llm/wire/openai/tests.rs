@@ -1,6 +1,5 @@
 //! OpenAI-compatible parser tests on canned SSE split at awkward points, and
 //! request-body tests.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use roocode_protocol::content::{ContentBlock, Message, Role};
 use serde_json::{Value, json};

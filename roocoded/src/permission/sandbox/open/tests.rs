@@ -1,8 +1,6 @@
 //! Tests of opening below a checked directory, with both strategies, on real temp
 //! directories, symlinks, FIFOs and a swap race.
 
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-
 use std::io::{Read as _, Write as _};
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};

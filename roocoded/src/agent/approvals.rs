@@ -218,7 +218,7 @@ impl Approvals {
             Some(other) => {
                 self.insert(id, other);
                 return Err(AgentError::Invalid(format!(
-                    "{id} is a question: answer it with question.respond (`roocode-cli answer`)"
+                    "{id} is a question: it is answered with question.respond"
                 )));
             }
             None => return Err(self.not_waiting(id).await),
@@ -265,7 +265,7 @@ impl Approvals {
             Some(other) => {
                 self.insert(id, other);
                 return Err(AgentError::Invalid(format!(
-                    "{id} is a permission request: answer it with permission.respond (`roocode-cli approve` or `deny`)"
+                    "{id} is a permission request: it is answered with permission.respond"
                 )));
             }
             None => return Err(self.not_waiting(id).await),

@@ -182,6 +182,10 @@ pub enum EventPayload {
     },
     ModelChanged {
         model: String,
+        /// The context window the daemon budgets the new model with (tokens); absent
+        /// from older daemons and when the model does not resolve.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        context_window: Option<u64>,
     },
     /// `/clear`: the model context was emptied; the event log is kept.
     ContextCleared,

@@ -72,6 +72,11 @@ pub struct SessionInfo {
     pub last_seq: u64,
     pub message_count: u64,
     pub usage: Usage,
+    /// The context window the daemon budgets this session's model with (tokens), as
+    /// `/context` reports it; absent from older daemons, from session lists, and when
+    /// the model does not resolve.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_window: Option<u64>,
 }
 
 impl SessionInfo {

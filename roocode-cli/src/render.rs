@@ -258,7 +258,7 @@ impl Transcript {
                 &retrying_line(*attempt, *max_attempts, *delay_ms, reason),
             ),
             EventPayload::ModeChanged { mode } => self.line(&mut out, &format!("(mode: {mode})")),
-            EventPayload::ModelChanged { model } => {
+            EventPayload::ModelChanged { model, .. } => {
                 self.line(&mut out, &format!("(model: {model})"));
             }
             EventPayload::ContextCleared => self.line(&mut out, "(context cleared)"),

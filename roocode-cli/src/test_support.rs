@@ -25,6 +25,7 @@ pub fn session(cwd: &str, status: SessionStatus, last_seq: u64) -> SessionInfo {
         last_seq,
         message_count: 0,
         usage: Usage::default(),
+        context_window: None,
     }
 }
 

@@ -29,6 +29,7 @@ pub fn session(id: &str, title: &str) -> SessionInfo {
         last_seq: 0,
         message_count: 0,
         usage: Usage::default(),
+        context_window: None,
     }
 }
 

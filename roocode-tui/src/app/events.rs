@@ -138,8 +138,12 @@ impl App {
                 self.session.mode = *mode;
                 t.notice(format!("mode: {mode}"), theme::DIM);
             }
-            EventPayload::ModelChanged { model } => {
+            EventPayload::ModelChanged {
+                model,
+                context_window,
+            } => {
                 self.session.model = model.clone();
+                self.session.context_window = *context_window;
                 t.notice(format!("model: {model}"), theme::DIM);
             }
             EventPayload::ContextCleared => {

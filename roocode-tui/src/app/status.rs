@@ -42,11 +42,12 @@ impl Status {
         }
     }
 
-    /// `ctx 45.2k (23%)`, or `ctx ?` before any model call.
-    pub fn context_text(&self, model: &str) -> String {
+    /// `ctx 45.2k (23%)`, or `ctx ?` before any model call; `window` is the daemon's
+    /// (older daemons do not say: then it is guessed from the model's name).
+    pub fn context_text(&self, model: &str, window: Option<u64>) -> String {
         match self.context_tokens {
             Some(t) => {
-                let window = context_window(model);
+                let window = window.unwrap_or_else(|| context_window(model)).max(1);
                 let pct = (t as f64 * 100.0 / window as f64).round() as u64;
                 format!("ctx {} ({pct}%)", tokens(t))
             }
@@ -64,7 +65,8 @@ impl Status {
     }
 }
 
-/// The context window assumed for `model`: 200k for Claude models, 128k otherwise.
+/// The context window assumed for `model` when the daemon does not say: 200k for
+/// Claude models, 128k otherwise.
 pub fn context_window(model: &str) -> u64 {
     if model.to_ascii_lowercase().contains("claude") {
         200_000
@@ -99,10 +101,22 @@ mod tests {
     #[test]
     fn context_is_the_latest_calls_input_and_cache() {
         let mut s = Status::default();
-        assert_eq!(s.context_text("claude-sonnet-4"), "ctx ?");
+        assert_eq!(s.context_text("claude-sonnet-4", None), "ctx ?");
         s.usage(&usage(40_000, 10_000, None), 5);
-        assert_eq!(s.context_text("claude-sonnet-4"), "ctx 50.0k (25%)");
-        assert_eq!(s.context_text("gpt-5"), "ctx 50.0k (39%)");
+        assert_eq!(s.context_text("claude-sonnet-4", None), "ctx 50.0k (25%)");
+        assert_eq!(s.context_text("gpt-5", None), "ctx 50.0k (39%)");
+    }
+
+    #[test]
+    fn the_daemons_window_beats_the_guess() {
+        // `anthropic/sonnet` names no Claude model: only the daemon knows it is 200k.
+        let mut s = Status::default();
+        s.usage(&usage(40_000, 10_000, None), 5);
+        assert_eq!(s.context_text("anthropic/sonnet", None), "ctx 50.0k (39%)");
+        assert_eq!(
+            s.context_text("anthropic/sonnet", Some(200_000)),
+            "ctx 50.0k (25%)"
+        );
     }
 
     #[test]

@@ -327,6 +327,7 @@ fn mode_model_and_usage_reach_the_status() {
         2,
         EventPayload::ModelChanged {
             model: "gpt-5".into(),
+            context_window: None,
         },
     ));
     a.on_event(&ev(
@@ -344,7 +345,8 @@ fn mode_model_and_usage_reach_the_status() {
         },
     ));
     assert_eq!(a.session().mode, roocode_protocol::Mode::Plan);
-    assert_eq!(a.status.context_text(&a.session().model), "ctx 64.0k (50%)");
+    let (model, window) = (&a.session().model, a.session().context_window);
+    assert_eq!(a.status.context_text(model, window), "ctx 64.0k (50%)");
     assert_eq!(a.status.cost_text(), "$0.25");
     assert_eq!(lines(&mut a), ["mode: plan", "model: gpt-5"]);
 }

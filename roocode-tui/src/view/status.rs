@@ -98,7 +98,8 @@ fn segments(app: &App) -> Vec<Segment> {
     // The short id, to type in `roocode-tui --session` or `roocode-cli attach` elsewhere.
     out.push(seg(app.session.shown_id().to_owned(), theme::DIM, 4));
     out.push(seg(
-        app.status.context_text(&app.session.model),
+        app.status
+            .context_text(&app.session.model, app.session.context_window),
         Style::new(),
         7,
     ));

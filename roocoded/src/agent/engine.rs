@@ -93,8 +93,19 @@ impl Engine {
         self.sessions.resolve(id_or_prefix).await
     }
 
+    /// The session's state, with its short id and its model's context window.
     pub async fn info(&self, id: &str) -> Result<SessionInfo, AgentError> {
-        self.sessions.info(id).await
+        let mut info = self.sessions.info(id).await?;
+        info.context_window = self.window_of(&info.model, &info.root);
+        Ok(info)
+    }
+
+    /// The context window the loop budgets `model` with in the project at `root`
+    /// (aliases expanded, `context.window_tokens` applied; no key needed), or `None`
+    /// when the model does not resolve.
+    fn window_of(&self, model: &str, root: &str) -> Option<u64> {
+        let config = self.config(Path::new(root)).ok()?;
+        crate::llm::context_window(model, &config).ok()
     }
 
     /// Sessions by last activity; `dir` (any directory) filters by its project root.
@@ -208,7 +219,9 @@ impl Engine {
         let rt = self.runtime(&id).await?;
         rt.state.lock().await.env = params.env;
         tracing::info!(session = %id, root = %row.root, model = %row.model, "session created");
-        self.sessions.with_short_id(row.to_info()).await
+        let mut info = self.sessions.with_short_id(row.to_info()).await?;
+        info.context_window = self.window_of(&info.model, &info.root);
+        Ok(info)
     }
 
     pub async fn delete(&self, id: &str) -> Result<(), AgentError> {
@@ -253,6 +266,7 @@ impl Engine {
                 &row.id,
                 EventPayload::ModelChanged {
                     model: model.to_string(),
+                    context_window: self.window_of(model, &row.root),
                 },
             )
             .await?;

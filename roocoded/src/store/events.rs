@@ -369,7 +369,10 @@ mod tests {
             EventPayload::ModeChanged {
                 mode: roocode_protocol::Mode::Plan,
             },
-            EventPayload::ModelChanged { model: "m".into() },
+            EventPayload::ModelChanged {
+                model: "m".into(),
+                context_window: Some(200_000),
+            },
             EventPayload::ContextCleared,
             EventPayload::TurnCompleted {
                 turn_id: "T".into(),

@@ -120,6 +120,7 @@ impl SessionRow {
             last_seq: self.last_seq as u64,
             message_count: self.message_count as u64,
             usage: self.usage(),
+            context_window: None,
         }
     }
 }

@@ -68,4 +68,17 @@ async fn context_on_an_alias_reports_the_window_the_loop_budgets() {
         "{}",
         ctx.stdout
     );
+
+    // Clients are told the same window (the TUI's status bar divides by it).
+    use roocode_protocol::api::SessionApiClient;
+    use roocode_protocol::daemon::ClientInfo;
+    let me = ClientInfo {
+        kind: "test".into(),
+        name: "e2e".into(),
+        pid: std::process::id(),
+    };
+    let socket = w.home.path().join("run/roocoded.sock");
+    let (rpc, _) = roocode_client::connect(&socket, me).await.unwrap();
+    let info = rpc.get(out.session_id()).await.unwrap();
+    assert_eq!(info.context_window, Some(200_000), "{info:?}");
 }

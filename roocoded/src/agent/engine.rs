@@ -18,7 +18,7 @@ use super::approvals::Approvals;
 use super::processes::ProcessBook;
 use super::runtime::Runtimes;
 use super::sessions::Sessions;
-use super::{AgentError, project, prompt};
+use super::{AgentError, prompt};
 use crate::config::Config;
 use crate::events::EventLog;
 use crate::store::{NewSession, SessionRow, Store};
@@ -189,7 +189,7 @@ impl Engine {
             )));
         }
         let cwd = cwd.canonicalize().unwrap_or(cwd);
-        let root = project::project_root(&cwd);
+        let root = crate::project::root(&cwd);
         let config = self.config(&root)?;
         let mode = match params.mode {
             Some(m) => check_mode(&m)?,

@@ -21,7 +21,6 @@ mod human;
 mod human_time;
 mod import;
 mod processes;
-pub mod project;
 pub(crate) mod prompt;
 mod recovery;
 mod runtime;

@@ -7,12 +7,12 @@ use std::path::Path;
 use crate::clock;
 use crate::store::SessionRow;
 
-use super::project::git_branch;
+use crate::project;
 
 pub fn system_prompt(row: &SessionRow) -> String {
     let date = clock::rfc3339(row.created_at);
     let date = date.get(..10).unwrap_or(&date);
-    let branch = git_branch(Path::new(&row.root))
+    let branch = project::branch(Path::new(&row.root))
         .map(|b| format!("\n- Git branch: {b}"))
         .unwrap_or_default();
     format!(

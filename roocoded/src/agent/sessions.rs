@@ -8,7 +8,6 @@ use roocode_protocol::session::SessionInfo;
 use roocode_protocol::short_id;
 
 use super::AgentError;
-use super::project;
 use crate::store::{SessionRow, Store};
 
 /// The engine's view of the stored sessions.
@@ -53,7 +52,7 @@ impl Sessions {
         dir: Option<&str>,
         limit: u32,
     ) -> Result<Vec<SessionInfo>, AgentError> {
-        let root = dir.map(|d| project::project_root(Path::new(d)).display().to_string());
+        let root = dir.map(|d| crate::project::root(Path::new(d)).display().to_string());
         let rows = self.store.list_sessions(root.as_deref(), limit).await?;
         self.with_short_ids(rows.iter().map(SessionRow::to_info).collect())
             .await

@@ -54,7 +54,7 @@ fn doctor(
         ),
     )];
     let root = if cwd.is_absolute() && cwd.is_dir() {
-        crate::agent::project::project_root(cwd)
+        crate::project::root(cwd)
     } else {
         checks.push(DoctorCheck::new(
             "config",

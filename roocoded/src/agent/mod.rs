@@ -24,6 +24,7 @@ mod processes;
 pub(crate) mod prompt;
 mod recovery;
 mod runtime;
+mod sandbox_notice;
 mod sessions;
 mod settings;
 mod spec;

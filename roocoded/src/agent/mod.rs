@@ -40,4 +40,4 @@ pub use error::AgentError;
 pub use processes::ProcessBook;
 pub use sessions::Sessions;
 pub use settings::TurnSettings;
-pub use spec::{AgentSpec, Limits, PermissionContext};
+pub use spec::{AgentSpec, Limits, PermissionContext, main_tools};

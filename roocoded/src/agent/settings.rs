@@ -60,7 +60,7 @@ impl<'t> TurnSettings<'t> {
     ) -> Result<Self, LlmError> {
         let config = live.get();
         let env = sources.env;
-        let agent = AgentSpec::main(&session, &config, &env, sources.tools, sources.plan_file);
+        let agent = AgentSpec::main(&session, &config, &env, &sources.tools, sources.plan_file);
         let model = llm::resolve_model(&agent.model, &env, &config, sources.http)?;
         let retry = RetryPolicy::from_env_and_config(&env, &config);
         let gate = gate_settings(&config, &agent, &session);

@@ -14,7 +14,7 @@ use roocode_protocol::session::ClientEnv;
 use super::prompt;
 use crate::config::Config;
 use crate::store::SessionRow;
-use crate::tools::Registry;
+use crate::tools::{Registry, Selection, ToolSet};
 
 /// Output limit asked of the model per call.
 const MAX_OUTPUT_TOKENS: u32 = 16_384;
@@ -29,7 +29,7 @@ pub struct AgentSpec {
     /// Byte-stable for the agent's life, so providers can cache it.
     pub system_prompt: String,
     /// The tools the agent may call (the model sees exactly these).
-    pub tools: Arc<Registry>,
+    pub tools: ToolSet,
     pub permission: PermissionContext,
     /// The model as the agent names it: `provider/model`, possibly an alias
     /// (`anthropic/sonnet`); resolved with the client's keys in `TurnSettings`.
@@ -74,6 +74,13 @@ impl Limits {
     }
 }
 
+/// The main agent's tools: every tool the configuration leaves (`tools.disabled`,
+/// `tools.bash`).
+pub fn main_tools(registry: &Arc<Registry>, config: &Config) -> ToolSet {
+    let selection = Selection::main(&config.tools.disabled, config.tools.bash);
+    crate::tools::select(registry, &selection)
+}
+
 impl AgentSpec {
     /// The session's main agent as the session row and the configuration describe it
     /// now; `plan_file` is the session's plan file.
@@ -81,13 +88,13 @@ impl AgentSpec {
         row: &SessionRow,
         config: &Config,
         env: &ClientEnv,
-        tools: Arc<Registry>,
+        tools: &Arc<Registry>,
         plan_file: PathBuf,
     ) -> Self {
         AgentSpec {
             agent_id: row.id.clone(),
             system_prompt: prompt::system_prompt(row),
-            tools,
+            tools: main_tools(tools, config),
             permission: PermissionContext {
                 // An unknown stored mode is treated as the default: the gate asks.
                 mode: row.mode,

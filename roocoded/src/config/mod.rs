@@ -18,7 +18,7 @@ pub use error::ConfigError;
 pub use guarded::Guarded;
 pub use sections::{
     ContextConfig, EnvConfig, PermissionsConfig, PriceConfig, ProviderConfig, ProviderKind,
-    RetryConfig, SandboxConfig, SandboxMode, SandboxNetwork, SecurityConfig,
+    RetryConfig, SandboxConfig, SandboxMode, SandboxNetwork, SecurityConfig, ToolsConfig,
 };
 
 /// Raw YAML value of a key owned by a later feature (`mcp_servers`, `hooks`, ...).
@@ -58,6 +58,8 @@ pub struct Config {
     pub env: EnvConfig,
     #[serde(default)]
     pub security: SecurityConfig,
+    #[serde(default)]
+    pub tools: ToolsConfig,
     /// Kept raw for the MCP feature; maps of all files are merged by server name.
     #[serde(default)]
     pub mcp_servers: Option<RawValue>,
@@ -144,6 +146,7 @@ impl Config {
             sandbox,
             env,
             security,
+            tools,
             mcp_servers,
             hooks,
             enable_verification_agent,
@@ -190,6 +193,11 @@ impl Config {
         append_unique(&mut self.sandbox.scrub_env, sandbox.scrub_env);
         append_unique(&mut self.env.forward, env.forward);
         override_with(&mut self.security.redact, security.redact);
+        append_unique(&mut self.tools.disabled, tools.disabled);
+        // Files only take tools away: a `bash: false` is never undone.
+        if self.tools.bash != Some(false) {
+            override_with(&mut self.tools.bash, tools.bash);
+        }
         merge_raw(&mut self.mcp_servers, mcp_servers);
         merge_raw(&mut self.hooks, hooks);
         merge_raw(

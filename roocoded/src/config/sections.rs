@@ -160,6 +160,20 @@ pub struct EnvConfig {
     pub forward: Vec<String>,
 }
 
+/// `tools:`: which built-in tools exist for the agents of a project. Every file can
+/// only take tools away: `disabled` lists are combined, and a `bash: false` anywhere
+/// stays (a later file's `bash: true` does not bring Bash back).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolsConfig {
+    /// Tools no agent gets (`[WebFetch]`).
+    #[serde(default)]
+    pub disabled: Vec<String>,
+    /// `false`: no Bash, and none of its helpers (BashOutput, KillShell).
+    #[serde(default)]
+    pub bash: Option<bool>,
+}
+
 /// `security:`.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]

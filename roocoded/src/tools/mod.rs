@@ -39,6 +39,7 @@ mod schema_tests;
 #[cfg(test)]
 mod target_tests;
 mod todo;
+mod toolset;
 mod typed;
 mod walk;
 mod webfetch;
@@ -70,6 +71,7 @@ pub use prepared::{Invocation, Prepared};
 pub use read::ReadTool;
 pub use registry::{CallError, Registry, RegistryError};
 pub use todo::{TodoItem, TodoList, TodoStatus, TodoWriteTool};
+pub use toolset::{AgentKind, Selection, ToolSet, select};
 pub use typed::TypedTool;
 pub use webfetch::{Summarizer, WebFetchTool};
 

@@ -24,6 +24,7 @@ mod protected;
 mod sandbox;
 mod secrets;
 mod send;
+mod tool_sets;
 mod tools;
 mod tui;
 mod ux;

@@ -1,0 +1,182 @@
+//! [`ToolSet`]: the tools one agent may call — a view over the shared [`Registry`]
+//! (tool implementations exist once per daemon; every agent has its own set). The model
+//! is sent exactly the set, and a call of a tool outside it is an unknown tool listing
+//! the set's names.
+//!
+//! [`select`] computes a set in layers (DESIGN.md §9), each only ever removing:
+//! 1. the configuration: `tools.disabled` for every agent; `tools.bash: false` removes
+//!    Bash with its helpers BashOutput and KillShell;
+//! 2. no child gets `Agent`, `AskUserQuestion`, `TaskStop` or `ExitPlanMode` (a child
+//!    never talks to the user, and never stops what its parent started);
+//! 3. custom agents (from definition files) lose `agents.custom_disallowed`;
+//! 4. background agents keep only the working set ([`BACKGROUND_TOOLS`], plus skill,
+//!    tool-search and MCP tools), so they can still edit and run tests unattended;
+//! 5. the definition's `tools` (when it names any), then its `disallowed_tools`.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::{CallError, Prepared, Registry, ToolContext};
+use crate::llm::ToolSpec;
+
+/// What a child never gets, whatever its definition says.
+pub const NEVER_FOR_CHILDREN: &[&str] = &["Agent", "AskUserQuestion", "TaskStop", "ExitPlanMode"];
+
+/// What a background agent keeps (with `Skill`, `ToolSearch` and MCP tools).
+pub const BACKGROUND_TOOLS: &[&str] = &[
+    "Read",
+    "Write",
+    "Edit",
+    "Glob",
+    "Grep",
+    "Bash",
+    "BashOutput",
+    "KillShell",
+    "WebFetch",
+    "TodoWrite",
+    "Memory",
+    "Skill",
+    "ToolSearch",
+];
+
+/// The tools that go with Bash: `tools.bash: false` removes them all.
+const BASH_TOOLS: &[&str] = &["Bash", "BashOutput", "KillShell"];
+
+/// Which agent a set is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AgentKind {
+    /// A session's main agent (talks to the user).
+    Main,
+    /// An agent another agent started.
+    Child {
+        /// Defined in a file (`.roocode/agents`, `.claude/agents`), not built in.
+        custom: bool,
+        /// Runs in the background (unattended).
+        background: bool,
+    },
+}
+
+/// Everything [`select`] decides on besides the registry.
+#[derive(Debug, Clone, Copy)]
+pub struct Selection<'a> {
+    pub kind: AgentKind,
+    /// `tools.disabled` of the configuration.
+    pub disabled: &'a [String],
+    /// `tools.bash` of the configuration (`Some(false)`: no Bash).
+    pub bash: Option<bool>,
+    /// `agents.custom_disallowed` of the configuration.
+    pub custom_disallowed: &'a [String],
+    /// The definition's `tools`; `None` (or empty) means every tool left.
+    pub allowed: Option<&'a [String]>,
+    /// The definition's `disallowed_tools`.
+    pub disallowed: &'a [String],
+}
+
+impl<'a> Selection<'a> {
+    /// A main agent's selection under the configuration's `disabled` and `bash`.
+    pub fn main(disabled: &'a [String], bash: Option<bool>) -> Self {
+        Self {
+            kind: AgentKind::Main,
+            disabled,
+            bash,
+            custom_disallowed: &[],
+            allowed: None,
+            disallowed: &[],
+        }
+    }
+}
+
+/// The tools of one agent.
+#[derive(Clone)]
+pub struct ToolSet {
+    registry: Arc<Registry>,
+    /// The set's names, in the registry's order (stable, for prompt caching).
+    names: Vec<Arc<str>>,
+}
+
+impl std::fmt::Debug for ToolSet {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("ToolSet").field(&self.names).finish()
+    }
+}
+
+/// The tool set `selection` leaves of `registry`'s enabled tools.
+pub fn select(registry: &Arc<Registry>, selection: &Selection<'_>) -> ToolSet {
+    let names = registry
+        .names()
+        .into_iter()
+        .filter(|name| keeps(selection, name))
+        .map(Arc::from)
+        .collect();
+    ToolSet {
+        registry: Arc::clone(registry),
+        names,
+    }
+}
+
+/// True if every layer keeps `name`.
+fn keeps(s: &Selection<'_>, name: &str) -> bool {
+    let listed = |list: &[String]| list.iter().any(|n| n == name);
+    if listed(s.disabled) || (s.bash == Some(false) && BASH_TOOLS.contains(&name)) {
+        return false;
+    }
+    if let AgentKind::Child { custom, background } = s.kind {
+        if NEVER_FOR_CHILDREN.contains(&name) || (custom && listed(s.custom_disallowed)) {
+            return false;
+        }
+        if background && !BACKGROUND_TOOLS.contains(&name) && !name.starts_with("mcp__") {
+            return false;
+        }
+    }
+    let allowed = s.allowed.filter(|a| !a.is_empty()).is_none_or(listed);
+    allowed && !listed(s.disallowed)
+}
+
+impl ToolSet {
+    /// Every enabled tool of `registry` (what the main agent gets with nothing
+    /// disabled).
+    pub fn all(registry: &Arc<Registry>) -> Self {
+        select(registry, &Selection::main(&[], None))
+    }
+
+    /// The set's names, in order.
+    pub fn names(&self) -> impl Iterator<Item = &str> {
+        self.names.iter().map(|n| &**n)
+    }
+
+    pub fn contains(&self, name: &str) -> bool {
+        self.names().any(|n| n == name)
+    }
+
+    /// The set as the model sees it, in order.
+    pub fn defs(&self) -> Vec<ToolSpec> {
+        let wanted: HashSet<&str> = self.names().collect();
+        self.registry
+            .defs()
+            .into_iter()
+            .filter(|d| wanted.contains(&*d.name))
+            .collect()
+    }
+
+    /// [`Registry::prepare`] for a tool of this set; any other name is an unknown tool
+    /// listing the set's names.
+    pub fn prepare(
+        &self,
+        name: &str,
+        input: &Value,
+        ctx: &ToolContext,
+    ) -> Result<Prepared, CallError> {
+        if !self.contains(name) {
+            return Err(CallError::UnknownTool {
+                name: name.to_string(),
+                known: self.names().collect::<Vec<_>>().join(", "),
+            });
+        }
+        self.registry.prepare(name, input, ctx)
+    }
+}
+
+#[cfg(test)]
+mod tests;

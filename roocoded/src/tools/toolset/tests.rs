@@ -1,0 +1,228 @@
+//! The tool-set layers as a table: each row an agent and a configuration, and the
+//! exact set it gets.
+
+use std::sync::Arc;
+
+use serde_json::json;
+
+use super::*;
+use crate::tools::test_support::{FakeTool, Project};
+
+/// The built-ins plus the tools later issues add (as fakes), so every layer has
+/// something to remove.
+fn registry() -> Arc<Registry> {
+    let mut r = Registry::with_builtins();
+    for name in ["Agent", "TaskStop", "TaskList", "mcp__github__search"] {
+        let schema = json!({"type": "object", "properties": {}});
+        r.register(Arc::new(FakeTool::new(name, schema))).unwrap();
+    }
+    Arc::new(r)
+}
+
+/// A selection of `kind` under `disabled` and `bash`, with no definition.
+fn sel(kind: AgentKind, disabled: &[String], bash: Option<bool>) -> Selection<'_> {
+    Selection {
+        kind,
+        disabled,
+        bash,
+        custom_disallowed: &[],
+        allowed: None,
+        disallowed: &[],
+    }
+}
+
+fn strings(names: &[&str]) -> Vec<String> {
+    names.iter().map(ToString::to_string).collect()
+}
+
+const ALL: &[&str] = &[
+    "Read",
+    "Write",
+    "Edit",
+    "Glob",
+    "Grep",
+    "Bash",
+    "BashOutput",
+    "KillShell",
+    "WebFetch",
+    "TodoWrite",
+    "AskUserQuestion",
+    "ExitPlanMode",
+    "Memory",
+    "Agent",
+    "TaskStop",
+    "TaskList",
+    "mcp__github__search",
+];
+
+fn without(remove: &[&str]) -> Vec<&'static str> {
+    ALL.iter()
+        .copied()
+        .filter(|n| !remove.contains(n))
+        .collect()
+}
+
+#[test]
+fn the_layers_as_a_table() {
+    let registry = registry();
+    let none: Vec<String> = Vec::new();
+    let web = strings(&["WebFetch"]);
+    let custom_off = strings(&["Bash", "WebFetch"]);
+    let reviewer = strings(&["Read", "Grep", "Glob", "AskUserQuestion", "Nonexistent"]);
+    let no_write = strings(&["Write", "Edit"]);
+    let child = |custom, background| AgentKind::Child { custom, background };
+    let (none, web) = (&none[..], &web[..]);
+
+    let rows: Vec<(&str, Selection<'_>, Vec<&str>)> = vec![
+        (
+            "main, nothing disabled",
+            sel(AgentKind::Main, none, None),
+            ALL.to_vec(),
+        ),
+        (
+            "main, tools.disabled: [WebFetch]",
+            sel(AgentKind::Main, web, None),
+            without(&["WebFetch"]),
+        ),
+        (
+            "main, tools.bash: false takes its helpers along",
+            sel(AgentKind::Main, none, Some(false)),
+            without(&["Bash", "BashOutput", "KillShell"]),
+        ),
+        (
+            "main, tools.bash: true changes nothing",
+            sel(AgentKind::Main, none, Some(true)),
+            ALL.to_vec(),
+        ),
+        (
+            "built-in foreground child",
+            sel(child(false, false), none, None),
+            without(&["Agent", "AskUserQuestion", "TaskStop", "ExitPlanMode"]),
+        ),
+        (
+            "background child keeps the working set and MCP tools",
+            sel(child(false, true), none, None),
+            vec![
+                "Read",
+                "Write",
+                "Edit",
+                "Glob",
+                "Grep",
+                "Bash",
+                "BashOutput",
+                "KillShell",
+                "WebFetch",
+                "TodoWrite",
+                "Memory",
+                "mcp__github__search",
+            ],
+        ),
+        (
+            "custom child loses agents.custom_disallowed",
+            Selection {
+                custom_disallowed: &custom_off,
+                ..sel(child(true, false), none, None)
+            },
+            without(&[
+                "Agent",
+                "AskUserQuestion",
+                "TaskStop",
+                "ExitPlanMode",
+                "Bash",
+                "WebFetch",
+            ]),
+        ),
+        (
+            "custom_disallowed does not touch built-in children",
+            Selection {
+                custom_disallowed: &custom_off,
+                ..sel(child(false, false), none, None)
+            },
+            without(&["Agent", "AskUserQuestion", "TaskStop", "ExitPlanMode"]),
+        ),
+        (
+            "a definition's tools: only those (never a forbidden or unknown one)",
+            Selection {
+                allowed: Some(&reviewer),
+                ..sel(child(true, false), none, None)
+            },
+            vec!["Glob", "Grep", "Read"],
+        ),
+        (
+            "a definition's disallowed_tools",
+            Selection {
+                disallowed: &no_write,
+                ..sel(child(true, true), web, None)
+            },
+            vec![
+                "Read",
+                "Glob",
+                "Grep",
+                "Bash",
+                "BashOutput",
+                "KillShell",
+                "TodoWrite",
+                "Memory",
+                "mcp__github__search",
+            ],
+        ),
+        (
+            "an empty tools list means every tool left",
+            Selection {
+                allowed: Some(&[]),
+                ..sel(AgentKind::Main, none, Some(false))
+            },
+            without(&["Bash", "BashOutput", "KillShell"]),
+        ),
+    ];
+    for (what, selection, want) in rows {
+        let set = select(&registry, &selection);
+        let mut got: Vec<&str> = set.names().collect();
+        let mut want = want;
+        got.sort_unstable();
+        want.sort_unstable();
+        assert_eq!(got, want, "{what}");
+    }
+}
+
+#[test]
+fn the_model_gets_exactly_the_set_in_registry_order() {
+    let registry = registry();
+    let disallowed = strings(&["Write", "Edit"]);
+    let set = select(
+        &registry,
+        &Selection {
+            disallowed: &disallowed,
+            ..Selection::main(&[], Some(false))
+        },
+    );
+    let defs: Vec<String> = set.defs().iter().map(|d| d.name.to_string()).collect();
+    let names: Vec<String> = set.names().map(String::from).collect();
+    assert_eq!(defs, names);
+    assert_eq!(&defs[..3], ["Read", "Glob", "Grep"]);
+    assert!(!defs.iter().any(|n| n == "Bash" || n == "Write"));
+}
+
+#[test]
+fn a_tool_outside_the_set_is_unknown_and_the_error_lists_the_set() {
+    let project = Project::new();
+    let registry = registry();
+    let allowed = strings(&["Read", "Glob"]);
+    let set = select(
+        &registry,
+        &Selection {
+            allowed: Some(&allowed),
+            ..Selection::main(&[], None)
+        },
+    );
+    let input = json!({"file_path": "a.txt", "content": "x"});
+    let err = set.prepare("Write", &input, &project.ctx).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "No such tool: Write. Available tools: Read, Glob."
+    );
+    assert!(
+        set.prepare("Read", &json!({"file_path": "a.txt"}), &project.ctx)
+            .is_ok()
+    );
+}

@@ -27,6 +27,7 @@ pub mod modes;
 pub mod network;
 pub mod persist;
 pub mod protected;
+pub mod read_only;
 pub mod rules;
 pub mod sandbox;
 pub mod secrets;

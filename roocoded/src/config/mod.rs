@@ -17,8 +17,9 @@ use serde::Deserialize;
 pub use error::ConfigError;
 pub use guarded::Guarded;
 pub use sections::{
-    ContextConfig, EnvConfig, PermissionsConfig, PriceConfig, ProviderConfig, ProviderKind,
-    RetryConfig, SandboxConfig, SandboxMode, SandboxNetwork, SecurityConfig, ToolsConfig,
+    AgentsConfig, AgentsLimits, ContextConfig, EnvConfig, PermissionsConfig, PriceConfig,
+    ProviderConfig, ProviderKind, RetryConfig, SandboxConfig, SandboxMode, SandboxNetwork,
+    SecurityConfig, ToolsConfig,
 };
 
 /// Raw YAML value of a key owned by a later feature (`mcp_servers`, `hooks`, ...).
@@ -60,6 +61,8 @@ pub struct Config {
     pub security: SecurityConfig,
     #[serde(default)]
     pub tools: ToolsConfig,
+    #[serde(default)]
+    pub agents: AgentsConfig,
     /// Kept raw for the MCP feature; maps of all files are merged by server name.
     #[serde(default)]
     pub mcp_servers: Option<RawValue>,
@@ -147,6 +150,7 @@ impl Config {
             env,
             security,
             tools,
+            agents,
             mcp_servers,
             hooks,
             enable_verification_agent,
@@ -194,6 +198,10 @@ impl Config {
         append_unique(&mut self.env.forward, env.forward);
         override_with(&mut self.security.redact, security.redact);
         append_unique(&mut self.tools.disabled, tools.disabled);
+        override_with(&mut self.agents.max_concurrent, agents.max_concurrent);
+        override_with(&mut self.agents.timeout_s, agents.timeout_s);
+        override_with(&mut self.agents.auto_background_s, agents.auto_background_s);
+        append_unique(&mut self.agents.custom_disallowed, agents.custom_disallowed);
         // Files only take tools away: a `bash: false` is never undone.
         if self.tools.bash != Some(false) {
             override_with(&mut self.tools.bash, tools.bash);
@@ -206,6 +214,17 @@ impl Config {
         );
         merge_raw(&mut self.recovery, recovery);
         self.sources.extend(sources);
+    }
+
+    /// The sub-agent limits, defaults filled in (`agents:`).
+    pub fn agents_limits(&self) -> AgentsLimits {
+        AgentsLimits {
+            max_concurrent: self.agents.max_concurrent.unwrap_or(16).max(1),
+            timeout: std::time::Duration::from_secs(self.agents.timeout_s.unwrap_or(1800)),
+            auto_background: std::time::Duration::from_secs(
+                self.agents.auto_background_s.unwrap_or(120),
+            ),
+        }
     }
 
     /// Maximum loop iterations per turn (default 50).

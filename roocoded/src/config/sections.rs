@@ -174,6 +174,36 @@ pub struct ToolsConfig {
     pub bash: Option<bool>,
 }
 
+/// `agents:`: sub-agents (DESIGN.md §9). Unset keys take the defaults of
+/// [`crate::config::Config::agents_limits`].
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentsConfig {
+    /// Running turns of background agents per daemon (default 16).
+    #[serde(default)]
+    pub max_concurrent: Option<u32>,
+    /// A child's time limit in seconds, unless its definition says (default 1800).
+    #[serde(default)]
+    pub timeout_s: Option<u64>,
+    /// Seconds a foreground child runs before it moves to the background (default 120).
+    #[serde(default)]
+    pub auto_background_s: Option<u64>,
+    /// Tools custom agents (from definition files) never get.
+    #[serde(default)]
+    pub custom_disallowed: Vec<String>,
+}
+
+/// [`AgentsConfig`] with its defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AgentsLimits {
+    /// Running turns of background agents per daemon.
+    pub max_concurrent: u32,
+    /// A child's time limit, unless its definition says.
+    pub timeout: std::time::Duration,
+    /// How long a foreground child runs before it moves to the background.
+    pub auto_background: std::time::Duration,
+}
+
 /// `security:`.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -212,3 +212,37 @@ fn sandbox_env_and_security_sections_merge_and_default() {
     );
     assert!(Config::load(user.path(), project.path()).is_err());
 }
+
+#[test]
+fn tools_and_agents_sections_merge_by_tightening() {
+    let p = Path::new("c.yaml");
+    let mut c = Config::parse(
+        p,
+        "tools: {disabled: [WebFetch], bash: false}\nagents: {max_concurrent: 4, custom_disallowed: [Bash]}\n",
+    )
+    .unwrap();
+    let later = Config::parse(
+        p,
+        "tools: {disabled: [Memory], bash: true}\nagents: {timeout_s: 60, custom_disallowed: [WebFetch]}\n",
+    )
+    .unwrap();
+    c.merge(later);
+    assert_eq!(c.tools.disabled, ["WebFetch", "Memory"]);
+    assert_eq!(
+        c.tools.bash,
+        Some(false),
+        "a later file cannot bring Bash back"
+    );
+    assert_eq!(c.agents.custom_disallowed, ["Bash", "WebFetch"]);
+    let limits = c.agents_limits();
+    assert_eq!(limits.max_concurrent, 4);
+    assert_eq!(limits.timeout, std::time::Duration::from_secs(60));
+    assert_eq!(limits.auto_background, std::time::Duration::from_secs(120));
+    let defaults = Config::default().agents_limits();
+    assert_eq!(defaults.max_concurrent, 16);
+    assert_eq!(defaults.timeout, std::time::Duration::from_secs(1800));
+    let err = Config::parse(p, "agents: {max_parallel: 3}\n")
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("unknown field `max_parallel`"), "{err}");
+}

@@ -332,3 +332,26 @@ fn definitions_same_name_in_one_folder_keeps_the_first() {
             .contains("already used")
     );
 }
+
+#[test]
+fn definitions_duplicate_key_empty_file_and_rules_in_the_body() {
+    let p = Path::new("x.md");
+    let dup = parse(
+        "---\nname: a\ndescription: d\nname: b\n---\n",
+        p,
+        Source::UserRooCode,
+    );
+    let dup = dup.unwrap_err();
+    assert!(dup.message.contains("broken YAML"), "{dup}");
+    assert!(dup.line.is_some_and(|l| (2..=4).contains(&l)), "{dup}");
+    let empty = parse("", p, Source::UserRooCode).unwrap_err();
+    assert_eq!(empty.line, Some(1));
+    let bare = parse("---\n---\n", p, Source::UserRooCode).unwrap_err();
+    assert!(bare.message.contains("no `name`"), "{bare}");
+    let ruled = parse(
+        "---\nname: r\n---\nIntro\n\n---\n\nMore",
+        p,
+        Source::UserRooCode,
+    );
+    assert_eq!(ruled.unwrap().prompt, "Intro\n\n---\n\nMore");
+}

@@ -14,6 +14,7 @@ mod call_row;
 mod compaction;
 #[cfg(test)]
 mod context_cache_tests;
+pub mod definitions;
 mod engine;
 mod error;
 mod executor;

@@ -8,6 +8,7 @@ use jsonrpsee::core::SubscriptionResult;
 use jsonrpsee::proc_macros::rpc;
 use jsonrpsee::types::ErrorObjectOwned;
 
+use crate::agents::AgentDefinitions;
 use crate::daemon::{ClientInfo, DaemonInfo, HelloResponse};
 use crate::doctor::DoctorReport;
 use crate::event::Event;
@@ -153,6 +154,20 @@ pub trait QuestionApi {
     /// labels joined by `, ` for multi-select questions) or free text.
     #[method(name = "respond", param_kind = map, with_extensions)]
     async fn respond(&self, request_id: String, answers: Vec<String>) -> RpcResult<()>;
+}
+
+/// `agent.*`: sub-agents.
+#[rpc(server, client, namespace = "agent", namespace_separator = ".")]
+pub trait AgentApi {
+    /// The agent definitions that apply in `cwd`'s project for the user whose home is
+    /// `env`'s `HOME` (`~/.claude/agents`, `~/.roocode/agents`, then the project's), with
+    /// every file that could not be loaded and why.
+    #[method(name = "definitions", param_kind = map)]
+    async fn definitions(
+        &self,
+        cwd: String,
+        env: crate::session::ClientEnv,
+    ) -> RpcResult<AgentDefinitions>;
 }
 
 /// `doctor.*`: the health report of `roocode-cli doctor`.

@@ -6,6 +6,7 @@
 //! - [`content`]: messages as lists of content blocks (what the model sees).
 //! - [`session`], [`daemon`]: request and response types.
 //! - [`doctor`]: the health report of `doctor.run`.
+//! - [`agents`]: the agent definitions of `agent.definitions`.
 //! - [`mode`]: the permission mode ([`Mode`]).
 //! - [`error`]: the typed codes of RPC errors; [`error_kind`]: the classes of `error` events.
 //! - [`question`]: the questions of `AskUserQuestion` and how answers resolve.
@@ -30,6 +31,7 @@
 //! test compares it with the types; after changing a wire type, regenerate it with
 //! `ROOCODE_WRITE_SCHEMA=1 cargo test -p roocode-protocol schema` and commit the file.
 
+pub mod agents;
 pub mod api;
 pub mod content;
 pub mod daemon;

@@ -9,6 +9,7 @@ use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
 
 use crate::PROTOCOL_VERSION;
+use crate::agents::AgentDefinitions;
 use crate::daemon::{ClientInfo, DaemonInfo, HelloResponse};
 use crate::doctor::DoctorReport;
 use crate::error::{KNOWN_CODES, RpcErrorData};
@@ -28,6 +29,7 @@ pub fn protocol_schema() -> Value {
     // The types that appear as parameters, results and notifications of the API
     // (`crate::api`); whatever they contain is added beside them.
     generator.subschema_for::<ClientInfo>();
+    generator.subschema_for::<AgentDefinitions>();
     generator.subschema_for::<HelloResponse>();
     generator.subschema_for::<DaemonInfo>();
     generator.subschema_for::<CreateParams>();

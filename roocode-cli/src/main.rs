@@ -2,6 +2,7 @@
 //! command line (clap) and the dispatch to one module per command; exit statuses:
 //! the turn's stop reason for `send`, 1 for failures, 2 for usage errors.
 
+mod agents;
 mod attach;
 mod connect;
 mod daemon_cmd;
@@ -33,6 +34,7 @@ mod turn;
 
 use clap::{Parser, Subcommand};
 
+use crate::agents::AgentsArgs;
 use crate::attach::AttachArgs;
 use crate::daemon_cmd::DaemonCmd;
 use crate::failure::UsageError;
@@ -88,6 +90,8 @@ enum Cmd {
     Daemon(DaemonCmd),
     /// Check the daemon, the command sandbox, the config files and the providers' keys.
     Doctor,
+    /// Sub-agents: `--definitions` lists the agent types of this project and user.
+    Agents(AgentsArgs),
 }
 
 fn main() {
@@ -133,6 +137,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Cmd::Answer(args) => respond::answer(args).await,
         Cmd::Daemon(cmd) => daemon_cmd::run(cmd).await,
         Cmd::Doctor => doctor::run().await,
+        Cmd::Agents(args) => agents::run(args).await,
     }
 }
 

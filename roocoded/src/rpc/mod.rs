@@ -2,6 +2,7 @@
 //! calls into requests to [`crate::agent::Engine`]. Nothing here decides anything
 //! about sessions; it translates, checks the caller and streams events.
 
+mod agent_api;
 mod daemon_api;
 mod doctor_api;
 mod errors;

@@ -7,6 +7,7 @@
 
 mod harness;
 
+mod agent_definitions;
 mod attach;
 mod context;
 mod context_window;

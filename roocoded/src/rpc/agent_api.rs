@@ -1,0 +1,74 @@
+//! `agent.*`: sub-agents. Today `agent.definitions`: the definitions that apply to the
+//! caller's project and user (`crate::agent::definitions`), with the files that could
+//! not be loaded, each also logged.
+
+use std::path::{Path, PathBuf};
+
+use roocode_protocol::agents::{AgentDefinitionInfo, AgentDefinitions, DefinitionProblem};
+use roocode_protocol::api::{AgentApiServer, RpcResult};
+use roocode_protocol::error::RpcErrorCode;
+use roocode_protocol::session::ClientEnv;
+
+use super::Handler;
+use super::errors::error_object;
+use crate::agent::definitions::{self, Definition, ModelChoice, ModelTier};
+
+#[jsonrpsee::core::async_trait]
+impl AgentApiServer for Handler {
+    async fn definitions(&self, cwd: String, env: ClientEnv) -> RpcResult<AgentDefinitions> {
+        let cwd = PathBuf::from(cwd);
+        if !cwd.is_absolute() || !cwd.is_dir() {
+            let message = format!("{} is not an absolute path to a directory", cwd.display());
+            return Err(error_object(RpcErrorCode::InvalidParams, message, None));
+        }
+        let Some(home) = env.get("HOME").map(PathBuf::from) else {
+            let message = "the client sent no HOME: user definitions cannot be found";
+            return Err(error_object(RpcErrorCode::InvalidParams, message, None));
+        };
+        let loaded = tokio::task::spawn_blocking(move || {
+            definitions::load(&home, &crate::project::root(&cwd))
+        })
+        .await
+        .map_err(|e| error_object(RpcErrorCode::Internal, format!("loading failed: {e}"), None))?;
+        for problem in &loaded.problems {
+            tracing::warn!("agent definition not loaded: {problem}");
+        }
+        Ok(AgentDefinitions {
+            definitions: loaded.definitions.iter().map(info).collect(),
+            problems: loaded
+                .problems
+                .iter()
+                .map(|p| DefinitionProblem {
+                    file: shown(&p.file),
+                    line: p.line.map(|l| l as u64),
+                    message: p.message.clone(),
+                })
+                .collect(),
+        })
+    }
+}
+
+fn info(d: &Definition) -> AgentDefinitionInfo {
+    AgentDefinitionInfo {
+        name: d.name.clone(),
+        description: d.description.clone(),
+        source: d.source.as_str().to_string(),
+        path: shown(&d.path),
+        tools: d.tools.clone(),
+        disallowed_tools: d.disallowed_tools.clone(),
+        model: match &d.model {
+            ModelChoice::Inherit => "inherit".to_string(),
+            ModelChoice::Tier(ModelTier::Sonnet) => "sonnet".to_string(),
+            ModelChoice::Tier(ModelTier::Opus) => "opus".to_string(),
+            ModelChoice::Tier(ModelTier::Haiku) => "haiku".to_string(),
+            ModelChoice::Spec(spec) => spec.clone(),
+        },
+        background: d.background,
+        warnings: d.warnings(),
+        overrides: d.overrides.iter().map(|p| shown(p)).collect(),
+    }
+}
+
+fn shown(path: &Path) -> String {
+    path.display().to_string()
+}

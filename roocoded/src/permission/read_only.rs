@@ -97,8 +97,25 @@ const GIT_READERS: &[&str] = &[
     "worktree",
     "stash",
     "reflog",
-    "help",
     "version",
+];
+
+/// Per reader with a writing form: its short options that write or run something, and
+/// its long ones (matched also abbreviated, as GNU tools accept them).
+const WRITING_OPTIONS: &[(&str, &[char], &[&str])] = &[
+    (
+        "find",
+        &[],
+        &[
+            "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf",
+            "-fls",
+        ],
+    ),
+    ("fd", &['x', 'X'], &["--exec", "--exec-batch"]),
+    ("sort", &['o'], &["--output", "--compress-program"]),
+    ("rg", &[], &["--pre"]),
+    ("tree", &['o'], &[]),
+    ("file", &['C'], &["--compile"]),
 ];
 
 /// `Ok` if `line` only reads; else why not, for the model.
@@ -119,13 +136,34 @@ pub fn check(line: &str) -> Result<(), String> {
     if analysis.execs.is_empty() {
         return Err("it runs nothing RooCode recognises".into());
     }
+    // `GIT_EXTERNAL_DIFF=./x git diff`: an assignment can make a reader run anything.
+    if let Some(part) = analysis.parts.iter().find(|p| assigns(&p.text, &p.words)) {
+        return Err(format!("`{}` sets environment variables", part.text));
+    }
     analysis.execs.iter().try_for_each(exec_reads)
+}
+
+/// True if the simple command `text` (whose words without assignments are `words`)
+/// starts with variable assignments.
+fn assigns(text: &str, words: &[String]) -> bool {
+    let first = text.split_whitespace().next().unwrap_or_default();
+    words.first().is_none_or(|w| first != w) && first.contains('=')
 }
 
 /// `Ok` if this one program only reads.
 fn exec_reads(exec: &Exec) -> Result<(), String> {
     let args = exec.arg_texts();
     let name = exec.name.as_str();
+    let has_writing_form =
+        name == "git" || name == "uniq" || WRITING_OPTIONS.iter().any(|(n, ..)| *n == name);
+    if exec.args_from_input && has_writing_form {
+        return Err(format!(
+            "`{name}` gets arguments from its input, which could make it write"
+        ));
+    }
+    if name == "env" && args.iter().any(|a| a.contains('=')) {
+        return Err("`env` sets environment variables".into());
+    }
     let writes = if name == "git" {
         git_writes(&args)
     } else if READERS.contains(&name) {
@@ -138,25 +176,33 @@ fn exec_reads(exec: &Exec) -> Result<(), String> {
 
 /// Why `name` with `args` writes or runs more, if it does.
 fn writing_option(name: &str, args: &[String]) -> Option<String> {
-    let has = |options: &[&str]| {
-        args.iter().find(|a| {
-            options
-                .iter()
-                .any(|o| a == o || a.starts_with(&format!("{o}=")))
-        })
+    if name == "uniq" && positional(args) > 1 {
+        return Some("`uniq` writes its second file".into());
+    }
+    let (_, short, long) = WRITING_OPTIONS.iter().find(|(n, ..)| *n == name)?;
+    let found = args.iter().find(|a| writes_by(a, short, long))?;
+    Some(format!(
+        "`{name} {found}` writes or runs more than it reads"
+    ))
+}
+
+/// True if `arg` is one of `long` (with `=value`, or abbreviated to at least three
+/// characters past its dashes) or a cluster of short options holding one of `short`.
+fn writes_by(arg: &str, short: &[char], long: &[&str]) -> bool {
+    let word = arg.split('=').next().unwrap_or(arg);
+    let abbreviates = |option: &&str| {
+        option.starts_with(word) && word.trim_start_matches('-').len() >= 3 || *option == word
     };
-    let found = match name {
-        "find" => has(&[
-            "-exec", "-execdir", "-ok", "-okdir", "-delete", "-fprint", "-fprint0", "-fprintf",
-            "-fls",
-        ]),
-        "fd" => has(&["-x", "--exec", "-X", "--exec-batch"]),
-        "sort" => has(&["-o", "--output"]),
-        "rg" => has(&["--pre"]),
-        "uniq" if positional(args) > 1 => return Some("`uniq` writes its second file".into()),
-        _ => None,
-    };
-    found.map(|option| format!("`{name} {option}` writes or runs more than it reads"))
+    if long.iter().any(abbreviates) {
+        return true;
+    }
+    match arg.strip_prefix('-') {
+        Some(cluster) if !cluster.starts_with('-') => cluster
+            .chars()
+            .take_while(char::is_ascii_alphabetic)
+            .any(|c| short.contains(&c)),
+        _ => false,
+    }
 }
 
 /// How many arguments are not options.
@@ -217,7 +263,13 @@ fn git_writes(args: &[String]) -> Option<String> {
             .first()
             .is_some_and(|a| ["--get", "--get-all", "--list", "-l", "--get-regexp"].contains(a)),
         "worktree" => rest.first() == Some(&"list"),
-        "stash" => ["list", "show"].contains(rest.first().unwrap_or(&"")),
+        "stash" => {
+            ["list", "show"].contains(rest.first().unwrap_or(&""))
+                && !rest.iter().any(|a| a.starts_with("--ext-diff"))
+        }
+        "grep" => !rest
+            .iter()
+            .any(|a| a.starts_with("-O") || a.starts_with("--open-files-in-pager")),
         "reflog" => rest
             .first()
             .is_none_or(|a| *a == "show" || !a.chars().all(char::is_alphabetic)),
@@ -258,6 +310,9 @@ mod tests {
             "echo done; pwd",
             "find src -name '*.rs' | xargs grep -l unsafe",
             "sort -u names.txt",
+            "sort -rn counts.txt",
+            "git grep -n TODO",
+            "find . -name '*.rs' | xargs wc -l",
             "jq .name package.json",
         ] {
             assert_eq!(check(line), Ok(()), "{line}");
@@ -298,6 +353,30 @@ mod tests {
             ("eval \"$CMD\"", "cannot see what it would run"),
             ("cargo build", "`cargo` is not a read-only program"),
             ("npm test", "`npm` is not a read-only program"),
+            ("echo -delete | xargs find .", "`find"),
+            ("printf -o | xargs sort in.txt", "`sort"),
+            ("cat list | xargs sort", "gets arguments from its input"),
+            (
+                "GIT_EXTERNAL_DIFF=./x.sh git diff",
+                "sets environment variables",
+            ),
+            ("LD_PRELOAD=./evil.so cat f", "sets environment variables"),
+            (
+                "env GIT_SSH_COMMAND=./x git remote show origin",
+                "`env` sets",
+            ),
+            ("sort -uo out.txt in.txt", "`sort -uo`"),
+            ("sort --outp=out in", "`sort --outp=out`"),
+            (
+                "sort --compress-program=./x in",
+                "`sort --compress-program=./x`",
+            ),
+            ("fd -Hx rm", "`fd -Hx`"),
+            ("tree -o out.txt", "`tree -o`"),
+            ("file -C -m magic", "`file -C`"),
+            ("git grep -O./x TODO", "this form of `git grep`"),
+            ("git stash show --ext-diff", "this form of `git stash`"),
+            ("git help --web log", "`git help` is not read-only"),
         ] {
             let err = check(line).expect_err(line);
             assert!(err.contains(why), "{line}: {err}");

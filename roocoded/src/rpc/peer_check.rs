@@ -30,6 +30,13 @@ pub const GUARDED: &[&str] = &[
     // A forged history is a forged user: an imported "user" turn could approve anything.
     "session.import",
     "session.delete",
+    // A session in a mode and with an environment the command chose, for the user to
+    // resume later.
+    "session.create",
+    // Both read files the caller names (a HOME, a cwd) with the daemon's rights,
+    // outside the command's sandbox.
+    "agent.definitions",
+    "doctor.run",
     "daemon.shutdown",
 ];
 
@@ -156,4 +163,43 @@ fn refused(method: &str, why: &str) -> ErrorObjectOwned {
         ),
         None,
     )
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stat_fields_follow_the_last_parenthesis() {
+        let s = parse_stat("4242 (a) b (c)) S 17 4242 99 0 -1").unwrap();
+        assert_eq!((s.ppid, s.pgrp, s.session), (17, 4242, 99));
+        assert!(parse_stat("garbage").is_none());
+    }
+
+    #[test]
+    fn a_descendant_of_a_command_group_is_a_command_even_after_setsid() {
+        // This test process stands for the peer; its parent chain is real.
+        let me = std::process::id() as i32;
+        let stat = read_stat(me).unwrap();
+        let none = HashSet::new();
+        assert!(matches!(check(me, &none, 0), Verdict::Allowed));
+        // Our own group recorded as a command's: we are inside it.
+        let ours = HashSet::from([stat.pgrp]);
+        assert!(matches!(check(me, &ours, 0), Verdict::Command(_)));
+        // Only our parent is recorded (as after a setsid out of its group): the walk
+        // up the parents still finds it.
+        if stat.ppid > 1 {
+            let parent = HashSet::from([stat.ppid]);
+            match check(me, &parent, 0) {
+                Verdict::Command(hit) => assert_eq!(hit.pid, stat.ppid),
+                _ => panic!("the parent's group was not found"),
+            }
+        }
+        // The walk stops at the daemon: what is above it does not count.
+        if stat.ppid > 1 {
+            let parent = HashSet::from([stat.ppid]);
+            assert!(matches!(check(me, &parent, me), Verdict::Allowed));
+        }
+        // A process that is gone cannot be checked.
+        assert!(matches!(check(i32::MAX - 1, &none, 0), Verdict::Unknown(_)));
+    }
 }

@@ -5,72 +5,14 @@
 //! usable. The local server records every request, so "not delivered" is checked, not
 //! assumed.
 
-use std::sync::{Arc, Mutex};
-
 use nix::sys::signal::Signal;
 use roocode_tests::mock_llm::{Reply, Script, ToolCall};
+use roocode_tests::recorder::Recorder;
 use serde_json::json;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::TcpListener;
 
 use crate::harness::World;
 
 const CANARY: &str = "canary-5e1f0b7d";
-
-/// A loopback HTTP server that answers every request with a short page and records
-/// `<path> <host header>` of each.
-struct Recorder {
-    port: u16,
-    seen: Arc<Mutex<Vec<String>>>,
-}
-
-impl Recorder {
-    async fn start() -> Self {
-        Self::serving("received").await
-    }
-
-    /// A recorder whose every answer is `body`.
-    async fn serving(body: &'static str) -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let port = listener.local_addr().unwrap().port();
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let log = seen.clone();
-        tokio::spawn(async move {
-            while let Ok((mut stream, _)) = listener.accept().await {
-                let log = log.clone();
-                tokio::spawn(async move {
-                    let mut request = Vec::new();
-                    let mut buf = [0u8; 1024];
-                    while !request.windows(4).any(|w| w == b"\r\n\r\n") {
-                        match stream.read(&mut buf).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => request.extend_from_slice(&buf[..n]),
-                        }
-                    }
-                    let text = String::from_utf8_lossy(&request).to_string();
-                    let path = text.split_whitespace().nth(1).unwrap_or("/").to_string();
-                    let host = text
-                        .lines()
-                        .find_map(|l| l.strip_prefix("host: ").or(l.strip_prefix("Host: ")))
-                        .unwrap_or("")
-                        .to_string();
-                    log.lock().unwrap().push(format!("{path} {host}"));
-                    let response = format!(
-                        "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\
-                         Connection: close\r\n\r\n{body}",
-                        body.len()
-                    );
-                    let _ = stream.write_all(response.as_bytes()).await;
-                });
-            }
-        });
-        Self { port, seen }
-    }
-
-    fn seen(&self) -> Vec<String> {
-        self.seen.lock().unwrap().clone()
-    }
-}
 
 fn fetch(url: &str) -> Reply {
     Reply::tool_calls(vec![ToolCall::new("WebFetch", json!({ "url": url }))])
@@ -103,8 +45,8 @@ fn last_result(w: &World, index: usize) -> (String, bool) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_secret_read_from_env_reaches_a_loopback_server_only_after_approval() {
-    let server = Recorder::start().await;
-    let leak = format!("http://127.0.0.1:{}/?k={CANARY}", server.port);
+    let server = Recorder::serving("received").await.unwrap();
+    let leak = format!("http://127.0.0.1:{}/?k={CANARY}", server.port());
     let w = World::new(
         Script::new()
             // Turn 1 (default mode): read the secret, try to send it; denied.
@@ -118,9 +60,9 @@ async fn a_secret_read_from_env_reaches_a_loopback_server_only_after_approval() 
             .reply(fetch(&leak))
             .reply(Reply::text("Still not sent."))
             // Turn 3 (default): approved always; turn 4: another spelling, not asked.
-            .reply(fetch(&format!("http://127.0.0.1:{}/docs", server.port)))
+            .reply(fetch(&format!("http://127.0.0.1:{}/docs", server.port())))
             .reply(Reply::text("Read the docs."))
-            .reply(fetch(&format!("http://2130706433:{}/more", server.port)))
+            .reply(fetch(&format!("http://2130706433:{}/more", server.port())))
             .reply(Reply::text("Read more.")),
     )
     .await;
@@ -204,16 +146,16 @@ async fn a_secret_read_from_env_reaches_a_loopback_server_only_after_approval() 
     assert_eq!(
         server.seen(),
         [
-            format!("/docs 127.0.0.1:{}", server.port),
-            format!("/more 127.0.0.1:{}", server.port),
+            format!("/docs 127.0.0.1:{}", server.port()),
+            format!("/more 127.0.0.1:{}", server.port()),
         ]
     );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rule_naming_127_0_0_1_keeps_a_local_server_usable_under_every_spelling() {
-    let server = Recorder::start().await;
-    let port = server.port;
+    let server = Recorder::serving("received").await.unwrap();
+    let port = server.port();
     let w = World::new(
         Script::new()
             .reply(Reply::tool_calls(vec![ToolCall::new(
@@ -248,7 +190,7 @@ const PAGE_WITH_KEY: &str = "deploy notes: AKIAIOSFODNN7EXAMPLQ is the key";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_key_in_a_fetched_page_is_redacted_before_the_prompt_model_call() {
-    let server = Recorder::serving(PAGE_WITH_KEY).await;
+    let server = Recorder::serving(PAGE_WITH_KEY).await.unwrap();
     let w = World::new(
         Script::new()
             .rule(
@@ -257,7 +199,7 @@ async fn a_key_in_a_fetched_page_is_redacted_before_the_prompt_model_call() {
             )
             .reply(Reply::tool_calls(vec![ToolCall::new(
                 "WebFetch",
-                json!({"url": format!("http://127.0.0.1:{}/notes", server.port),
+                json!({"url": format!("http://127.0.0.1:{}/notes", server.port()),
                        "prompt": "what does it say?"}),
             )]))
             .reply(Reply::text("Done.")),

@@ -5,16 +5,15 @@
 //! again. Servers record every request, so "not fetched" means no request arrived.
 
 use std::collections::HashMap;
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
 use reqwest::Url;
+use roocode_tests::recorder::Recorder;
 use serde_json::json;
-use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-use tokio::net::TcpListener;
 
 use super::resolve::Lookup;
 use super::{Fetched, MAX_BODY_BYTES, NotFollowed, fetch};
@@ -23,62 +22,9 @@ use crate::tools::test_support::Project;
 use crate::tools::{Approval, Human, PlanVerdict, ToolError};
 
 /// A loopback server answering `/page` with a text page and `/hop?to=URL` with a
-/// redirect to URL; it records `<path> <host header>` of every request.
-struct Site {
-    addr: SocketAddr,
-    seen: Arc<Mutex<Vec<String>>>,
-}
-
-impl Site {
-    async fn start() -> Self {
-        let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let seen = Arc::new(Mutex::new(Vec::new()));
-        let log = seen.clone();
-        tokio::spawn(async move {
-            while let Ok((mut stream, _)) = listener.accept().await {
-                let log = log.clone();
-                tokio::spawn(async move {
-                    let mut request = Vec::new();
-                    let mut buf = [0u8; 1024];
-                    while !request.windows(4).any(|w| w == b"\r\n\r\n") {
-                        match stream.read(&mut buf).await {
-                            Ok(0) | Err(_) => return,
-                            Ok(n) => request.extend_from_slice(&buf[..n]),
-                        }
-                    }
-                    let text = String::from_utf8_lossy(&request).to_string();
-                    let path = text.split_whitespace().nth(1).unwrap_or("/").to_string();
-                    let host = text
-                        .lines()
-                        .find_map(|l| l.strip_prefix("host: ").or(l.strip_prefix("Host: ")))
-                        .unwrap_or("")
-                        .to_string();
-                    log.lock().unwrap().push(format!("{path} {host}"));
-                    let response = match path.strip_prefix("/hop?to=") {
-                        Some(to) => format!(
-                            "HTTP/1.1 302 Found\r\nLocation: {to}\r\nContent-Length: 0\r\n\
-                             Connection: close\r\n\r\n"
-                        ),
-                        None => "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\
-                                 Content-Length: 6\r\nConnection: close\r\n\r\nsecret"
-                            .to_string(),
-                    };
-                    let _ = stream.write_all(response.as_bytes()).await;
-                    let _ = stream.shutdown().await;
-                });
-            }
-        });
-        Self { addr, seen }
-    }
-
-    fn port(&self) -> u16 {
-        self.addr.port()
-    }
-
-    fn seen(&self) -> Vec<String> {
-        self.seen.lock().unwrap().clone()
-    }
+/// redirect to URL, recording `<path> <host header>` of every request.
+async fn site() -> Recorder {
+    Recorder::serving("secret").await.unwrap()
 }
 
 /// A resolver answering from `table`, counting its lookups.
@@ -130,7 +76,7 @@ fn page_text(fetched: Result<Fetched, ToolError>) -> String {
 
 #[tokio::test]
 async fn a_name_that_resolves_to_a_local_address_is_refused_with_nobody_to_ask() {
-    let site = Site::start().await;
+    let site = site().await;
     let port = site.port();
     let (lookup, _) = fake_lookup(&[
         ("intranet.test", &["10.0.0.7"]),
@@ -175,7 +121,7 @@ async fn a_name_that_resolves_to_a_local_address_is_refused_with_nobody_to_ask()
 
 #[tokio::test]
 async fn a_rule_naming_the_host_allows_local_addresses_and_the_checked_address_is_used() {
-    let site = Site::start().await;
+    let site = site().await;
     let port = site.port();
     let (lookup, lookups) = fake_lookup(&[
         ("docs.test", &["127.0.0.1"]),
@@ -200,7 +146,7 @@ async fn a_rule_naming_the_host_allows_local_addresses_and_the_checked_address_i
 
 #[tokio::test]
 async fn a_redirect_to_another_local_port_is_followed_only_if_the_gate_allows_it() {
-    let (a, b) = (Site::start().await, Site::start().await);
+    let (a, b) = (site().await, site().await);
     let (lookup, _) = fake_lookup(&[]);
     let target = format!("http://2130706433:{}/page", b.port());
     let start = format!("http://127.0.0.1:{}/hop?to={target}", a.port());
@@ -256,7 +202,7 @@ async fn a_redirect_to_another_local_port_is_followed_only_if_the_gate_allows_it
 
 #[tokio::test]
 async fn a_redirect_to_a_public_name_that_resolves_locally_is_refused_at_resolution() {
-    let (a, b) = (Site::start().await, Site::start().await);
+    let (a, b) = (site().await, site().await);
     let (lookup, lookups) = fake_lookup(&[("evil.test", &["127.0.0.1"])]);
     let start = format!(
         "http://127.0.0.1:{}/hop?to=http://evil.test:{}/page",
@@ -333,7 +279,7 @@ impl Human for Answering {
 
 #[tokio::test]
 async fn a_name_that_resolves_locally_is_put_to_the_user_and_the_approved_addresses_are_used() {
-    let site = Site::start().await;
+    let site = site().await;
     let port = site.port();
     let url = format!("http://wiki.corp.test:{port}/page");
     let (lookup, lookups) = fake_lookup(&[("wiki.corp.test", &["127.0.0.1"])]);
@@ -398,7 +344,7 @@ async fn a_name_that_resolves_locally_is_put_to_the_user_and_the_approved_addres
 
 #[tokio::test]
 async fn a_deny_rule_naming_an_address_covers_every_name_that_resolves_to_it() {
-    let site = Site::start().await;
+    let site = site().await;
     let port = site.port();
     let (lookup, _) = fake_lookup(&[
         ("alias.test", &["127.0.0.1"]),

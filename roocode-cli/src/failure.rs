@@ -93,6 +93,9 @@ fn hint(code: RpcErrorCode) -> Option<&'static str> {
         RpcErrorCode::AmbiguousSession => Some("give more characters of the id"),
         RpcErrorCode::Busy => Some("cancel it first with `roocode-cli cancel`"),
         RpcErrorCode::RequestNotFound => Some("list the waiting ones with `roocode-cli pending`"),
+        RpcErrorCode::MethodNotFound => Some(
+            "the daemon is older than this client: restart it with `roocode-cli daemon restart`",
+        ),
         _ => None,
     }
 }

@@ -82,6 +82,9 @@ pub struct SessionRuntime {
     /// A permission-relevant config change the user refused during a turn: the next
     /// turn asks again if the files still say the same (see `agent::turn_config`).
     pub refused_config: std::sync::Mutex<Option<crate::agent::turn_config::Refused>>,
+    /// The sandbox's warnings were told at this session's first turn (see
+    /// `agent::sandbox_notice`).
+    pub sandbox_announced: std::sync::atomic::AtomicBool,
 }
 
 impl SessionRuntime {
@@ -99,6 +102,7 @@ impl SessionRuntime {
             shell: Arc::new(ShellState::new()),
             context: tokio::sync::Mutex::new(None),
             refused_config: std::sync::Mutex::new(None),
+            sandbox_announced: std::sync::atomic::AtomicBool::new(false),
         }
     }
 }

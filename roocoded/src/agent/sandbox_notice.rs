@@ -5,7 +5,10 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
+use std::sync::atomic::Ordering;
+
 use super::Engine;
+use super::runtime::SessionRuntime;
 use crate::sandbox::{self, SandboxSettings};
 
 /// At the first turn of a session (per daemon): one `error` event of kind `sandbox`
@@ -13,16 +16,11 @@ use crate::sandbox::{self, SandboxSettings};
 /// allows, or refused, or project settings ignored). Nothing when all is well. At the
 /// turn's start rather than at `session.create`, so that the client following the turn
 /// shows it.
-pub(super) async fn announce(engine: &Engine, session_id: &str) {
-    static ANNOUNCED: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-    {
-        let mut done = ANNOUNCED.lock().unwrap_or_else(|p| p.into_inner());
-        if done.iter().any(|id| id == session_id) {
-            return;
-        }
-        done.push(session_id.to_string());
+pub(super) async fn announce(engine: &Engine, rt: &SessionRuntime) {
+    if rt.sandbox_announced.swap(true, Ordering::Relaxed) {
+        return;
     }
-    let Ok(Some(row)) = engine.store().session(session_id).await else {
+    let Ok(Some(row)) = engine.store().session(&rt.id).await else {
         return;
     };
     let root = Path::new(&row.root);

@@ -9,14 +9,24 @@ use super::{AgentError, Engine};
 use crate::context::budget::EstimatedContext;
 
 impl Engine {
-    /// Empties the model context (`/clear`); refused while a turn runs.
+    /// Empties the model context (`/clear`); refused while a turn runs. A running turn
+    /// holds the cached context, so holding it here (not just checking `running`, then
+    /// rewriting) keeps a turn that starts meanwhile from being wiped when it ends; that
+    /// turn waits and starts from the cleared context.
     pub async fn clear_context(&self, id: &str) -> Result<(), AgentError> {
-        if let Some(rt) = self.runtimes.get(id)
-            && rt.state.lock().await.running.is_some()
-        {
-            return Err(AgentError::Busy("clear the context".into()));
+        let busy = || AgentError::Busy("clear the context".into());
+        match self.runtimes.get(id) {
+            Some(rt) => {
+                let mut cached = rt.context.try_lock().map_err(|_| busy())?;
+                if rt.state.lock().await.running.is_some() {
+                    return Err(busy());
+                }
+                *cached = None;
+                self.store.replace_context(id, &[]).await?;
+                *cached = Some(EstimatedContext::new(Vec::new()));
+            }
+            None => self.store.replace_context(id, &[]).await?,
         }
-        self.rewrite_context(id, Vec::new()).await?;
         self.events
             .append(id, id, EventPayload::ContextCleared)
             .await?;

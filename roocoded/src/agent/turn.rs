@@ -186,7 +186,7 @@ impl Turn<'_> {
             turn_id: self.turn_id.to_string(),
         })
         .await?;
-        super::sandbox_notice::announce(self.engine, self.id()).await;
+        super::sandbox_notice::announce(self.engine, self.rt).await;
         Ok(Ok(live))
     }
 

@@ -1,10 +1,13 @@
 //! The permission-relevant part of a configuration (issue 9, item 2): the keys that
 //! decide what the agent may do — `permissions` (rules, mode, additional directories,
-//! protected branches), `sandbox`, `env`, `security`, `hooks` and `mcp_servers`. A turn
+//! protected branches), `sandbox`, `env`, `security`, `tools`, `agents.custom_disallowed`,
+//! `hooks` and `mcp_servers`. A turn
 //! applies a change to them that appears while it runs only after the user approved it;
 //! [`Guarded::changes`] is what the user is shown.
 
-use super::{Config, EnvConfig, PermissionsConfig, RawValue, SandboxConfig, SecurityConfig};
+use super::{
+    Config, EnvConfig, PermissionsConfig, RawValue, SandboxConfig, SecurityConfig, ToolsConfig,
+};
 
 /// The permission-relevant keys of a merged configuration.
 #[derive(Debug, Clone, PartialEq)]
@@ -13,6 +16,9 @@ pub struct Guarded {
     sandbox: SandboxConfig,
     env: EnvConfig,
     security: SecurityConfig,
+    /// Which tools exist: removing a `tools.disabled` entry gives one back.
+    tools: ToolsConfig,
+    custom_disallowed: Vec<String>,
     hooks: Option<RawValue>,
     mcp_servers: Option<RawValue>,
 }
@@ -24,6 +30,8 @@ impl Guarded {
             sandbox: config.sandbox.clone(),
             env: config.env.clone(),
             security: config.security.clone(),
+            tools: config.tools.clone(),
+            custom_disallowed: config.agents.custom_disallowed.clone(),
             hooks: config.hooks.clone(),
             mcp_servers: config.mcp_servers.clone(),
         }
@@ -35,6 +43,8 @@ impl Guarded {
         config.sandbox = self.sandbox.clone();
         config.env = self.env.clone();
         config.security = self.security.clone();
+        config.tools = self.tools.clone();
+        config.agents.custom_disallowed = self.custom_disallowed.clone();
         config.hooks = self.hooks.clone();
         config.mcp_servers = self.mcp_servers.clone();
     }
@@ -94,6 +104,19 @@ impl Guarded {
             "security.redact",
             &self.security.redact,
             &newer.security.redact,
+        );
+        list(
+            &mut out,
+            "tools.disabled",
+            &self.tools.disabled,
+            &newer.tools.disabled,
+        );
+        scalar(&mut out, "tools.bash", &self.tools.bash, &newer.tools.bash);
+        list(
+            &mut out,
+            "agents.custom_disallowed",
+            &self.custom_disallowed,
+            &newer.custom_disallowed,
         );
         raw(&mut out, "hooks", &self.hooks, &newer.hooks);
         raw(
@@ -175,6 +198,23 @@ mod tests {
                 "sandbox.network: (not set) → Deny",
                 "security.redact: (not set) → false",
                 "hooks changed: - event: x",
+            ]
+        );
+    }
+
+    #[test]
+    fn giving_a_tool_back_is_a_change_to_approve() {
+        let a = parse(
+            "tools: {disabled: [WebFetch], bash: false}\nagents: {custom_disallowed: [Bash]}\n",
+        );
+        let b = parse("tools: {}\n");
+        let changes = Guarded::of(&a).changes(&Guarded::of(&b));
+        assert_eq!(
+            changes,
+            [
+                "- tools.disabled: WebFetch",
+                "tools.bash: false → (not set)",
+                "- agents.custom_disallowed: Bash",
             ]
         );
     }

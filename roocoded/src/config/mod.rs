@@ -198,9 +198,10 @@ impl Config {
         append_unique(&mut self.env.forward, env.forward);
         override_with(&mut self.security.redact, security.redact);
         append_unique(&mut self.tools.disabled, tools.disabled);
-        override_with(&mut self.agents.max_concurrent, agents.max_concurrent);
-        override_with(&mut self.agents.timeout_s, agents.timeout_s);
-        override_with(&mut self.agents.auto_background_s, agents.auto_background_s);
+        // Limits only tighten: a committed project file cannot raise the user's.
+        tighten(&mut self.agents.max_concurrent, agents.max_concurrent);
+        tighten(&mut self.agents.timeout_s, agents.timeout_s);
+        tighten(&mut self.agents.auto_background_s, agents.auto_background_s);
         append_unique(&mut self.agents.custom_disallowed, agents.custom_disallowed);
         // Files only take tools away: a `bash: false` is never undone.
         if self.tools.bash != Some(false) {
@@ -291,6 +292,14 @@ fn override_with<T>(slot: &mut Option<T>, later: Option<T>) {
     if later.is_some() {
         *slot = later;
     }
+}
+
+/// The smaller of the two, where set.
+fn tighten<T: Ord + Copy>(slot: &mut Option<T>, later: Option<T>) {
+    *slot = match (*slot, later) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    };
 }
 
 fn append_unique(list: &mut Vec<String>, later: Vec<String>) {

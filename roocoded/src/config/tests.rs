@@ -223,7 +223,7 @@ fn tools_and_agents_sections_merge_by_tightening() {
     .unwrap();
     let later = Config::parse(
         p,
-        "tools: {disabled: [Memory], bash: true}\nagents: {timeout_s: 60, custom_disallowed: [WebFetch]}\n",
+        "tools: {disabled: [Memory], bash: true}\nagents: {max_concurrent: 64, timeout_s: 60, custom_disallowed: [WebFetch]}\n",
     )
     .unwrap();
     c.merge(later);
@@ -235,7 +235,10 @@ fn tools_and_agents_sections_merge_by_tightening() {
     );
     assert_eq!(c.agents.custom_disallowed, ["Bash", "WebFetch"]);
     let limits = c.agents_limits();
-    assert_eq!(limits.max_concurrent, 4);
+    assert_eq!(
+        limits.max_concurrent, 4,
+        "a later file cannot raise a limit"
+    );
     assert_eq!(limits.timeout, std::time::Duration::from_secs(60));
     assert_eq!(limits.auto_background, std::time::Duration::from_secs(120));
     let defaults = Config::default().agents_limits();

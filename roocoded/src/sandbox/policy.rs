@@ -11,8 +11,10 @@
 //! - **Read-only islands** inside writable places: each workspace's `.git/config`,
 //!   `.git/hooks/` (and the directory `core.hooksPath` names), `.roocode/`, `.claude/`
 //!   and `.mcp.json` — what RooCode, Claude Code, MCP clients and git run or obey.
-//! - **Hidden** (an empty tmpfs; `/dev/null` for a file): `~/.ssh`, `~/.gnupg`, `~/.aws`,
-//!   `~/.config/gcloud`, `~/.kube`, `~/.docker/config.json`, RooCode's own home (config,
+//! - **Hidden** (an empty tmpfs; `/dev/null` for a file): the home's credential places
+//!   (`~/.ssh`, `~/.gnupg`, `~/.aws`, `~/.config/gcloud`, `~/.kube`, `~/.docker/config.json`,
+//!   `~/.config/gh/hosts.yml`, cargo's credentials, `~/.azure`, `~/.password-store`) and
+//!   credential files (`~/.netrc`, `~/.git-credentials`, …), RooCode's own home (config,
 //!   data with the database, state, the run directory with the socket) and
 //!   `sandbox.deny_read`.
 //!
@@ -72,15 +74,9 @@ pub struct PolicyInputs<'a> {
 
 /// Writable tool caches, relative to a home, used only where they exist.
 pub const DEFAULT_WRITABLE_IN_HOME: &[&str] = &[".cargo/registry", ".cache", ".npm", ".rustup"];
-/// Hidden credential stores, relative to a home.
-pub const DEFAULT_HIDDEN_IN_HOME: &[&str] = &[
-    ".ssh",
-    ".gnupg",
-    ".aws",
-    ".config/gcloud",
-    ".kube",
-    ".docker/config.json",
-];
+/// Credential files directly in a home (the home-level names of
+/// [`crate::permission::secrets::SECRET_NAMES`]).
+const HOME_SECRET_FILES: &[&str] = &[".netrc", ".git-credentials", ".pgpass", ".npmrc", ".pypirc"];
 /// Read-only islands relative to each writable workspace.
 const ISLANDS: &[&str] = &[
     ".git/config",
@@ -125,7 +121,9 @@ impl Policy {
             for rel in DEFAULT_WRITABLE_IN_HOME {
                 wanted.push((home.join(rel), Access::Writable));
             }
-            for rel in DEFAULT_HIDDEN_IN_HOME {
+            // The credential places the file tools guard are the ones commands cannot see.
+            let places = crate::permission::secrets::HOME_PLACES.iter();
+            for rel in places.chain(HOME_SECRET_FILES) {
                 wanted.push((home.join(rel), Access::Hidden));
             }
         }

@@ -47,8 +47,8 @@ pub fn doctor_checks(caps: &Capabilities, settings: &SandboxSettings) -> Vec<Doc
                 "{} works here: commands see / read-only, write only the workspace, the \
                  additional directories, sandbox.allow_write and their TMPDIR; \
                  .git/config, .git/hooks, .roocode/, .claude/, .mcp.json read-only; \
-                 ~/.ssh, ~/.gnupg, ~/.aws, ~/.config/gcloud, ~/.kube, \
-                 ~/.docker/config.json, RooCode's home and sandbox.deny_read hidden; \
+                 the home's credential places (~/.ssh, ~/.gnupg, ~/.aws, ~/.netrc, …), \
+                 RooCode's home and sandbox.deny_read hidden; \
                  own PID namespace; no capabilities",
                 path.display()
             ),

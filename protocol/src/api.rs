@@ -8,7 +8,7 @@ use jsonrpsee::core::SubscriptionResult;
 use jsonrpsee::proc_macros::rpc;
 use jsonrpsee::types::ErrorObjectOwned;
 
-use crate::agents::AgentDefinitions;
+use crate::agents::{AgentDefinitions, AgentInfo};
 use crate::daemon::{ClientInfo, DaemonInfo, HelloResponse};
 use crate::doctor::DoctorReport;
 use crate::event::Event;
@@ -54,8 +54,14 @@ pub trait SessionApi {
     async fn create(&self, params: CreateParams) -> RpcResult<SessionInfo>;
 
     /// Sessions by last activity, newest first; `root` filters by project root.
+    /// Main sessions only, unless `all` (then sub-agents' sessions too).
     #[method(name = "list", param_kind = map)]
-    async fn list(&self, root: Option<String>, limit: Option<u32>) -> RpcResult<Vec<SessionInfo>>;
+    async fn list(
+        &self,
+        root: Option<String>,
+        limit: Option<u32>,
+        all: Option<bool>,
+    ) -> RpcResult<Vec<SessionInfo>>;
 
     /// `session_id` may be a unique prefix.
     #[method(name = "get", param_kind = map)]
@@ -168,6 +174,26 @@ pub trait AgentApi {
         cwd: String,
         env: crate::session::ClientEnv,
     ) -> RpcResult<AgentDefinitions>;
+
+    /// Sub-agents, oldest first: of `session_id`'s tree (any session of it; a unique
+    /// prefix is fine), or of every session when absent.
+    #[method(name = "list", param_kind = map)]
+    async fn list(&self, session_id: Option<String>) -> RpcResult<Vec<AgentInfo>>;
+
+    /// One sub-agent, with its result once it has one.
+    #[method(name = "get", param_kind = map)]
+    async fn get(&self, agent_id: String) -> RpcResult<AgentInfo>;
+
+    /// Stops a sub-agent (its running turn is cancelled; it ends `cancelled`). Returns
+    /// whether it was still running or queued.
+    #[method(name = "stop", param_kind = map)]
+    async fn stop(&self, agent_id: String) -> RpcResult<bool>;
+
+    /// Moves a running foreground sub-agent to the background: its parent's turn goes
+    /// on at once and gets its result later as a task notification. Returns whether it
+    /// moved (false: it was in the background already, or has ended).
+    #[method(name = "background", param_kind = map)]
+    async fn background(&self, agent_id: String) -> RpcResult<bool>;
 }
 
 /// `doctor.*`: the health report of `roocode-cli doctor`.

@@ -195,6 +195,41 @@ pub enum EventPayload {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<ErrorInfo>,
     },
+    /// A sub-agent started (on its parent's stream; `agent_id` is the child's).
+    AgentSpawned {
+        agent_id: String,
+        name: String,
+        agent_type: String,
+        description: String,
+        background: bool,
+    },
+    /// A running sub-agent's progress, at most once a second per agent.
+    AgentProgress {
+        agent_id: String,
+        tool_calls: u64,
+        tokens: u64,
+        /// What it did last: a tool call's name and target, or "thinking".
+        last_activity: String,
+    },
+    /// A foreground sub-agent moved to the background: the parent's turn goes on.
+    AgentBackgrounded {
+        agent_id: String,
+    },
+    /// A sub-agent ended: its state, the start of its result, its usage.
+    AgentCompleted {
+        agent_id: String,
+        state: crate::agents::AgentState,
+        summary: String,
+        usage: Usage,
+    },
+    /// A text the daemon gave the model before its next call (a task notification; later
+    /// mailbox messages, hook corrections, recovery notes): synthetic, never a user turn.
+    Injected {
+        turn_id: String,
+        /// `task_notification`, …
+        kind: String,
+        text: String,
+    },
     /// A problem worth showing that does not by itself end the turn.
     Error {
         #[serde(flatten)]
@@ -240,6 +275,11 @@ impl EventPayload {
             EventPayload::ModelChanged { .. } => "model_changed",
             EventPayload::ContextCleared => "context_cleared",
             EventPayload::TurnCompleted { .. } => "turn_completed",
+            EventPayload::AgentSpawned { .. } => "agent_spawned",
+            EventPayload::AgentProgress { .. } => "agent_progress",
+            EventPayload::AgentBackgrounded { .. } => "agent_backgrounded",
+            EventPayload::AgentCompleted { .. } => "agent_completed",
+            EventPayload::Injected { .. } => "injected",
             EventPayload::Error { .. } => "error",
             EventPayload::Snapshot { .. } => "snapshot",
             EventPayload::Resync { .. } => "resync",

@@ -9,7 +9,7 @@ use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
 
 use crate::PROTOCOL_VERSION;
-use crate::agents::AgentDefinitions;
+use crate::agents::{AgentDefinitions, AgentInfo};
 use crate::daemon::{ClientInfo, DaemonInfo, HelloResponse};
 use crate::doctor::DoctorReport;
 use crate::error::{KNOWN_CODES, RpcErrorData};
@@ -30,6 +30,7 @@ pub fn protocol_schema() -> Value {
     // (`crate::api`); whatever they contain is added beside them.
     generator.subschema_for::<ClientInfo>();
     generator.subschema_for::<AgentDefinitions>();
+    generator.subschema_for::<AgentInfo>();
     generator.subschema_for::<HelloResponse>();
     generator.subschema_for::<DaemonInfo>();
     generator.subschema_for::<CreateParams>();

@@ -254,6 +254,12 @@ pub struct PendingRequest {
     #[serde(default)]
     pub input: serde_json::Value,
     pub created_at: String,
+    /// The sub-agent that asks, when it is not the session's main agent (its requests
+    /// also show on its parent's stream, labelled with its name).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_id: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_name: Option<String>,
 }
 
 /// An answer to a permission request.

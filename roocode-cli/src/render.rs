@@ -277,6 +277,12 @@ impl Transcript {
             | EventPayload::ToolOutput { .. }
             | EventPayload::Usage { .. }
             | EventPayload::Resync { .. }
+            // Sub-agent events: shown by `roocode-cli agents` (issue 11 adds them here).
+            | EventPayload::AgentSpawned { .. }
+            | EventPayload::AgentProgress { .. }
+            | EventPayload::AgentBackgrounded { .. }
+            | EventPayload::AgentCompleted { .. }
+            | EventPayload::Injected { .. }
             | EventPayload::Unknown => {}
         }
         out

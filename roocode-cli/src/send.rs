@@ -205,7 +205,7 @@ async fn open_session(
     }
     if args.continue_latest {
         let root = cwd.to_string_lossy().into_owned();
-        if let Some(latest) = SessionApiClient::list(rpc, Some(root), Some(1))
+        if let Some(latest) = SessionApiClient::list(rpc, Some(root), Some(1), None)
             .await?
             .into_iter()
             .next()

@@ -37,7 +37,7 @@ pub async fn run(args: SessionsArgs) -> anyhow::Result<i32> {
         .map(|dir| std::fs::canonicalize(&dir).map_or(dir, |p| p.to_string_lossy().into_owned()));
     let sessions = conn
         .rpc
-        .list(root, args.limit)
+        .list(root, args.limit, None)
         .await
         .map_err(Failure::from)?;
     if args.json {

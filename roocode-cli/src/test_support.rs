@@ -151,6 +151,8 @@ pub fn pending(request_id: &str, kind: &str) -> PendingRequest {
         },
         input,
         created_at: "2026-11-30T10:00:00.000Z".into(),
+        agent_id: None,
+        agent_name: None,
     }
 }
 

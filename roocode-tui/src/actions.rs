@@ -72,7 +72,7 @@ pub fn perform(
                 .map(|()| None),
             Action::RefreshOverview => {
                 let pending = PendingApiClient::list(&*rpc).await;
-                let sessions = SessionApiClient::list(&*rpc, None, Some(50)).await;
+                let sessions = SessionApiClient::list(&*rpc, None, Some(50), None).await;
                 match (pending, sessions) {
                     (Ok(pending), Ok(sessions)) => {
                         Ok(Some(ActionResult::Overview { pending, sessions }))

@@ -131,15 +131,16 @@ async fn choose_session(
         ));
     }
     if args.continue_latest
-        && let Some(latest) = SessionApiClient::list(rpc, Some(cwd.display().to_string()), Some(1))
-            .await?
-            .into_iter()
-            .next()
+        && let Some(latest) =
+            SessionApiClient::list(rpc, Some(cwd.display().to_string()), Some(1), None)
+                .await?
+                .into_iter()
+                .next()
     {
         return Ok(Some(latest));
     }
     if args.resume {
-        let sessions = SessionApiClient::list(rpc, None, Some(200)).await?;
+        let sessions = SessionApiClient::list(rpc, None, Some(200), None).await?;
         let mut picker = Picker::new(sessions);
         let mut input = EventStream::new();
         loop {

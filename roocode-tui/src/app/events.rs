@@ -183,6 +183,12 @@ impl App {
                 self.prompts.reset_session(&session.id, prompts);
             }
             // A newer daemon's event type: nothing this build can show.
+            // Sub-agent events and injections: shown by the agents panel (issue 11).
+            EventPayload::AgentSpawned { .. }
+            | EventPayload::AgentProgress { .. }
+            | EventPayload::AgentBackgrounded { .. }
+            | EventPayload::AgentCompleted { .. }
+            | EventPayload::Injected { .. } => {}
             EventPayload::Resync { .. } | EventPayload::Unknown => {}
         }
     }

@@ -125,6 +125,8 @@ fn the_panel_refreshes_when_opened_and_opens_other_sessions_requests() {
         reason: String::new(),
         input: json!({"file_path": "/w/notes.md", "content": "hi"}),
         created_at: String::new(),
+        agent_id: None,
+        agent_name: None,
     };
     a.set_overview(vec![other], vec![]);
     assert!(a.on_key(key(KeyCode::Enter)).is_empty());
@@ -166,6 +168,8 @@ fn deny_with_feedback_and_esc_hides_the_dialog() {
             reason: String::new(),
             input: json!({"command": "cargo test"}),
             created_at: String::new(),
+            agent_id: None,
+            agent_name: None,
         }],
         vec![],
     );

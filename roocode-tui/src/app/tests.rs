@@ -100,6 +100,8 @@ fn pending(id: &str) -> PendingRequest {
         reason: "why".into(),
         input: json!({"command": "cargo test"}),
         created_at: "2026-11-30T10:00:00Z".into(),
+        agent_id: None,
+        agent_name: None,
     }
 }
 

@@ -357,6 +357,8 @@ fn overview(a: &mut App) {
                 reason: String::new(),
                 input: json!({"command": "cargo publish"}),
                 created_at: String::new(),
+                agent_id: None,
+                agent_name: None,
             },
             PendingRequest {
                 request_id: "Q7".into(),
@@ -367,6 +369,8 @@ fn overview(a: &mut App) {
                 reason: String::new(),
                 input: json!({"questions": [{"question": "Which version number?"}]}),
                 created_at: String::new(),
+                agent_id: None,
+                agent_name: None,
             },
         ],
         vec![session("S", "fix the parser"), other, idle],

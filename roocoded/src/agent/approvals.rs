@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
+use roocode_protocol::agents::AgentState;
 use roocode_protocol::event::{DecidedBy, EventPayload};
 use roocode_protocol::session::PermissionDecision;
 use serde_json::Value;
@@ -104,27 +105,27 @@ impl Approvals {
                 input: ask.input,
             })
             .await?;
-        self.events
-            .append(
-                ask.session_id,
-                ask.session_id,
-                EventPayload::PermissionRequest {
-                    request_id: id.clone(),
-                    call_id: ask.call_id.to_string(),
-                    tool: ask.tool.to_string(),
-                    input: ask.input.clone(),
-                    reason: ask.reason.to_string(),
-                },
-            )
-            .await?;
+        self.announce(
+            ask.session_id,
+            EventPayload::PermissionRequest {
+                request_id: id.clone(),
+                call_id: ask.call_id.to_string(),
+                tool: ask.tool.to_string(),
+                input: ask.input.clone(),
+                reason: ask.reason.to_string(),
+            },
+        )
+        .await?;
         tracing::info!(request = %id, tool = ask.tool, "waiting for permission");
-        tokio::select! {
-            answer = rx => Ok(answer.unwrap_or(PermissionAnswer::Cancelled)),
+        let answer = tokio::select! {
+            answer = rx => answer.unwrap_or(PermissionAnswer::Cancelled),
             _ = cancel.cancelled() => {
                 self.abandon(ask.session_id, &id, false).await?;
-                Ok(PermissionAnswer::Cancelled)
+                PermissionAnswer::Cancelled
             }
-        }
+        };
+        self.set_waiting(ask.session_id, false).await;
+        Ok(answer)
     }
 
     /// Raises an `AskUserQuestion` and waits for one answer per question.
@@ -156,24 +157,24 @@ impl Approvals {
                 input: questions,
             })
             .await?;
-        self.events
-            .append(
-                session_id,
-                session_id,
-                EventPayload::Question {
-                    request_id: id.clone(),
-                    call_id: call_id.to_string(),
-                    questions: questions.clone(),
-                },
-            )
-            .await?;
-        tokio::select! {
-            answers = rx => Ok(answers.ok()),
+        self.announce(
+            session_id,
+            EventPayload::Question {
+                request_id: id.clone(),
+                call_id: call_id.to_string(),
+                questions: questions.clone(),
+            },
+        )
+        .await?;
+        let answers = tokio::select! {
+            answers = rx => answers.ok(),
             _ = cancel.cancelled() => {
                 self.abandon(session_id, &id, true).await?;
-                Ok(None)
+                None
             }
-        }
+        };
+        self.set_waiting(session_id, false).await;
+        Ok(answers)
     }
 
     /// Withdraws a request whose turn was cancelled; clients close their prompts.
@@ -201,7 +202,7 @@ impl Approvals {
                 decided_by,
             }
         };
-        self.events.append(session_id, session_id, payload).await?;
+        self.announce(session_id, payload).await?;
         Ok(())
     }
 
@@ -232,17 +233,15 @@ impl Approvals {
         self.store
             .resolve_pending(id, PendingStatus::Resolved, Some(decision.as_str()))
             .await?;
-        self.events
-            .append(
-                &session_id,
-                &session_id,
-                EventPayload::PermissionResolved {
-                    request_id: id.to_string(),
-                    decision: decision.as_str().to_string(),
-                    decided_by,
-                },
-            )
-            .await?;
+        self.announce(
+            &session_id,
+            EventPayload::PermissionResolved {
+                request_id: id.to_string(),
+                decision: decision.as_str().to_string(),
+                decided_by,
+            },
+        )
+        .await?;
         let answer = match decision {
             PermissionDecision::Allow => PermissionAnswer::Allow,
             PermissionDecision::AllowAlways => PermissionAnswer::AllowAlways,
@@ -286,19 +285,56 @@ impl Approvals {
         self.store
             .resolve_pending(id, PendingStatus::Resolved, Some("answered"))
             .await?;
-        self.events
-            .append(
-                &session_id,
-                &session_id,
-                EventPayload::QuestionResolved {
-                    request_id: id.to_string(),
-                    answers: Value::from(answers.clone()),
-                    decided_by,
-                },
-            )
-            .await?;
+        self.announce(
+            &session_id,
+            EventPayload::QuestionResolved {
+                request_id: id.to_string(),
+                answers: Value::from(answers.clone()),
+                decided_by,
+            },
+        )
+        .await?;
         let _ = tx.send(answers);
         Ok(())
+    }
+
+    /// Appends `payload` to the session's log and, when the session is a sub-agent, to
+    /// its parent's too (with the child's agent id), so a child waiting for a human shows
+    /// where its parent's watchers look; a request raised marks the child `waiting`.
+    async fn announce(&self, session_id: &str, payload: EventPayload) -> Result<(), AgentError> {
+        let raised = matches!(
+            payload,
+            EventPayload::PermissionRequest { .. } | EventPayload::Question { .. }
+        );
+        self.events
+            .append(session_id, session_id, payload.clone())
+            .await?;
+        if let Some(agent) = self.store.agent(session_id).await? {
+            self.events
+                .append(&agent.parent_id, session_id, payload)
+                .await?;
+            if raised {
+                self.set_waiting(session_id, true).await;
+            }
+        }
+        Ok(())
+    }
+
+    /// A sub-agent's state while a request of its waits (`waiting`) and after.
+    async fn set_waiting(&self, session_id: &str, waiting: bool) {
+        let Ok(Some(agent)) = self.store.agent(session_id).await else {
+            return;
+        };
+        let (from, to) = if waiting {
+            (AgentState::Running, AgentState::Waiting)
+        } else {
+            (AgentState::Waiting, AgentState::Running)
+        };
+        if agent.state == from
+            && let Err(e) = self.store.set_agent_state(session_id, to).await
+        {
+            tracing::warn!(agent = %session_id, "cannot record the agent's state: {e}");
+        }
     }
 
     async fn session_of_request(&self, id: &str) -> Result<Option<String>, AgentError> {

@@ -37,6 +37,8 @@ pub struct Engine {
     pub(super) tasks: TaskTracker,
     pub(super) approvals: Approvals,
     pub(super) processes: ProcessBook,
+    /// The live side of running sub-agents.
+    pub(super) children: super::children::Book,
 }
 
 impl Engine {
@@ -57,6 +59,7 @@ impl Engine {
             tools: Arc::new(Registry::with_builtins()),
             runtimes: Runtimes::default(),
             tasks: TaskTracker::new(),
+            children: super::children::Book::default(),
         }
     }
 
@@ -108,13 +111,15 @@ impl Engine {
         crate::llm::context_window(model, &config).ok()
     }
 
-    /// Sessions by last activity; `dir` (any directory) filters by its project root.
+    /// Sessions by last activity; `dir` (any directory) filters by its project root;
+    /// main sessions only unless `all`.
     pub async fn list(
         &self,
         dir: Option<&str>,
         limit: u32,
+        all: bool,
     ) -> Result<Vec<SessionInfo>, AgentError> {
-        self.sessions.list(dir, limit).await
+        self.sessions.list(dir, limit, all).await
     }
 
     /// (sessions, running turns).
@@ -224,8 +229,17 @@ impl Engine {
         Ok(info)
     }
 
-    pub async fn delete(&self, id: &str) -> Result<(), AgentError> {
+    /// Deletes a session; its sub-agents are stopped first (and deleted with it).
+    pub async fn delete(self: &Arc<Self>, id: &str) -> Result<(), AgentError> {
         let row = self.resolve(id).await?;
+        self.stop_children(&row.id).await?;
+        for child in self.store.children(&row.id).await? {
+            if let Some(rt) = self.runtimes.get(&child.id) {
+                rt.shell.kill_all().await;
+            }
+            self.runtimes.remove(&child.id);
+            self.events.forget(&child.id);
+        }
         if let Some(rt) = self.runtimes.get(&row.id) {
             let ended = rt.turn_ended.notified();
             let running = {

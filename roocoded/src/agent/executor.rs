@@ -16,6 +16,7 @@ use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
 use super::approvals::{PermissionAnswer, PermissionAsk};
+use super::children::{ChildHost, ParentCall};
 use super::human::CallHuman;
 use super::runtime::SessionRuntime;
 use super::settings::TurnSettings;
@@ -159,6 +160,7 @@ fn base_context(
         processes: Some(engine.processes.for_session(&row.id)),
         memory_dirs: Some(memory_dirs.clone()),
         gate: None,
+        agents: agent_host(engine, rt, settings, cancel),
         sandbox: Some(crate::sandbox::for_session(
             &engine.paths,
             std::path::Path::new(&row.root),
@@ -168,6 +170,28 @@ fn base_context(
             &settings.sandbox,
         )),
     }
+}
+
+/// A main agent's sub-agents (children start none of their own).
+fn agent_host(
+    engine: &Arc<Engine>,
+    rt: &Arc<SessionRuntime>,
+    settings: &TurnSettings<'_>,
+    cancel: &CancellationToken,
+) -> Option<Arc<dyn tools::AgentHost>> {
+    if settings.session.kind != roocode_protocol::session::SessionKind::Main {
+        return None;
+    }
+    let parent = ParentCall {
+        session: settings.session.clone(),
+        env: settings.env.clone(),
+        config: settings.config.clone(),
+        system_prompt: settings.agent.system_prompt.clone(),
+        tool_names: settings.agent.tools.names().map(str::to_string).collect(),
+        cancel: cancel.clone(),
+        files: rt.files.clone(),
+    };
+    Some(Arc::new(ChildHost::new(engine.clone(), parent)))
 }
 
 /// Live output of running calls becomes `tool_output` events, in arrival order, until
@@ -354,6 +378,9 @@ async fn execute(
                 known.join(", ")
             );
             return (ToolOutput::error(text), true);
+        }
+        Err(e @ CallError::NotForThisAgent { .. }) => {
+            return (ToolOutput::error(e.to_string()), true);
         }
         _ if ctx.cancel.is_cancelled() => return (ToolOutput::error(INTERRUPTED_BY_USER), false),
         Err(CallError::InvalidInput(problems)) => return (ToolOutput::error(problems), false),

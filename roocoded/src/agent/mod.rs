@@ -11,6 +11,7 @@
 
 mod approvals;
 mod call_row;
+mod children;
 mod compaction;
 #[cfg(test)]
 mod context_cache_tests;

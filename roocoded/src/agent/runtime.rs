@@ -49,6 +49,10 @@ pub struct RuntimeState {
     pub env: ClientEnv,
     pub running: Option<Running>,
     pub queue: VecDeque<Queued>,
+    /// Something was queued in the agent's inbox since its turn last looked: the turn
+    /// loop runs another turn instead of going idle. Many items queued together wake
+    /// it once.
+    pub woken: bool,
 }
 
 /// One session's in-memory side.
@@ -95,6 +99,7 @@ impl SessionRuntime {
                 env: ClientEnv::default(),
                 running: None,
                 queue,
+                woken: false,
             }),
             turn_ended: Notify::new(),
             files: Arc::new(FileState::default()),

@@ -46,14 +46,19 @@ impl Sessions {
         self.with_short_id(self.resolve(id).await?.to_info()).await
     }
 
-    /// Sessions by last activity; `dir` (any directory) filters by its project root.
+    /// Sessions by last activity; `dir` (any directory) filters by its project root;
+    /// main sessions only unless `all`.
     pub async fn list(
         &self,
         dir: Option<&str>,
         limit: u32,
+        all: bool,
     ) -> Result<Vec<SessionInfo>, AgentError> {
         let root = dir.map(|d| crate::project::root(Path::new(d)).display().to_string());
-        let rows = self.store.list_sessions(root.as_deref(), limit).await?;
+        let rows = self
+            .store
+            .list_sessions(root.as_deref(), limit, all)
+            .await?;
         self.with_short_ids(rows.iter().map(SessionRow::to_info).collect())
             .await
     }

@@ -14,6 +14,7 @@ use std::sync::Arc;
 
 use roocode_protocol::session::ClientEnv;
 
+use super::children::ChildSpec;
 use super::spec::AgentSpec;
 use super::turn_config::TurnConfig;
 use crate::config::Config;
@@ -58,9 +59,30 @@ impl<'t> TurnSettings<'t> {
         live: &'t TurnConfig,
         sources: Sources<'_>,
     ) -> Result<Self, LlmError> {
+        Self::for_agent(session, None, live, sources)
+    }
+
+    /// The settings of the session's agent now: its main agent, or the sub-agent
+    /// `child` describes.
+    pub fn for_agent(
+        session: SessionRow,
+        child: Option<&ChildSpec>,
+        live: &'t TurnConfig,
+        sources: Sources<'_>,
+    ) -> Result<Self, LlmError> {
         let config = live.get();
         let env = sources.env;
-        let agent = AgentSpec::main(&session, &config, &env, &sources.tools, sources.plan_file);
+        let agent = match child {
+            Some(spec) => AgentSpec::child(
+                &session,
+                spec,
+                &config,
+                &env,
+                &sources.tools,
+                sources.plan_file,
+            ),
+            None => AgentSpec::main(&session, &config, &env, &sources.tools, sources.plan_file),
+        };
         let model = llm::resolve_model(&agent.model, &env, &config, sources.http)?;
         let retry = RetryPolicy::from_env_and_config(&env, &config);
         let gate = gate_settings(&config, &agent, &session);
@@ -104,6 +126,7 @@ fn gate_settings(config: &Config, agent: &AgentSpec, session: &SessionRow) -> Ga
         tracing::warn!(session = %session.id, "ignoring an invalid permission rule: {e}");
     }
     settings.plan_file = Some(agent.permission.plan_file.clone());
+    settings.read_only_commands = agent.permission.read_only_commands;
     settings
 }
 

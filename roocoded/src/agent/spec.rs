@@ -11,10 +11,11 @@ use std::sync::Arc;
 use roocode_protocol::Mode;
 use roocode_protocol::session::ClientEnv;
 
+use super::children::ChildSpec;
 use super::prompt;
 use crate::config::Config;
 use crate::store::SessionRow;
-use crate::tools::{Registry, Selection, ToolSet};
+use crate::tools::{AgentKind, Registry, Selection, ToolSet};
 
 /// Output limit asked of the model per call.
 const MAX_OUTPUT_TOKENS: u32 = 16_384;
@@ -35,6 +36,10 @@ pub struct AgentSpec {
     /// (`anthropic/sonnet`); resolved with the client's keys in `TurnSettings`.
     pub model: String,
     pub limits: Limits,
+    /// Where the agent works instead of the project root: its git worktree
+    /// (`isolation: worktree`). Its configuration, instructions, memory and
+    /// "allow always" rules still come from the project root.
+    pub workspace: Option<PathBuf>,
 }
 
 /// What the permission gate needs to know about the agent; its rules come from the
@@ -45,6 +50,8 @@ pub struct PermissionContext {
     pub mode: Mode,
     /// The one file plan mode lets the agent write without asking.
     pub plan_file: PathBuf,
+    /// Its commands must be read-only (`Explore`, `Plan`): the gate refuses any other.
+    pub read_only_commands: bool,
 }
 
 /// When a turn stops on its own.
@@ -99,9 +106,56 @@ impl AgentSpec {
                 // An unknown stored mode is treated as the default: the gate asks.
                 mode: row.mode,
                 plan_file,
+                read_only_commands: false,
             },
             model: row.model.clone(),
             limits: Limits::of(config, env),
+            workspace: None,
+        }
+    }
+
+    /// A sub-agent as its stored `spec` describes it, with the configuration's tool
+    /// layers applied now (`tools.disabled` and `agents.custom_disallowed` apply to a
+    /// running child too).
+    pub fn child(
+        row: &SessionRow,
+        spec: &ChildSpec,
+        config: &Config,
+        env: &ClientEnv,
+        tools: &Arc<Registry>,
+        plan_file: PathBuf,
+    ) -> Self {
+        let selection = Selection {
+            kind: AgentKind::Child {
+                custom: spec.custom,
+                background: spec.background,
+            },
+            disabled: &config.tools.disabled,
+            bash: config.tools.bash,
+            custom_disallowed: &config.agents.custom_disallowed,
+            allowed: spec.tools.as_deref(),
+            disallowed: &spec.disallowed_tools,
+        };
+        let mut set = crate::tools::select(tools, &selection);
+        if let Some(advertised) = &spec.advertised_tools {
+            set = set.advertising(advertised);
+        }
+        let mut limits = Limits::of(config, env);
+        if let Some(max_turns) = spec.max_turns.filter(|n| *n > 0) {
+            limits.max_turns = max_turns;
+        }
+        AgentSpec {
+            agent_id: row.id.clone(),
+            system_prompt: spec.system_prompt.clone(),
+            tools: set,
+            permission: PermissionContext {
+                mode: row.mode,
+                plan_file,
+                read_only_commands: spec.read_only_commands,
+            },
+            model: row.model.clone(),
+            limits,
+            workspace: spec.workspace.clone(),
         }
     }
 

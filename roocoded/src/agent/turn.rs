@@ -12,6 +12,7 @@ use roocode_protocol::session::SessionStatus;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
+use super::children::ChildSpec;
 use super::runtime::SessionRuntime;
 use super::settings::{Sources, TurnSettings};
 use super::turn_config::TurnConfig;
@@ -19,7 +20,8 @@ use super::{AgentError, Engine, executor};
 use crate::context::budget::{Budget, EstimatedContext, estimate_tokens};
 use crate::context::chain;
 use crate::llm::{ModelRequest, ModelResponse, ModelStopReason};
-use crate::store::{ContextWrite, Delivery, StoreError, TurnState};
+use crate::store::{ContextWrite, Delivered, Delivery, InjectionKind, StoreError, TurnState};
+use roocode_protocol::session::SessionKind;
 
 mod config_change;
 mod model_call;
@@ -64,6 +66,7 @@ pub(super) async fn run(engine: &Arc<Engine>, rt: &Arc<SessionRuntime>) {
         reminder: None,
         iterations: 0,
         unknown_streak: 0,
+        child: None,
     };
     let result = turn.run(cached.take()).instrument(span.clone()).await;
     if result.is_ok() {
@@ -121,6 +124,8 @@ struct Turn<'a> {
     iterations: u32,
     /// Calls of unknown or disabled tools in a row.
     unknown_streak: u32,
+    /// The sub-agent this session runs, if it is one (read at the start of the turn).
+    child: Option<ChildSpec>,
 }
 
 impl Turn<'_> {
@@ -143,6 +148,10 @@ impl Turn<'_> {
             Ok(live) => live,
             Err(end) => return Ok(end),
         };
+        // Woken with nothing new to read (another turn delivered it): nothing to say.
+        if self.context.last().is_none_or(|m| m.role != Role::User) {
+            return Ok((StopReason::EndTurn, None));
+        }
         loop {
             let settings = match self.settings(live.as_ref()).await? {
                 Ok(settings) => settings,
@@ -170,6 +179,17 @@ impl Turn<'_> {
         self.deliver_queued().await?;
         let mut live = None;
         if let Some(row) = store.session(self.id()).await? {
+            if row.kind == SessionKind::SubAgent
+                && let Some(agent) = store.agent(self.id()).await?
+            {
+                match ChildSpec::from_json(&agent.spec) {
+                    Ok(spec) => self.child = Some(spec),
+                    Err(e) => {
+                        let message = format!("the sub-agent's stored spec is corrupt: {e}");
+                        return Ok(Err(ended(StopReason::Error, "internal", message)));
+                    }
+                }
+            }
             self.reminder = self.engine.session_reminder(&row);
             match TurnConfig::load(&self.engine.paths.user_dir, Path::new(&row.root)) {
                 Ok(config) => {
@@ -218,8 +238,10 @@ impl Turn<'_> {
             user_dir: &self.engine.paths.user_dir,
             http: &self.engine.http,
         };
-        Ok(TurnSettings::main(row, live, sources)
-            .map_err(|e| ended(StopReason::Error, e.kind(), e.to_string())))
+        Ok(
+            TurnSettings::for_agent(row, self.child.as_ref(), live, sources)
+                .map_err(|e| ended(StopReason::Error, e.kind(), e.to_string())),
+        )
     }
 
     /// One model call and the tools it asks for; `Some` when the turn ends.
@@ -254,7 +276,11 @@ impl Turn<'_> {
                 _ => (StopReason::EndTurn, None),
             }));
         }
-        if let Some(end) = self.run_tools(settings, &calls).await? {
+        let ran = self.run_tools(settings, &calls).await?;
+        if self.child.is_some() {
+            self.engine.child_progress(self.id(), &calls).await;
+        }
+        if let Some(end) = ran {
             return Ok(Some(end));
         }
         self.iterations += 1;
@@ -464,7 +490,7 @@ impl Turn<'_> {
             };
             let delivery = Delivery {
                 session_id: &self.rt.id,
-                input_id: &q.input_id,
+                item: Delivered::Input(&q.input_id),
                 turn_id: self.turn_id,
                 write,
             };
@@ -476,7 +502,7 @@ impl Turn<'_> {
             match self
                 .engine
                 .events()
-                .append_delivery(delivery, payload)
+                .append_delivery(delivery, vec![payload])
                 .await
             {
                 Ok(_) => {}
@@ -494,6 +520,89 @@ impl Turn<'_> {
             }
             state.queue.pop_front();
         }
+        // Whatever is queued after this read wakes the agent again (see `wake`).
+        state.woken = false;
+        drop(state);
+        self.deliver_injections().await
+    }
+
+    /// Delivers the agent's inbox (task notifications, recovery notes, …), in its fixed
+    /// order, as one user turn of synthetic text blocks: marked delivered, recorded as
+    /// `injected` events and written into the context in one transaction, so each item
+    /// reaches the model exactly once, crash or not.
+    async fn deliver_injections(&mut self) -> Result<(), AgentError> {
+        let items = self.engine.store().queued_injections(self.id()).await?;
+        if items.is_empty() {
+            return Ok(());
+        }
+        let blocks: Vec<ContentBlock> = items
+            .iter()
+            .map(|i| ContentBlock::text(injected_text(i.kind, &i.text)))
+            .collect();
+        let joined = match self.context.last() {
+            Some(last) if last.role == Role::User => {
+                let mut last = last.clone();
+                last.content.extend(blocks.iter().cloned());
+                Some(last)
+            }
+            _ => None,
+        };
+        let pushed = Message {
+            role: Role::User,
+            content: blocks,
+        };
+        let write = match &joined {
+            Some(message) => ContextWrite::Replace {
+                idx: self.context.len() - 1,
+                message,
+            },
+            None => ContextWrite::Push {
+                idx: self.context.len(),
+                message: &pushed,
+            },
+        };
+        let ids: Vec<i64> = items.iter().map(|i| i.id).collect();
+        let delivery = Delivery {
+            session_id: &self.rt.id,
+            item: Delivered::Injections(&ids),
+            turn_id: self.turn_id,
+            write,
+        };
+        let payloads = items
+            .iter()
+            .map(|i| EventPayload::Injected {
+                turn_id: self.turn_id.to_string(),
+                kind: i.kind.as_str().to_string(),
+                text: i.text.clone(),
+            })
+            .collect();
+        match self
+            .engine
+            .events()
+            .append_delivery(delivery, payloads)
+            .await
+        {
+            Ok(_) => {}
+            Err(StoreError::NotQueued { input_id }) => {
+                tracing::warn!(item = %input_id, "an injection was delivered already; skipped");
+                return Ok(());
+            }
+            Err(e) => return Err(e.into()),
+        }
+        match joined {
+            Some(message) => self.context.edit_last(|last| *last = message),
+            None => self.context.push(pushed),
+        }
+        tracing::info!(count = ids.len(), "inbox delivered");
         Ok(())
+    }
+}
+
+/// An inbox item as the model reads it: a task notification as it is (its own tag),
+/// anything else as a system reminder.
+fn injected_text(kind: InjectionKind, text: &str) -> String {
+    match kind {
+        InjectionKind::TaskNotification => text.to_string(),
+        _ => format!("<system-reminder>\n{text}\n</system-reminder>"),
     }
 }

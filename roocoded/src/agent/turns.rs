@@ -8,6 +8,7 @@ use std::sync::Arc;
 use roocode_protocol::event::EventPayload;
 use roocode_protocol::session::{ClientEnv, SendParams, SendResponse, SessionStatus};
 
+use super::children::SlotGuard;
 use super::runtime::{Queued, Running, SessionRuntime};
 use super::{AgentError, Engine, turn};
 
@@ -45,7 +46,7 @@ impl Engine {
         self.begin_turn(&id, &running).await?;
         state.running = Some(running);
         drop(state);
-        self.spawn_turns(rt);
+        self.spawn_turns(rt, None);
         Ok(SendResponse {
             input_id,
             turn_id: Some(turn_id),
@@ -87,8 +88,46 @@ impl Engine {
         Ok(())
     }
 
-    /// Runs turns on the session until its queue is empty.
-    fn spawn_turns(self: &Arc<Self>, rt: Arc<SessionRuntime>) {
+    /// Starts a turn on the session unless one is running (it will see what is due);
+    /// returns whether it started one. `slot` (a background agent's) is held until
+    /// the session's turns end.
+    pub(super) async fn start_turn_if_idle(
+        self: &Arc<Self>,
+        rt: Arc<SessionRuntime>,
+        slot: Option<SlotGuard>,
+    ) -> Result<bool, AgentError> {
+        let mut state = rt.state.lock().await;
+        if state.running.is_some() {
+            return Ok(false);
+        }
+        let running = Running::new(uuid::Uuid::now_v7().to_string());
+        self.begin_turn(&rt.id, &running).await?;
+        state.running = Some(running);
+        drop(state);
+        self.spawn_turns(rt, slot);
+        Ok(true)
+    }
+
+    /// Something was queued in the agent's inbox: an idle agent starts a turn (which
+    /// delivers it); a running one sees it before its next model call, or runs one more
+    /// turn if it was ending.
+    pub async fn wake(self: &Arc<Self>, session_id: &str) -> Result<(), AgentError> {
+        let rt = self.runtime(session_id).await?;
+        let idle = {
+            let mut state = rt.state.lock().await;
+            state.woken = true;
+            state.running.is_none()
+        };
+        if idle {
+            tracing::info!(session = %session_id, "woken by its inbox");
+            self.start_turn_if_idle(rt, None).await?;
+        }
+        Ok(())
+    }
+
+    /// Runs turns on the session until its queue and inbox are empty; then, for a
+    /// sub-agent, its run is over.
+    fn spawn_turns(self: &Arc<Self>, rt: Arc<SessionRuntime>, slot: Option<SlotGuard>) {
         let engine = self.clone();
         self.tasks.spawn(async move {
             loop {
@@ -100,7 +139,7 @@ impl Engine {
                     state.running = None;
                     break;
                 }
-                if state.queue.is_empty() {
+                if state.queue.is_empty() && !state.woken {
                     state.running = None;
                     drop(state);
                     if let Err(e) = engine.finish_idle(&rt.id).await {
@@ -117,7 +156,9 @@ impl Engine {
                 }
                 state.running = Some(next);
             }
+            drop(slot);
             rt.turn_ended.notify_waiters();
+            engine.child_ended(&rt.id).await;
         });
     }
 

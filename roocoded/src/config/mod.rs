@@ -228,6 +228,12 @@ impl Config {
         }
     }
 
+    /// Whether the built-in `Verification` agent type exists
+    /// (`enable_verification_agent: true`).
+    pub fn verification_agent_enabled(&self) -> bool {
+        matches!(&self.enable_verification_agent, Some(RawValue::Bool(true)))
+    }
+
     /// Maximum loop iterations per turn (default 50).
     pub fn max_turns(&self) -> u32 {
         self.max_turns.unwrap_or(DEFAULT_MAX_TURNS)

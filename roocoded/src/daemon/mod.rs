@@ -76,6 +76,7 @@ async fn run(paths: Paths) -> Result<(), DaemonError> {
     let stop = CancellationToken::new();
     let engine = Arc::new(Engine::new(store.clone(), paths.clone()));
     engine.recover().await?;
+    engine.resume_agents().await?;
     tracing::info!(
         pid = std::process::id(),
         socket = %paths.socket.display(),

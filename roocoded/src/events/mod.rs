@@ -150,20 +150,17 @@ impl EventLog {
             .await
     }
 
-    /// Appends a queued input's `user_message` event in the same transaction as the
-    /// input's delivery and its context row ([`Store::deliver_input`]).
+    /// Appends a delivery's events (a queued input's `user_message`, injections'
+    /// `injected`) in the same transaction as the delivery and its context row
+    /// ([`Store::deliver`]).
     pub async fn append_delivery(
         &self,
         delivery: Delivery<'_>,
-        payload: EventPayload,
-    ) -> Result<Event, StoreError> {
+        payloads: Vec<EventPayload>,
+    ) -> Result<Vec<Event>, StoreError> {
         let session_id = delivery.session_id;
-        let mut events = self
-            .append_inner(session_id, session_id, vec![payload], Some(delivery))
-            .await?;
-        events
-            .pop()
-            .ok_or(StoreError::Sqlx(sqlx::Error::RowNotFound))
+        self.append_inner(session_id, session_id, payloads, Some(delivery))
+            .await
     }
 
     async fn append_inner(
@@ -194,7 +191,7 @@ impl EventLog {
             })
             .collect();
         match delivery {
-            Some(delivery) => self.store.deliver_input(delivery, &events).await?,
+            Some(delivery) => self.store.deliver(delivery, &events).await?,
             None => self.store.append_events(&events).await?,
         }
         *last = Some(seq);

@@ -51,6 +51,7 @@ pub use pricing::Price;
 pub use provider::Provider;
 pub use resolve::{
     DEFAULT_MODEL, ResolvedModel, check_model_spec, context_window, model_spec, resolve_model,
+    tier_spec,
 };
 pub use retry::RetryPolicy;
 pub use wire::{MaxTokensField, WireFormat};

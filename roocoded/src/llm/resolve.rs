@@ -76,6 +76,16 @@ pub fn context_window(spec: &str, config: &Config) -> Result<u64, LlmError> {
     Spec::parse(spec, config).map(|s| window_of(&s.model, config))
 }
 
+/// The spec of the model of `tier` (`haiku`, `sonnet`, `opus`) at the provider of
+/// `parent_spec`, when that provider has such tiers (Anthropic's models on any
+/// Anthropic endpoint, OpenAI's on OpenAI's own); `None` when it has none (a custom
+/// OpenAI-compatible endpoint), so the caller keeps the parent's model.
+pub fn tier_spec(parent_spec: &str, tier: &str, config: &Config) -> Option<String> {
+    let spec = Spec::parse(parent_spec, config).ok()?;
+    let expanded = expand_alias(spec.settings.kind, spec.settings.builtin, tier);
+    (expanded != tier).then(|| format!("{}/{expanded}", spec.provider_name))
+}
+
 /// Resolves `spec` with the client's environment and the config.
 pub fn resolve_model(
     spec: &str,

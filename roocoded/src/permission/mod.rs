@@ -68,6 +68,9 @@ pub struct GateSettings {
     pub plan_file: Option<PathBuf>,
     /// The user's home directory, for `~/` in rules and dangerous targets.
     pub home: Option<PathBuf>,
+    /// The agent may run read-only commands only (`Explore`, `Plan`): any other
+    /// command is denied, whatever the mode and rules say (see `read_only`).
+    pub read_only_commands: bool,
 }
 
 impl GateSettings {
@@ -80,6 +83,7 @@ impl GateSettings {
             default_branch: None,
             plan_file: None,
             home: None,
+            read_only_commands: false,
         }
     }
 
@@ -96,6 +100,7 @@ impl GateSettings {
             default_branch: crate::project::default_branch(root),
             plan_file: None,
             home: directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf()),
+            read_only_commands: false,
         };
         (settings, errors)
     }

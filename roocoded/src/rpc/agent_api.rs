@@ -4,17 +4,43 @@
 
 use std::path::{Path, PathBuf};
 
-use roocode_protocol::agents::{AgentDefinitionInfo, AgentDefinitions, DefinitionProblem};
+use roocode_protocol::agents::{
+    AgentDefinitionInfo, AgentDefinitions, AgentInfo, DefinitionProblem,
+};
 use roocode_protocol::api::{AgentApiServer, RpcResult};
 use roocode_protocol::error::RpcErrorCode;
 use roocode_protocol::session::ClientEnv;
 
 use super::Handler;
-use super::errors::error_object;
+use super::errors::{error_object, to_rpc};
 use crate::agent::definitions::{self, Definition, ModelChoice, ModelTier};
 
 #[jsonrpsee::core::async_trait]
 impl AgentApiServer for Handler {
+    async fn list(&self, session_id: Option<String>) -> RpcResult<Vec<AgentInfo>> {
+        let engine = &self.0.engine;
+        engine
+            .agent_infos(session_id.as_deref())
+            .await
+            .map_err(to_rpc)
+    }
+
+    async fn get(&self, agent_id: String) -> RpcResult<AgentInfo> {
+        self.0.engine.agent_info(&agent_id).await.map_err(to_rpc)
+    }
+
+    async fn stop(&self, agent_id: String) -> RpcResult<bool> {
+        let engine = &self.0.engine;
+        let info = engine.agent_info(&agent_id).await.map_err(to_rpc)?;
+        engine.stop_agent(&info.id).await.map_err(to_rpc)
+    }
+
+    async fn background(&self, agent_id: String) -> RpcResult<bool> {
+        let engine = &self.0.engine;
+        let info = engine.agent_info(&agent_id).await.map_err(to_rpc)?;
+        engine.background_agent(&info.id).await.map_err(to_rpc)
+    }
+
     async fn definitions(&self, cwd: String, env: ClientEnv) -> RpcResult<AgentDefinitions> {
         let cwd = PathBuf::from(cwd);
         if !cwd.is_absolute() || !cwd.is_dir() {

@@ -22,10 +22,16 @@ impl SessionApiServer for Handler {
         self.0.engine.create(params).await.map_err(to_rpc)
     }
 
-    async fn list(&self, root: Option<String>, limit: Option<u32>) -> RpcResult<Vec<SessionInfo>> {
+    async fn list(
+        &self,
+        root: Option<String>,
+        limit: Option<u32>,
+        all: Option<bool>,
+    ) -> RpcResult<Vec<SessionInfo>> {
+        let limit = limit.unwrap_or(MAX_PAGE).min(MAX_PAGE);
         self.0
             .engine
-            .list(root.as_deref(), limit.unwrap_or(MAX_PAGE).min(MAX_PAGE))
+            .list(root.as_deref(), limit, all.unwrap_or(false))
             .await
             .map_err(to_rpc)
     }

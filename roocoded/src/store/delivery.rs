@@ -1,7 +1,8 @@
-//! Delivering a queued user message in one transaction: the input's status, its
-//! `user_message` event and the context row that carries its text commit together, so
-//! after a crash at any instant the message is either still queued (and delivered by
-//! the next turn) or delivered exactly once — never marked delivered and missing.
+//! Delivering a queued user message, or queued injections (an agent's inbox), in one
+//! transaction: the item's status, its event and the context row that carries its text
+//! commit together, so after a crash at any instant the item is either still queued
+//! (and delivered by the next turn) or delivered exactly once — never marked delivered
+//! and missing.
 
 use roocode_protocol::content::Message;
 use roocode_protocol::event::Event;
@@ -20,45 +21,76 @@ pub enum ContextWrite<'a> {
     Replace { idx: usize, message: &'a Message },
 }
 
-/// One queued input being delivered to a turn.
+/// What is being delivered.
+#[derive(Debug, Clone, Copy)]
+pub enum Delivered<'a> {
+    /// A queued user message (`inputs`).
+    Input(&'a str),
+    /// Queued injections of the agent's inbox (`injections`), all or none.
+    Injections(&'a [i64]),
+}
+
+/// One queued item being delivered to a turn.
 #[derive(Debug, Clone, Copy)]
 pub struct Delivery<'a> {
     pub session_id: &'a str,
-    pub input_id: &'a str,
+    pub item: Delivered<'a>,
     pub turn_id: &'a str,
     pub write: ContextWrite<'a>,
 }
 
 impl Store {
-    /// Marks the input delivered, appends `events` (already numbered; its
-    /// `user_message`) and writes the context row, all in one `BEGIN IMMEDIATE`
-    /// transaction. An input that is not queued any more (delivered before) changes
-    /// nothing and is an error, so nothing is delivered twice.
-    pub async fn deliver_input(
+    /// Marks the item delivered, appends `events` (already numbered; its
+    /// `user_message` or `injected` events) and writes the context row, all in one
+    /// `BEGIN IMMEDIATE` transaction. An item that is not queued any more (delivered
+    /// before) changes nothing and is an error, so nothing is delivered twice.
+    pub async fn deliver(
         &self,
         delivery: Delivery<'_>,
         events: &[Event],
     ) -> Result<(), StoreError> {
         let Delivery {
             session_id,
-            input_id,
+            item,
             turn_id,
             write,
         } = delivery;
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        let marked = sqlx::query(
-            "UPDATE inputs SET status = 'delivered', turn_id = ? WHERE id = ? AND session_id = ? AND status = 'queued'",
-        )
-        .bind(turn_id)
-        .bind(input_id)
-        .bind(session_id)
-        .execute(&mut *tx)
-        .await?
-        .rows_affected();
-        if marked == 0 {
-            return Err(StoreError::NotQueued {
-                input_id: input_id.to_string(),
-            });
+        match item {
+            Delivered::Input(input_id) => {
+                let marked = sqlx::query(
+                    "UPDATE inputs SET status = 'delivered', turn_id = ? WHERE id = ? AND session_id = ? AND status = 'queued'",
+                )
+                .bind(turn_id)
+                .bind(input_id)
+                .bind(session_id)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected();
+                if marked == 0 {
+                    return Err(StoreError::NotQueued {
+                        input_id: input_id.to_string(),
+                    });
+                }
+            }
+            Delivered::Injections(ids) => {
+                for id in ids {
+                    let marked = sqlx::query(
+                        "UPDATE injections SET status = 'delivered', turn_id = ? WHERE id = ? AND session_id = ? AND status = 'queued'",
+                    )
+                    .bind(turn_id)
+                    .bind(id)
+                    .bind(session_id)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                    if marked == 0 {
+                        return Err(StoreError::NotQueued {
+                            input_id: format!("injection {id}"),
+                        });
+                    }
+                }
+            }
         }
         insert_events(&mut tx, events).await?;
         let (idx, written) = match write {
@@ -134,7 +166,7 @@ mod tests {
         let first = Message::user_text("first");
         let delivery = Delivery {
             session_id: "s1",
-            input_id: "i1",
+            item: Delivered::Input("i1"),
             turn_id: "t1",
             write: ContextWrite::Push {
                 idx: 0,
@@ -142,7 +174,7 @@ mod tests {
             },
         };
         store
-            .deliver_input(delivery, &[user_message(1, "i1", "first")])
+            .deliver(delivery, &[user_message(1, "i1", "first")])
             .await
             .unwrap();
         assert_eq!(store.context("s1").await.unwrap(), vec![first.clone()]);
@@ -150,7 +182,7 @@ mod tests {
 
         // Delivered once: a second delivery of the same input changes nothing.
         let again = store
-            .deliver_input(delivery, &[user_message(2, "i1", "first")])
+            .deliver(delivery, &[user_message(2, "i1", "first")])
             .await;
         assert!(
             matches!(again, Err(StoreError::NotQueued { .. })),
@@ -162,7 +194,7 @@ mod tests {
         // stays queued and its event is not stored.
         let second = Message::user_text("second");
         let misplaced = Delivery {
-            input_id: "i2",
+            item: Delivered::Input("i2"),
             write: ContextWrite::Push {
                 idx: 5,
                 message: &second,
@@ -170,7 +202,7 @@ mod tests {
             ..delivery
         };
         let r = store
-            .deliver_input(misplaced, &[user_message(2, "i2", "second")])
+            .deliver(misplaced, &[user_message(2, "i2", "second")])
             .await;
         assert!(matches!(r, Err(StoreError::OutOfPlace { .. })), "{r:?}");
         assert_eq!(store.last_event_seq("s1").await.unwrap(), 1);
@@ -184,7 +216,7 @@ mod tests {
             .content
             .push(roocode_protocol::content::ContentBlock::text("second"));
         let join = Delivery {
-            input_id: "i2",
+            item: Delivered::Input("i2"),
             write: ContextWrite::Replace {
                 idx: 0,
                 message: &joined,
@@ -192,7 +224,7 @@ mod tests {
             ..delivery
         };
         store
-            .deliver_input(join, &[user_message(2, "i2", "second")])
+            .deliver(join, &[user_message(2, "i2", "second")])
             .await
             .unwrap();
         assert_eq!(store.context("s1").await.unwrap(), vec![joined]);

@@ -12,9 +12,11 @@ use sqlx::sqlite::{
     SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
 };
 
+mod agents;
 mod calls;
 mod delivery;
 mod events;
+mod inbox;
 mod messages;
 mod pending;
 mod processes;
@@ -23,9 +25,11 @@ mod short_ids;
 mod spelling;
 mod turns;
 
+pub use agents::{AgentRow, NewAgent};
 pub use calls::{COMPACTION_TURN_ID, CONVERSATION_PURPOSE, CallTotals, ModelCallRow, tool_turn_id};
-pub use delivery::{ContextWrite, Delivery};
+pub use delivery::{ContextWrite, Delivered, Delivery};
 pub use events::WireEvent;
+pub use inbox::{InjectionKind, InjectionRow};
 pub use pending::{NewPending, PendingKind, PendingStatus};
 pub use processes::ProcessGroupRow;
 pub use sessions::{NewSession, SessionRow};

@@ -56,6 +56,8 @@ struct PendingRow {
     summary: String,
     payload: String,
     created_at: i64,
+    /// The asking sub-agent's name (None: a main agent).
+    agent_name: Option<String>,
 }
 
 /// A request to store.
@@ -145,14 +147,17 @@ impl Store {
         Ok(r.rows_affected())
     }
 
-    /// Waiting requests, oldest first, of one session or of all.
+    /// Waiting requests, oldest first, of one session (with its sub-agents', labelled
+    /// with their names) or of all.
     pub async fn pending_requests(
         &self,
         session_id: Option<&str>,
     ) -> Result<Vec<PendingRequest>, StoreError> {
         let rows = sqlx::query_as::<_, PendingRow>(
-            "SELECT id, session_id, kind, tool, summary, payload, created_at FROM pending_requests
-             WHERE status = ?2 AND (?1 IS NULL OR session_id = ?1) ORDER BY created_at, rowid",
+            "SELECT p.id, p.session_id, p.kind, p.tool, p.summary, p.payload, p.created_at, a.name AS agent_name
+             FROM pending_requests p LEFT JOIN agents a ON a.session_id = p.session_id
+             WHERE p.status = ?2 AND (?1 IS NULL OR p.session_id = ?1 OR a.parent_id = ?1)
+             ORDER BY p.created_at, p.rowid",
         )
         .bind(session_id)
         .bind(PendingStatus::Waiting.as_str())
@@ -165,6 +170,8 @@ impl Store {
                 let mut payload: serde_json::Value =
                     serde_json::from_str(&r.payload).unwrap_or_default();
                 PendingRequest {
+                    agent_id: r.agent_name.is_some().then(|| r.session_id.clone()),
+                    agent_name: r.agent_name,
                     request_id: r.id,
                     session_id: r.session_id,
                     kind: r.kind,

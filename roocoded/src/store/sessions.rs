@@ -138,6 +138,32 @@ pub struct NewSession {
     pub mode: Mode,
 }
 
+/// Inserts a session row on `conn` (a transaction, when it goes with other rows).
+pub(super) async fn insert_session_in(
+    conn: &mut sqlx::SqliteConnection,
+    s: &NewSession,
+) -> Result<(), StoreError> {
+    let now = clock::now_ms();
+    sqlx::query(
+        "INSERT INTO sessions (id, parent_session_id, kind, title, cwd, root, model, mode, status, created_at, last_activity)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    )
+    .bind(&s.id)
+    .bind(&s.parent_session_id)
+    .bind(kind_name(s.kind))
+    .bind(&s.title)
+    .bind(&s.cwd)
+    .bind(&s.root)
+    .bind(&s.model)
+    .bind(mode_name(s.mode))
+    .bind(status_name(SessionStatus::Idle))
+    .bind(now)
+    .bind(now)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
 /// A session row with its message count. The count is `MAX(idx) + 1`, one lookup in
 /// the primary key, valid because a context's `idx` run 0..n with no gap (the invariant
 /// of `messages.rs`); `COUNT(*)` would read every stored message (content is inline).
@@ -145,24 +171,9 @@ const SELECT: &str = "SELECT s.*, (SELECT COALESCE(MAX(m.idx) + 1, 0) FROM messa
 
 impl Store {
     pub async fn insert_session(&self, s: &NewSession) -> Result<SessionRow, StoreError> {
-        let now = clock::now_ms();
-        sqlx::query(
-            "INSERT INTO sessions (id, parent_session_id, kind, title, cwd, root, model, mode, status, created_at, last_activity)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        )
-        .bind(&s.id)
-        .bind(&s.parent_session_id)
-        .bind(kind_name(s.kind))
-        .bind(&s.title)
-        .bind(&s.cwd)
-        .bind(&s.root)
-        .bind(&s.model)
-        .bind(mode_name(s.mode))
-        .bind(status_name(SessionStatus::Idle))
-        .bind(now)
-        .bind(now)
-        .execute(&self.pool)
-        .await?;
+        let mut conn = self.pool.acquire().await?;
+        insert_session_in(&mut conn, s).await?;
+        drop(conn);
         self.session(&s.id)
             .await?
             .ok_or(StoreError::Sqlx(sqlx::Error::RowNotFound))
@@ -207,32 +218,24 @@ impl Store {
         Ok(rows.into_iter().map(|(id,)| id).collect())
     }
 
-    /// Sessions by last activity, newest first, optionally of one project root.
+    /// Sessions by last activity, newest first, optionally of one project root; main
+    /// sessions only unless `all`.
     pub async fn list_sessions(
         &self,
         root: Option<&str>,
         limit: u32,
+        all: bool,
     ) -> Result<Vec<SessionRow>, StoreError> {
-        let rows = match root {
-            Some(root) => {
-                sqlx::query_as::<_, StoredRow>(sqlx::AssertSqlSafe(format!(
-                    "{SELECT} WHERE s.root = ? AND s.kind = ? ORDER BY s.last_activity DESC, s.id DESC LIMIT ?"
-                )))
-                .bind(root)
-                .bind(kind_name(SessionKind::Main))
-                .bind(i64::from(limit))
-                .fetch_all(&self.pool)
-                .await?
-            }
-            None => {
-                sqlx::query_as::<_, StoredRow>(sqlx::AssertSqlSafe(format!(
-                    "{SELECT} ORDER BY s.last_activity DESC, s.id DESC LIMIT ?"
-                )))
-                .bind(i64::from(limit))
-                .fetch_all(&self.pool)
-                .await?
-            }
-        };
+        let rows = sqlx::query_as::<_, StoredRow>(sqlx::AssertSqlSafe(format!(
+            "{SELECT} WHERE (?1 IS NULL OR s.root = ?1) AND (?2 OR s.kind = ?3)
+             ORDER BY s.last_activity DESC, s.id DESC LIMIT ?4"
+        )))
+        .bind(root)
+        .bind(all)
+        .bind(kind_name(SessionKind::Main))
+        .bind(i64::from(limit))
+        .fetch_all(&self.pool)
+        .await?;
         Ok(rows.into_iter().map(SessionRow::from).collect())
     }
 
@@ -377,7 +380,7 @@ pub(crate) mod tests {
                 .unwrap()
                 .is_empty()
         );
-        let in_p = store.list_sessions(Some("/p"), 10).await.unwrap();
+        let in_p = store.list_sessions(Some("/p"), 10, false).await.unwrap();
         assert_eq!(in_p.len(), 1);
         assert_eq!(store.count_sessions().await.unwrap(), 2);
 
@@ -477,7 +480,11 @@ pub(crate) mod tests {
         );
         assert_eq!(store.count_running_turns().await.unwrap(), 1);
         assert_eq!(
-            store.list_sessions(Some("/p"), 10).await.unwrap().len(),
+            store
+                .list_sessions(Some("/p"), 10, false)
+                .await
+                .unwrap()
+                .len(),
             1,
             "main sessions only"
         );

@@ -85,6 +85,21 @@ impl Store {
         Ok(())
     }
 
+    /// How the session's newest finished turn ended: (stop reason, error).
+    pub async fn last_turn_end(
+        &self,
+        session_id: &str,
+    ) -> Result<Option<(String, Option<String>)>, StoreError> {
+        let row: Option<(String, Option<String>)> = sqlx::query_as(
+            "SELECT stop_reason, error FROM turns WHERE session_id = ? AND stop_reason IS NOT NULL
+             ORDER BY started_at DESC, rowid DESC LIMIT 1",
+        )
+        .bind(session_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row)
+    }
+
     pub async fn count_running_turns(&self) -> Result<u64, StoreError> {
         let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM sessions WHERE status = ?")
             .bind(status_name(SessionStatus::Running))

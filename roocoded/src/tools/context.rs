@@ -49,6 +49,9 @@ pub struct ToolContext {
     /// it runs (WebFetch's redirects and the addresses a name resolves to). None: such
     /// targets are treated as needing approval.
     pub gate: Option<Arc<PermissionGate>>,
+    /// The calling agent's sub-agents (`Agent` and the task tools); None: it cannot
+    /// start any.
+    pub agents: Option<Arc<dyn super::AgentHost>>,
     /// The OS sandbox of commands (None: commands run unconfined with `env` as is; only
     /// contexts built by tests have none).
     pub sandbox: Option<Arc<crate::sandbox::CommandSandbox>>,
@@ -91,6 +94,7 @@ impl ToolContext {
             processes: None,
             memory_dirs: None,
             gate: None,
+            agents: None,
             sandbox: None,
         }
     }
@@ -160,6 +164,19 @@ impl FileState {
     }
 
     /// Record that `real_path` was read when it had `stamp`.
+    /// Adds `other`'s record to this one (a fork starts knowing what its parent read).
+    pub fn absorb(&self, other: &FileState) {
+        let theirs = other
+            .reads
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone();
+        self.reads
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .extend(theirs);
+    }
+
     pub fn record(&self, real_path: PathBuf, stamp: FileStamp) {
         self.map().insert(real_path, stamp);
     }

@@ -17,6 +17,8 @@
 //! [`crate::permission::sandbox`] when they execute, so a call that somehow skipped the
 //! gate cannot leave the sandbox either.
 
+mod agent;
+mod agents;
 mod ask_user;
 mod bash;
 mod batch;
@@ -38,6 +40,7 @@ mod schema;
 mod schema_tests;
 #[cfg(test)]
 mod target_tests;
+mod tasks;
 mod todo;
 mod toolset;
 mod typed;
@@ -52,6 +55,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
+pub use agent::AgentTool;
+pub use agents::{AgentHost, AgentRequest};
 pub use ask_user::AskUserQuestionTool;
 pub use bash::{
     BashOutputTool, BashTool, KillShellTool, ProcessRecorder, ShellState, kill_group,
@@ -70,6 +75,7 @@ pub use output::MAX_OUTPUT_CHARS;
 pub use prepared::{Invocation, Prepared};
 pub use read::ReadTool;
 pub use registry::{CallError, Registry, RegistryError};
+pub use tasks::{TaskGetTool, TaskListTool, TaskStopTool};
 pub use todo::{TodoItem, TodoList, TodoStatus, TodoWriteTool};
 pub use toolset::{AgentKind, Selection, ToolSet, select};
 pub use typed::TypedTool;

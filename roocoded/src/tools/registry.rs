@@ -11,9 +11,9 @@ use serde_json::Value;
 use crate::llm::ToolSpec;
 
 use super::{
-    AskUserQuestionTool, BashOutputTool, BashTool, EditTool, ExitPlanModeTool, GlobTool, GrepTool,
-    KillShellTool, MemoryTool, Prepared, ReadTool, Spec, TodoWriteTool, Tool, ToolContext,
-    WebFetchTool, WriteTool,
+    AgentTool, AskUserQuestionTool, BashOutputTool, BashTool, EditTool, ExitPlanModeTool, GlobTool,
+    GrepTool, KillShellTool, MemoryTool, Prepared, ReadTool, Spec, TaskGetTool, TaskListTool,
+    TaskStopTool, TodoWriteTool, Tool, ToolContext, WebFetchTool, WriteTool,
 };
 
 /// Most problems listed in one validation message.
@@ -35,6 +35,10 @@ pub enum CallError {
     /// No enabled tool has that name.
     #[error("No such tool: {name}. Available tools: {known}.")]
     UnknownTool { name: String, known: String },
+    /// A tool the agent's array shows but its set does not hold (a fork keeps its
+    /// parent's array; its own filtering applies when it calls).
+    #[error("The tool {name} is not available to this agent. Its tools are: {known}.")]
+    NotForThisAgent { name: String, known: String },
     /// The input does not match the tool's schema (the message lists every problem).
     #[error("{0}")]
     InvalidInput(String),
@@ -92,6 +96,10 @@ impl Registry {
             Arc::new(AskUserQuestionTool),
             Arc::new(ExitPlanModeTool),
             Arc::new(MemoryTool),
+            Arc::new(AgentTool),
+            Arc::new(TaskListTool),
+            Arc::new(TaskGetTool),
+            Arc::new(TaskStopTool),
         ];
         for tool in builtins {
             if let Err(e) = registry.register(tool) {
@@ -231,7 +239,11 @@ fn check(entry: &Entry, name: &str, input: &Value) -> Result<(), String> {
         if let jsonschema::error::ValidationErrorKind::AdditionalProperties { .. } = error.kind()
             && let Some(valid) = valid_names(&entry.schema, error.schema_path().as_str())
         {
-            let _ = write!(message, "; the valid parameters are {valid}");
+            if valid.is_empty() {
+                message.push_str("; this tool takes no parameters");
+            } else {
+                let _ = write!(message, "; the valid parameters are {valid}");
+            }
         }
     }
     if count > MAX_LISTED_PROBLEMS {
@@ -250,7 +262,7 @@ fn valid_names(schema: &Value, schema_path: &str) -> Option<String> {
     let parent = schema_path.strip_suffix("/additionalProperties")?;
     let properties = schema.pointer(parent)?.get("properties")?.as_object()?;
     let names: Vec<&str> = properties.keys().map(String::as_str).collect();
-    (!names.is_empty()).then(|| names.join(", "))
+    Some(names.join(", "))
 }
 
 /// Make a schema strict at the top level: it must describe an object, and if it does not
@@ -310,7 +322,11 @@ mod tests {
                 "TodoWrite",
                 "AskUserQuestion",
                 "ExitPlanMode",
-                "Memory"
+                "Memory",
+                "Agent",
+                "TaskList",
+                "TaskGet",
+                "TaskStop"
             ]
         );
         for def in registry.defs() {
@@ -391,13 +407,17 @@ mod tests {
                 "TodoWrite",
                 "AskUserQuestion",
                 "ExitPlanMode",
-                "Memory"
+                "Memory",
+                "Agent",
+                "TaskList",
+                "TaskGet",
+                "TaskStop"
             ]
         );
         assert_eq!(
             registry.validate("Glob", &json!({"pattern": "*"})),
             Err(
-                "No such tool: Glob. Available tools: Read, Write, Edit, Grep, Bash, BashOutput, KillShell, WebFetch, TodoWrite, AskUserQuestion, ExitPlanMode, Memory."
+                "No such tool: Glob. Available tools: Read, Write, Edit, Grep, Bash, BashOutput, KillShell, WebFetch, TodoWrite, AskUserQuestion, ExitPlanMode, Memory, Agent, TaskList, TaskGet, TaskStop."
                     .to_string()
             )
         );

@@ -27,6 +27,11 @@ pub fn input_schema<T: JsonSchema>() -> Value {
     };
     if let Some(object) = root.as_object_mut() {
         object.remove("description");
+        // A tool without parameters still says so (`properties: {}`), as providers
+        // and clients expect of a tool's input schema.
+        object
+            .entry("properties")
+            .or_insert_with(|| Value::Object(Map::new()));
     }
     tidy(&mut root, &defs, 0);
     root

@@ -134,6 +134,13 @@ pub(crate) fn builtin_inputs() -> Vec<(&'static str, Value)> {
             "Memory",
             serde_json::json!({"action": "delete", "name": "x"}),
         ),
+        (
+            "Agent",
+            serde_json::json!({"prompt": "find the tests", "description": "find tests", "subagent_type": "Explore"}),
+        ),
+        ("TaskList", serde_json::json!({})),
+        ("TaskGet", serde_json::json!({"task_id": "a1"})),
+        ("TaskStop", serde_json::json!({"taskId": "a1"})),
     ]
 }
 

@@ -94,6 +94,9 @@ pub struct ToolSet {
     registry: Arc<Registry>,
     /// The set's names, in the registry's order (stable, for prompt caching).
     names: Vec<Arc<str>>,
+    /// What the model is sent instead of `names` (a fork keeps its parent's array, so
+    /// the provider's prompt cache hits); calls are still checked against `names`.
+    advertised: Option<Vec<Arc<str>>>,
 }
 
 impl std::fmt::Debug for ToolSet {
@@ -113,6 +116,7 @@ pub fn select(registry: &Arc<Registry>, selection: &Selection<'_>) -> ToolSet {
     ToolSet {
         registry: Arc::clone(registry),
         names,
+        advertised: None,
     }
 }
 
@@ -150,9 +154,26 @@ impl ToolSet {
         self.names().any(|n| n == name)
     }
 
+    /// The same set, sent to the model as the tools `advertised` of the registry (a
+    /// fork's parent's array); a call of an advertised tool outside the set is refused
+    /// when it is made.
+    pub fn advertising(mut self, advertised: &[String]) -> Self {
+        let wanted: HashSet<&str> = advertised.iter().map(String::as_str).collect();
+        self.advertised = Some(
+            self.registry
+                .names()
+                .into_iter()
+                .filter(|n| wanted.contains(n))
+                .map(Arc::from)
+                .collect(),
+        );
+        self
+    }
+
     /// The set as the model sees it, in order.
     pub fn defs(&self) -> Vec<ToolSpec> {
-        let wanted: HashSet<&str> = self.names().collect();
+        let sent = self.advertised.as_ref().unwrap_or(&self.names);
+        let wanted: HashSet<&str> = sent.iter().map(|n| &**n).collect();
         self.registry
             .defs()
             .into_iter()
@@ -169,6 +190,16 @@ impl ToolSet {
         ctx: &ToolContext,
     ) -> Result<Prepared, CallError> {
         if !self.contains(name) {
+            if self
+                .advertised
+                .as_ref()
+                .is_some_and(|a| a.iter().any(|n| &**n == name))
+            {
+                return Err(CallError::NotForThisAgent {
+                    name: name.to_string(),
+                    known: self.names().collect::<Vec<_>>().join(", "),
+                });
+            }
             return Err(CallError::UnknownTool {
                 name: name.to_string(),
                 known: self.names().collect::<Vec<_>>().join(", "),

@@ -30,6 +30,7 @@
 
 mod anthropic;
 mod openai;
+pub mod route;
 pub mod script;
 mod server;
 mod state;
@@ -46,6 +47,7 @@ use anyhow::Context;
 use tokio::net::TcpListener;
 use tokio::task::JoinHandle;
 
+pub use route::{Route, RouteMatch};
 pub use script::{
     DEFAULT_CHUNK_CHARS, Reply, Rule, Script, ScriptedReply, ToolCall, UsageSpec, system_text,
 };
@@ -99,6 +101,11 @@ impl MockLlm {
     /// Appends a reply to the queue.
     pub fn push(&self, reply: impl Into<ScriptedReply>) {
         self.state.push(reply.into());
+    }
+
+    /// Appends a reply to the queue of the agent `when` matches (see [`route`]).
+    pub fn push_route(&self, when: RouteMatch, reply: impl Into<ScriptedReply>) {
+        self.state.push_route(when, reply.into());
     }
 
     /// Sets (or clears) the reply used when the queue is empty.

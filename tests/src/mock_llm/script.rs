@@ -7,7 +7,10 @@
 //! A script file is either a JSON array of replies, or an object
 //! `{"replies": [...], "fallback": {...}, "rules": [...], "max_input_tokens": N}` whose
 //! optional `fallback` answers every request once the queue is empty (instead of the
-//! "script exhausted" error). Each optional rule `{"system_contains": "...", "reply":
+//! "script exhausted" error). Optional `routes` give each agent its own queue
+//! (`[{"first_user_contains" | "latest_user_contains" | "any_user_contains": "...", or
+//! "header": {"name", "value"}, "replies": [...], "fallback": {...}}]`, see `route.rs`).
+//! Each optional rule `{"system_contains": "...", "reply":
 //! {...}}` answers every request whose system prompt contains that text, without taking
 //! from the queue (e.g. the summary calls of context compaction beside a scripted task).
 //! With `max_input_tokens`, a request estimated larger (body bytes / 4, the same
@@ -342,6 +345,7 @@ pub struct Script {
     pub replies: Vec<ScriptedReply>,
     pub fallback: Option<ScriptedReply>,
     pub rules: Vec<Rule>,
+    pub routes: Vec<super::route::Route>,
     pub max_input_tokens: Option<u64>,
 }
 
@@ -385,6 +389,21 @@ impl Script {
         self
     }
 
+    /// Gives the agent whose requests `when` matches its own queue of `replies` (tried
+    /// before the rules and the shared queue; see `route.rs`).
+    pub fn route(
+        mut self,
+        when: super::route::RouteMatch,
+        replies: impl IntoIterator<Item = impl Into<ScriptedReply>>,
+    ) -> Self {
+        self.routes.push(super::route::Route {
+            when,
+            replies: replies.into_iter().map(Into::into).collect(),
+            fallback: None,
+        });
+        self
+    }
+
     /// Refuses requests estimated over `tokens` input tokens, as a provider refuses a
     /// prompt over its context window.
     pub fn max_input_tokens(mut self, tokens: u64) -> Self {
@@ -395,9 +414,9 @@ impl Script {
     /// Parses the JSON format described in the module documentation.
     pub fn from_json(text: &str) -> anyhow::Result<Self> {
         let value: Value = serde_json::from_str(text).context("script is not valid JSON")?;
-        const KEYS: [&str; 4] = ["replies", "fallback", "rules", "max_input_tokens"];
-        let (replies, fallback, rules, max_input_tokens) = match value {
-            Value::Array(items) => (items, None, None, None),
+        const KEYS: [&str; 5] = ["replies", "fallback", "rules", "routes", "max_input_tokens"];
+        let (replies, fallback, rules, routes, max_input_tokens) = match value {
+            Value::Array(items) => (items, None, None, None, None),
             Value::Object(mut map) => {
                 if let Some(key) = map.keys().find(|k| !KEYS.contains(&k.as_str())) {
                     bail!(
@@ -414,6 +433,7 @@ impl Script {
                     replies,
                     map.remove("fallback"),
                     map.remove("rules"),
+                    map.remove("routes"),
                     map.remove("max_input_tokens"),
                 )
             }
@@ -437,6 +457,14 @@ impl Script {
             })
             .transpose()?
             .unwrap_or_default();
+        let routes = routes
+            .map(|item| {
+                serde_json::from_value(item).context(
+                    "invalid `routes`: expected [{\"first_user_contains\": ..., \"replies\": [...]}]",
+                )
+            })
+            .transpose()?
+            .unwrap_or_default();
         let max_input_tokens = max_input_tokens
             .map(|n| {
                 n.as_u64()
@@ -447,6 +475,7 @@ impl Script {
             replies,
             fallback,
             rules,
+            routes,
             max_input_tokens,
         })
     }

@@ -141,6 +141,7 @@ async fn handle(
         path: path.clone(),
         headers,
         body,
+        raw: raw.to_vec(),
     };
     let reply = state.record(recorded, problem.is_none());
     if let Some((status, message)) = problem {

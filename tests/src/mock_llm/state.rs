@@ -8,6 +8,7 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 use serde_json::Value;
 use tokio::sync::watch;
 
+use super::route::RouteMatch;
 use super::script::{Rule, Script, ScriptedReply};
 
 /// One request the server received on a model endpoint, in arrival order.
@@ -20,6 +21,8 @@ pub struct RecordedRequest {
     pub headers: BTreeMap<String, String>,
     /// The parsed JSON body, or the raw text as a JSON string when it was not JSON.
     pub body: Value,
+    /// The body's bytes as sent (to compare requests byte for byte).
+    pub raw: Vec<u8>,
 }
 
 impl RecordedRequest {
@@ -35,7 +38,14 @@ struct Queue {
     replies: VecDeque<ScriptedReply>,
     fallback: Option<ScriptedReply>,
     rules: Vec<Rule>,
+    routes: Vec<RouteQueue>,
     requests: Vec<RecordedRequest>,
+}
+
+struct RouteQueue {
+    when: RouteMatch,
+    replies: VecDeque<ScriptedReply>,
+    fallback: Option<ScriptedReply>,
 }
 
 pub(crate) struct State {
@@ -59,6 +69,15 @@ impl State {
                 replies: script.replies.into(),
                 fallback: script.fallback,
                 rules: script.rules,
+                routes: script
+                    .routes
+                    .into_iter()
+                    .map(|r| RouteQueue {
+                        when: r.when,
+                        replies: r.replies.into(),
+                        fallback: r.fallback,
+                    })
+                    .collect(),
                 requests: Vec::new(),
             }),
             max_input_tokens: script.max_input_tokens,
@@ -76,9 +95,16 @@ impl State {
         let (reply, count) = {
             let mut queue = lock(&self.queue);
             let reply = if pop {
-                match queue.rules.iter().find(|r| r.matches(&request.body)) {
-                    Some(rule) => Some(rule.reply.clone()),
-                    None => queue.replies.pop_front().or_else(|| queue.fallback.clone()),
+                let routed = queue
+                    .routes
+                    .iter_mut()
+                    .find(|r| r.when.matches(&request.headers, &request.body));
+                match routed {
+                    Some(route) => route.replies.pop_front().or_else(|| route.fallback.clone()),
+                    None => match queue.rules.iter().find(|r| r.matches(&request.body)) {
+                        Some(rule) => Some(rule.reply.clone()),
+                        None => queue.replies.pop_front().or_else(|| queue.fallback.clone()),
+                    },
                 }
             } else {
                 None
@@ -97,6 +123,19 @@ impl State {
 
     pub(crate) fn push(&self, reply: ScriptedReply) {
         lock(&self.queue).replies.push_back(reply);
+    }
+
+    /// Appends `reply` to the route `when` (a new route, after the others, if none).
+    pub(crate) fn push_route(&self, when: RouteMatch, reply: ScriptedReply) {
+        let mut queue = lock(&self.queue);
+        match queue.routes.iter_mut().find(|r| r.when == when) {
+            Some(route) => route.replies.push_back(reply),
+            None => queue.routes.push(RouteQueue {
+                when,
+                replies: VecDeque::from([reply]),
+                fallback: None,
+            }),
+        }
     }
 
     pub(crate) fn set_fallback(&self, reply: Option<ScriptedReply>) {

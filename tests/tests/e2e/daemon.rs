@@ -206,7 +206,7 @@ async fn every_connection_starts_with_the_handshake() {
     };
 
     let rpc = roocode_client::connect_raw(&socket).await.unwrap();
-    let err = rpc.list(None, None).await.unwrap_err().to_string();
+    let err = rpc.list(None, None, None).await.unwrap_err().to_string();
     assert!(err.contains("daemon.hello"), "{err}");
     let hello = rpc
         .hello(
@@ -217,7 +217,7 @@ async fn every_connection_starts_with_the_handshake() {
         .await
         .unwrap();
     assert!(hello.compatible);
-    assert!(rpc.list(None, None).await.unwrap().is_empty());
+    assert!(rpc.list(None, None, None).await.unwrap().is_empty());
 
     // A client of another protocol learns it at once and may only ask for status.
     let old = roocode_client::connect_raw(&socket).await.unwrap();
@@ -226,7 +226,7 @@ async fn every_connection_starts_with_the_handshake() {
         .await
         .unwrap();
     assert!(!hello.compatible);
-    let err = old.list(None, None).await.unwrap_err().to_string();
+    let err = old.list(None, None, None).await.unwrap_err().to_string();
     assert!(err.contains("roocode-cli daemon restart"), "{err}");
     assert!(old.info().await.is_ok());
 }

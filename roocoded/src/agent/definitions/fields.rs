@@ -197,7 +197,7 @@ fn split_commas(s: &str) -> Vec<String> {
     out
 }
 
-fn model(spec: &str) -> ModelChoice {
+pub(crate) fn model(spec: &str) -> ModelChoice {
     match spec.to_ascii_lowercase().as_str() {
         "" | "inherit" => ModelChoice::Inherit,
         "sonnet" => ModelChoice::Tier(ModelTier::Sonnet),

@@ -14,7 +14,7 @@
 //! its file, line and what to fix; it never stops the other files from loading.
 
 mod error;
-mod fields;
+pub(crate) mod fields;
 mod frontmatter;
 mod scan;
 #[cfg(test)]

@@ -8,14 +8,12 @@ use serde_json::json;
 use super::*;
 use crate::tools::test_support::{FakeTool, Project};
 
-/// The built-ins plus the tools later issues add (as fakes), so every layer has
-/// something to remove.
+/// The built-ins plus an MCP tool (as a fake), so every layer has something to remove.
 fn registry() -> Arc<Registry> {
     let mut r = Registry::with_builtins();
-    for name in ["Agent", "TaskStop", "TaskList", "mcp__github__search"] {
-        let schema = json!({"type": "object", "properties": {}});
-        r.register(Arc::new(FakeTool::new(name, schema))).unwrap();
-    }
+    let schema = json!({"type": "object", "properties": {}});
+    r.register(Arc::new(FakeTool::new("mcp__github__search", schema)))
+        .unwrap();
     Arc::new(r)
 }
 
@@ -50,8 +48,9 @@ const ALL: &[&str] = &[
     "ExitPlanMode",
     "Memory",
     "Agent",
-    "TaskStop",
     "TaskList",
+    "TaskGet",
+    "TaskStop",
     "mcp__github__search",
 ];
 

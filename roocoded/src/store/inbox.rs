@@ -1,0 +1,166 @@
+//! The `injections` table: each agent's durable inbox of texts due before its next
+//! model call. Items are queued here by whoever has something to tell the agent and
+//! delivered by its turn with [`Store::deliver`](super::Store::deliver), in the
+//! transaction that writes them into its context.
+
+use sqlx::SqliteConnection;
+
+use super::{Store, StoreError};
+use crate::clock;
+
+/// What an injection is; the order in which a batch is delivered (lowest first).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum InjectionKind {
+    /// The daemon stopped during the agent's work (recovery).
+    Recovery,
+    /// A background agent the agent started has ended (`<task-notification>`).
+    TaskNotification,
+}
+
+impl InjectionKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InjectionKind::Recovery => "recovery",
+            InjectionKind::TaskNotification => "task_notification",
+        }
+    }
+
+    /// A kind this build does not know reads as a task notification (delivered, never
+    /// dropped).
+    pub fn parse(name: &str) -> Self {
+        match name {
+            "recovery" => InjectionKind::Recovery,
+            _ => InjectionKind::TaskNotification,
+        }
+    }
+}
+
+/// A queued injection.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InjectionRow {
+    pub id: i64,
+    pub kind: InjectionKind,
+    pub text: String,
+}
+
+pub(super) async fn insert_injection(
+    conn: &mut SqliteConnection,
+    session_id: &str,
+    kind: InjectionKind,
+    text: &str,
+) -> Result<i64, StoreError> {
+    let (id,): (i64,) = sqlx::query_as(
+        "INSERT INTO injections (session_id, kind, text, status, created_at) VALUES (?, ?, ?, 'queued', ?) RETURNING id",
+    )
+    .bind(session_id)
+    .bind(kind.as_str())
+    .bind(text)
+    .bind(clock::now_ms())
+    .fetch_one(conn)
+    .await?;
+    Ok(id)
+}
+
+impl Store {
+    /// Queues an injection for the agent of `session_id`; returns its id.
+    pub async fn queue_injection(
+        &self,
+        session_id: &str,
+        kind: InjectionKind,
+        text: &str,
+    ) -> Result<i64, StoreError> {
+        let mut conn = self.pool.acquire().await?;
+        insert_injection(&mut conn, session_id, kind, text).await
+    }
+
+    /// The agent's queued injections in delivery order: by kind, then as queued.
+    pub async fn queued_injections(
+        &self,
+        session_id: &str,
+    ) -> Result<Vec<InjectionRow>, StoreError> {
+        let rows: Vec<(i64, String, String)> = sqlx::query_as(
+            "SELECT id, kind, text FROM injections WHERE session_id = ? AND status = 'queued' ORDER BY id",
+        )
+        .bind(session_id)
+        .fetch_all(&self.pool)
+        .await?;
+        let mut items: Vec<InjectionRow> = rows
+            .into_iter()
+            .map(|(id, kind, text)| InjectionRow {
+                id,
+                kind: InjectionKind::parse(&kind),
+                text,
+            })
+            .collect();
+        items.sort_by_key(|i| (i.kind, i.id));
+        Ok(items)
+    }
+
+    /// Sessions with queued injections (woken at start, after a crash).
+    pub async fn sessions_with_injections(&self) -> Result<Vec<String>, StoreError> {
+        let rows: Vec<(String,)> = sqlx::query_as(
+            "SELECT DISTINCT session_id FROM injections WHERE status = 'queued' ORDER BY session_id",
+        )
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows.into_iter().map(|(id,)| id).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use roocode_protocol::content::Message;
+
+    use super::*;
+    use crate::store::sessions::tests::new_session;
+    use crate::store::{ContextWrite, Delivered, Delivery};
+
+    #[tokio::test]
+    async fn injections_come_out_in_kind_order_and_are_delivered_once() {
+        let store = Store::memory().await.unwrap();
+        store
+            .insert_session(&new_session("s1", "/p"))
+            .await
+            .unwrap();
+        store.insert_turn("t1", "s1").await.unwrap();
+        let a = store
+            .queue_injection("s1", InjectionKind::TaskNotification, "a")
+            .await
+            .unwrap();
+        let r = store
+            .queue_injection("s1", InjectionKind::Recovery, "r")
+            .await
+            .unwrap();
+        let queued = store.queued_injections("s1").await.unwrap();
+        let ids: Vec<i64> = queued.iter().map(|i| i.id).collect();
+        assert_eq!(ids, vec![r, a], "recovery notes come first");
+        assert_eq!(store.sessions_with_injections().await.unwrap(), vec!["s1"]);
+
+        let message = Message::user_text("r\na");
+        let delivery = Delivery {
+            session_id: "s1",
+            item: Delivered::Injections(&ids),
+            turn_id: "t1",
+            write: ContextWrite::Push {
+                idx: 0,
+                message: &message,
+            },
+        };
+        store.deliver(delivery, &[]).await.unwrap();
+        assert!(store.queued_injections("s1").await.unwrap().is_empty());
+        assert_eq!(store.context("s1").await.unwrap(), vec![message.clone()]);
+        // Delivered once: the same items again change nothing.
+        let again = Delivery {
+            write: ContextWrite::Push {
+                idx: 1,
+                message: &message,
+            },
+            ..delivery
+        };
+        assert!(matches!(
+            store.deliver(again, &[]).await,
+            Err(StoreError::NotQueued { .. })
+        ));
+        assert_eq!(store.context("s1").await.unwrap().len(), 1);
+    }
+}

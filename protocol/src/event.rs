@@ -195,9 +195,9 @@ pub enum EventPayload {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         error: Option<ErrorInfo>,
     },
-    /// A sub-agent started (on its parent's stream; `agent_id` is the child's).
+    /// A sub-agent started. This and the other `agent_*` events are on its parent's
+    /// stream; the event's `agent_id` is the child's id (its session's).
     AgentSpawned {
-        agent_id: String,
         name: String,
         agent_type: String,
         description: String,
@@ -205,19 +205,15 @@ pub enum EventPayload {
     },
     /// A running sub-agent's progress, at most once a second per agent.
     AgentProgress {
-        agent_id: String,
         tool_calls: u64,
         tokens: u64,
-        /// What it did last: a tool call's name and target, or "thinking".
+        /// What it did last: the name of its last tool call, or "thinking".
         last_activity: String,
     },
     /// A foreground sub-agent moved to the background: the parent's turn goes on.
-    AgentBackgrounded {
-        agent_id: String,
-    },
+    AgentBackgrounded,
     /// A sub-agent ended: its state, the start of its result, its usage.
     AgentCompleted {
-        agent_id: String,
         state: crate::agents::AgentState,
         summary: String,
         usage: Usage,
@@ -277,7 +273,7 @@ impl EventPayload {
             EventPayload::TurnCompleted { .. } => "turn_completed",
             EventPayload::AgentSpawned { .. } => "agent_spawned",
             EventPayload::AgentProgress { .. } => "agent_progress",
-            EventPayload::AgentBackgrounded { .. } => "agent_backgrounded",
+            EventPayload::AgentBackgrounded => "agent_backgrounded",
             EventPayload::AgentCompleted { .. } => "agent_completed",
             EventPayload::Injected { .. } => "injected",
             EventPayload::Error { .. } => "error",

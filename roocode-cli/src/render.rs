@@ -280,7 +280,7 @@ impl Transcript {
             // Sub-agent events: shown by `roocode-cli agents` (issue 11 adds them here).
             | EventPayload::AgentSpawned { .. }
             | EventPayload::AgentProgress { .. }
-            | EventPayload::AgentBackgrounded { .. }
+            | EventPayload::AgentBackgrounded
             | EventPayload::AgentCompleted { .. }
             | EventPayload::Injected { .. }
             | EventPayload::Unknown => {}

@@ -186,7 +186,7 @@ impl App {
             // Sub-agent events and injections: shown by the agents panel (issue 11).
             EventPayload::AgentSpawned { .. }
             | EventPayload::AgentProgress { .. }
-            | EventPayload::AgentBackgrounded { .. }
+            | EventPayload::AgentBackgrounded
             | EventPayload::AgentCompleted { .. }
             | EventPayload::Injected { .. } => {}
             EventPayload::Resync { .. } | EventPayload::Unknown => {}

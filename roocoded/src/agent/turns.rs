@@ -100,6 +100,13 @@ impl Engine {
         if state.running.is_some() {
             return Ok(false);
         }
+        if state.env.vars.is_empty() {
+            // A turn the daemon starts (a notification, a resumed agent) before any client
+            // sent this session its environment since the daemon started: the daemon's
+            // own, which is its starting terminal's (keys stay in memory either way).
+            tracing::info!(session = %rt.id, "no client environment yet: using the daemon's");
+            state.env = ClientEnv::capture();
+        }
         let running = Running::new(uuid::Uuid::now_v7().to_string());
         self.begin_turn(&rt.id, &running).await?;
         state.running = Some(running);

@@ -157,13 +157,7 @@ impl Engine {
             Ok(true) => {
                 self.store.set_agent_background(id).await?;
                 self.events
-                    .append(
-                        &row.parent_id,
-                        id,
-                        EventPayload::AgentBackgrounded {
-                            agent_id: id.to_string(),
-                        },
-                    )
+                    .append(&row.parent_id, id, EventPayload::AgentBackgrounded)
                     .await?;
                 entry.to_background.notify_one();
                 tracing::info!(agent = %id, "sub-agent moved to the background");
@@ -199,7 +193,6 @@ impl Engine {
             .last()
             .map_or_else(|| "thinking".to_string(), |c| c.name.clone());
         let progress = EventPayload::AgentProgress {
-            agent_id: id.to_string(),
             tool_calls: row.tool_calls,
             tokens: usage.input_tokens + usage.output_tokens,
             last_activity,
@@ -247,7 +240,6 @@ impl Engine {
                 &row.parent_id,
                 id,
                 EventPayload::AgentCompleted {
-                    agent_id: id.to_string(),
                     state: outcome.state,
                     summary: notification::summary_of(outcome.error.as_deref().unwrap_or(&result)),
                     usage,

@@ -252,7 +252,6 @@ impl Engine {
                 &parent.session.id,
                 &id,
                 EventPayload::AgentSpawned {
-                    agent_id: id.clone(),
                     name: row.name.clone(),
                     agent_type: row.agent_type.clone(),
                     description: row.description.clone(),

@@ -40,7 +40,8 @@ pub trait DaemonApi {
     async fn shutdown(&self) -> RpcResult<()>;
 
     /// Events of every session that matter outside it: turns starting and ending,
-    /// permission requests and questions raised and resolved. For overviews (the TUI's
+    /// permission requests and questions raised and resolved, sub-agents
+    /// starting and ending. For overviews (the TUI's
     /// side panel): refresh `pending.list` / `session.list` on each. Advisory: a
     /// subscriber that falls behind skips events rather than being closed.
     #[subscription(name = "subscribe" => "event", unsubscribe = "unsubscribe", item = Event, param_kind = map)]

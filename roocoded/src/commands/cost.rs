@@ -1,5 +1,6 @@
-//! `/cost`: what a session's model calls cost and used — in total, per agent (the main
-//! agent as `main`, any other agent by its id), per purpose (the conversation itself,
+//! `/cost`: what a session's model calls cost and used — its sub-agents' included — in
+//! total, per agent (the main agent as `main`, a sub-agent by its name and short id),
+//! per purpose (the conversation itself,
 //! compaction, calls made by tools such as WebFetch) and per model — as plain-text
 //! tables for a monospace terminal.
 //!
@@ -13,7 +14,25 @@ use crate::store::{COMPACTION_TURN_ID, CONVERSATION_PURPOSE, CallTotals, Session
 
 /// The `/cost` report of `row`'s session.
 pub async fn report(engine: &Engine, row: &SessionRow) -> Result<String, AgentError> {
-    let totals = engine.store().call_totals(&row.id).await?;
+    let store = engine.store();
+    let mut totals = store.call_totals(&row.id).await?;
+    // Sub-agents are shown by name (with the start of their id: names repeat).
+    let names: std::collections::HashMap<String, String> = store
+        .children(&row.id)
+        .await?
+        .into_iter()
+        .map(|c| {
+            let tail = roocode_protocol::short_id::tail(&c.id).unwrap_or(&c.id);
+            let short: String = tail.chars().take(8).collect();
+            let label = format!("{} ({short})", c.name);
+            (c.id, label)
+        })
+        .collect();
+    for t in &mut totals {
+        if let Some(name) = names.get(&t.agent_id) {
+            t.agent_id.clone_from(name);
+        }
+    }
     Ok(render(&row.id, &totals))
 }
 

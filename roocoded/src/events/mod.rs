@@ -64,6 +64,8 @@ fn is_global(payload: &EventPayload) -> bool {
             | EventPayload::PermissionResolved { .. }
             | EventPayload::Question { .. }
             | EventPayload::QuestionResolved { .. }
+            | EventPayload::AgentSpawned { .. }
+            | EventPayload::AgentCompleted { .. }
     )
 }
 

@@ -116,6 +116,7 @@ pub struct CallTotals {
 impl Store {
     /// A session's model calls summed per agent, purpose and model, in the order each
     /// group was first used. Sums are made by SQLite: the calls are never loaded.
+    /// Its sub-agents' calls (recorded in their own sessions) roll up into it.
     pub async fn call_totals(&self, session_id: &str) -> Result<Vec<CallTotals>, StoreError> {
         // The purpose expression must match COMPACTION_TURN_ID, TOOL_TURN_PREFIX and
         // CONVERSATION_PURPOSE above (the tests below record with those).
@@ -135,7 +136,9 @@ impl Store {
                 SUM(cache_write_tokens) AS cache_write_tokens,
                 SUM(cost_usd) AS known_cost_usd,
                 SUM(latency_ms) AS latency_ms
-             FROM model_calls WHERE session_id = ?
+             FROM model_calls
+             WHERE session_id = ?1
+                OR session_id IN (SELECT session_id FROM agents WHERE parent_id = ?1)
              GROUP BY agent_id, purpose, model
              ORDER BY MIN(created_at), MIN(rowid)",
         )

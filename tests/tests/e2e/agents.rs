@@ -10,14 +10,11 @@
 
 use std::time::Duration;
 
-use roocode_client::RpcClient;
 use roocode_protocol::api::{AgentApiClient, SessionApiClient};
-use roocode_protocol::daemon::ClientInfo;
-use roocode_protocol::event::Event;
 use roocode_tests::mock_llm::{Reply, RouteMatch, Script, ScriptedReply, ToolCall};
 use serde_json::{Value, json};
 
-use crate::harness::{PATIENCE, World, last_results};
+use crate::harness::{PATIENCE, World, count, events_until, last_results, notified, rpc};
 
 fn first_user(marker: &str) -> RouteMatch {
     RouteMatch::FirstUserContains(marker.into())
@@ -25,54 +22,6 @@ fn first_user(marker: &str) -> RouteMatch {
 
 fn agent_call(id: &str, input: Value) -> ToolCall {
     ToolCall::with_id(id, "Agent", input)
-}
-
-async fn rpc(w: &World) -> RpcClient {
-    let socket = w.home.path().join("run/roocoded.sock");
-    let me = ClientInfo {
-        kind: "test".into(),
-        name: "e2e".into(),
-        pid: std::process::id(),
-    };
-    roocode_client::connect(&socket, me).await.unwrap().0
-}
-
-/// Follows a session's event stream from its start until `done` says enough.
-async fn events_until(w: &World, session_id: &str, done: impl Fn(&[Event]) -> bool) -> Vec<Event> {
-    let rpc = rpc(w).await;
-    let mut sub = rpc
-        .subscribe_events(session_id.to_string(), Some(0))
-        .await
-        .unwrap();
-    let mut seen = Vec::new();
-    let read = async {
-        while !done(&seen) {
-            match sub.next().await {
-                Some(Ok(ev)) => seen.push(ev),
-                other => panic!("the stream ended: {other:?}"),
-            }
-        }
-    };
-    if tokio::time::timeout(PATIENCE, read).await.is_err() {
-        let kinds: Vec<&str> = seen.iter().map(|e| e.payload.kind()).collect();
-        panic!("gave up waiting; saw {kinds:?}");
-    }
-    seen
-}
-
-fn count(events: &[Event], kind: &str) -> usize {
-    events.iter().filter(|e| e.payload.kind() == kind).count()
-}
-
-/// The parent has read `n` task notifications and finished reacting to them (its last
-/// event is the end of a turn that came after the last one).
-fn settled_after(n: usize) -> impl Fn(&[Event]) -> bool {
-    move |events: &[Event]| {
-        count(events, "injected") >= n
-            && events
-                .last()
-                .is_some_and(|e| e.payload.kind() == "turn_completed")
-    }
 }
 
 /// The newest request of the agent whose first message contains `marker`.
@@ -250,7 +199,7 @@ async fn three_background_children_run_together_and_each_notifies_once() {
     for n in 1..=3 {
         w.mock.open_gate(&format!("child-{n}"));
     }
-    let events = events_until(&w, &parent, settled_after(3)).await;
+    let events = events_until(&w, &parent, notified(3)).await;
     assert_eq!(count(&events, "agent_spawned"), 3);
     assert_eq!(count(&events, "agent_completed"), 3);
     assert_eq!(count(&events, "injected"), 3, "one notification per child");
@@ -317,7 +266,7 @@ async fn a_long_foreground_child_moves_to_the_background_on_its_own() {
         "{moved:?}"
     );
     w.mock.open_gate("slow");
-    let events = events_until(&w, &parent, settled_after(1)).await;
+    let events = events_until(&w, &parent, notified(1)).await;
     assert_eq!(count(&events, "agent_backgrounded"), 1);
     assert_eq!(count(&events, "injected"), 1);
     let last = last_request_of(&w, "do the slow thing");
@@ -360,7 +309,7 @@ async fn a_fork_s_first_request_repeats_its_parent_s() {
     let out = w.run(&["send", "think about the answer"]).await;
     assert_eq!(out.code, 0, "{out:?}");
     let parent = out.session_id();
-    events_until(&w, &parent, settled_after(1)).await;
+    events_until(&w, &parent, notified(1)).await;
 
     let requests = w.mock.requests();
     let parent_call = requests
@@ -518,7 +467,7 @@ async fn a_background_child_waits_for_approval_from_any_terminal() {
     let ok = w.run(&["approve", id]).await;
     assert_eq!(ok.code, 0, "{ok:?}");
 
-    events_until(&w, &parent, settled_after(1)).await;
+    events_until(&w, &parent, notified(1)).await;
     assert!(w.project_path().join("approved.txt").exists());
     let last = last_request_of(&w, "make the file");
     assert!(last.contains("touched it"), "{last}");
@@ -577,7 +526,7 @@ async fn background_children_survive_kill_9_and_finish_once() {
     let status = w.run(&["sessions"]).await;
     assert_eq!(status.code, 0, "{status:?}");
 
-    events_until(&w, &parent, settled_after(2)).await;
+    events_until(&w, &parent, notified(2)).await;
     let side = std::fs::read_to_string(w.project_path().join("side-effects.txt")).unwrap();
     let mut lines: Vec<&str> = side.lines().collect();
     lines.sort_unstable();

@@ -12,7 +12,9 @@ use tokio::io::{AsyncBufReadExt, BufReader, Lines};
 use tokio::process::{Child, ChildStderr, ChildStdout, Command};
 
 mod requests;
+mod stream;
 pub use requests::{chain_is_valid, last_results};
+pub use stream::{count, events_until, notified, rpc};
 
 /// Upper bound for anything a test waits on; reaching it is a failure, never a pass.
 pub const PATIENCE: Duration = Duration::from_secs(60);

@@ -8,6 +8,7 @@
 mod harness;
 
 mod agent_definitions;
+mod agent_limits;
 mod agents;
 mod attach;
 mod context;

@@ -45,12 +45,19 @@ impl ChildHost {
             return self.outcome_from_store(&started.id).await;
         };
         let mut outcome = entry.outcome();
+        // The executor drops this call when the parent's turn is cancelled: the child
+        // is stopped then too (a foreground child never outlives its parent's call).
+        let mut guard = StopOnDrop {
+            engine: Some(self.engine.clone()),
+            id: started.id.clone(),
+        };
         let auto = self.parent.config.agents_limits().auto_background;
         let auto = tokio::time::sleep(auto);
         tokio::pin!(auto);
         loop {
             tokio::select! {
                 done = async { outcome.wait_for(Option::is_some).await.ok().and_then(|o| o.clone()) } => {
+                    guard.disarm();
                     return match done {
                         Some(o) => Ok(result_text(&started.id, &started.name, &o)),
                         None => self.outcome_from_store(&started.id).await,
@@ -58,12 +65,16 @@ impl ChildHost {
                 }
                 _ = &mut auto => {
                     match self.engine.background_agent(&started.id).await {
-                        Ok(true) => return Ok(moved_text(started, "it ran longer than agents.auto_background_s")),
+                        Ok(true) => {
+                            guard.disarm();
+                            return Ok(moved_text(started, "it ran longer than agents.auto_background_s"));
+                        }
                         Ok(false) | Err(_) => continue,
                     }
                 }
                 _ = entry.to_background.notified() => {
                     if entry.phase() == Phase::Background {
+                        guard.disarm();
                         return Ok(moved_text(started, "the user moved it there"));
                     }
                 }
@@ -178,6 +189,31 @@ impl AgentHost for ChildHost {
             }
         }
         .boxed()
+    }
+}
+
+/// Stops a foreground child whose parent's call went away before it ended.
+struct StopOnDrop {
+    engine: Option<Arc<Engine>>,
+    id: String,
+}
+
+impl StopOnDrop {
+    fn disarm(&mut self) {
+        self.engine = None;
+    }
+}
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        if let Some(engine) = self.engine.take() {
+            let id = std::mem::take(&mut self.id);
+            tokio::spawn(async move {
+                if let Err(e) = engine.stop_agent(&id).await {
+                    tracing::warn!(agent = %id, "cannot stop the sub-agent: {e}");
+                }
+            });
+        }
     }
 }
 

@@ -142,6 +142,7 @@ async fn handle(
         headers,
         body,
         raw: raw.to_vec(),
+        at: state.started.elapsed(),
     };
     let reply = state.record(recorded, problem.is_none());
     if let Some((status, message)) = problem {

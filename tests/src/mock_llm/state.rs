@@ -23,6 +23,8 @@ pub struct RecordedRequest {
     pub body: Value,
     /// The body's bytes as sent (to compare requests byte for byte).
     pub raw: Vec<u8>,
+    /// When it arrived, since the mock started.
+    pub at: std::time::Duration,
 }
 
 impl RecordedRequest {
@@ -56,6 +58,8 @@ pub(crate) struct State {
     opened: watch::Sender<HashSet<String>>,
     reached: watch::Sender<HashMap<String, usize>>,
     seq: AtomicU64,
+    /// When the mock started (requests are timed from it).
+    pub(crate) started: std::time::Instant,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -85,6 +89,7 @@ impl State {
             opened: watch::Sender::new(HashSet::new()),
             reached: watch::Sender::new(HashMap::new()),
             seq: AtomicU64::new(0),
+            started: std::time::Instant::now(),
         }
     }
 

@@ -50,21 +50,27 @@ impl Engine {
         };
         let engine = self.clone();
         let id = id.to_string();
-        self.tasks.spawn(async move {
-            let timeout = Duration::from_secs(spec.timeout_s.max(1));
-            let watchdog = {
-                let engine = engine.clone();
-                let id = id.clone();
-                let entry = entry.clone();
-                tokio::spawn(async move {
-                    tokio::time::sleep(timeout).await;
-                    entry.set_stop(StopCause::TimedOut {
-                        after_s: timeout.as_secs(),
-                    });
-                    tracing::warn!(agent = %id, "sub-agent timed out");
-                    engine.interrupt_child(&id).await;
-                })
-            };
+        let timeout = Duration::from_secs(spec.timeout_s.max(1));
+        // The watchdog ends with the run; neither it nor the wait for a slot is a task the
+        // daemon waits for when it stops (a queued child stays queued for the next start).
+        let mut ended = entry.outcome();
+        let watchdog = {
+            let engine = engine.clone();
+            let id = id.clone();
+            let entry = entry.clone();
+            tokio::spawn(async move {
+                tokio::select! {
+                    () = tokio::time::sleep(timeout) => {}
+                    _ = ended.wait_for(Option::is_some) => return,
+                }
+                entry.set_stop(StopCause::TimedOut {
+                    after_s: timeout.as_secs(),
+                });
+                tracing::warn!(agent = %id, "sub-agent timed out");
+                engine.interrupt_child(&id).await;
+            })
+        };
+        tokio::spawn(async move {
             let slot = match phase {
                 Phase::Foreground => None,
                 Phase::Background => {
@@ -85,9 +91,6 @@ impl Engine {
                 tracing::error!(agent = %id, "cannot start the sub-agent's turn: {e}");
                 engine.child_ended(&id).await;
             }
-            let mut outcome = entry.outcome();
-            let _ = outcome.wait_for(Option::is_some).await;
-            watchdog.abort();
         });
         Ok(())
     }

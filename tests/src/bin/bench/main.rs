@@ -24,12 +24,16 @@
 //!   (request and response on the wire, seen by a timing proxy in front of the mock),
 //!   the difference (compaction overhead) and the before/after token counts.
 //!
+//! `roocode-bench agents [--agents 100] [--steps 10] [--chunk-delay-ms 20]` measures
+//! many background sub-agents on one daemon ([`agents`]).
+//!
 //! `roocode-bench sandbox [--calls 100]` measures instead the OS sandbox's added cost per
 //! Bash call ([`sandbox_cost`]).
 //!
 //! The bench's `config.yaml` raises `context.window_tokens` so that the long history
 //! fits the window and no automatic compaction fires during the measured sends.
 
+mod agents;
 mod compaction;
 mod harness;
 mod history;
@@ -77,6 +81,17 @@ enum Cmd {
         #[arg(long, default_value_t = 100)]
         calls: usize,
     },
+    /// Many background sub-agents on one daemon: wall time, RSS, CPU, fairness.
+    Agents {
+        #[arg(long, default_value_t = 100)]
+        agents: usize,
+        /// Model calls of each agent's task (the last one answers).
+        #[arg(long, default_value_t = 10)]
+        steps: usize,
+        /// The mock's delay before each streamed chunk of a reply.
+        #[arg(long, default_value_t = 20)]
+        chunk_delay_ms: u64,
+    },
     /// Prints the generated long history as JSONL (for `roocode-cli import`).
     History {
         #[arg(long, default_value_t = resume::LONG_MESSAGES)]
@@ -89,7 +104,7 @@ fn main() -> anyhow::Result<()> {
     match args.cmd {
         Some(Cmd::Measure { argv }) => return measure(&argv),
         Some(Cmd::History { messages }) => return print_history(messages),
-        Some(Cmd::Sandbox { .. }) | None => {}
+        Some(Cmd::Sandbox { .. } | Cmd::Agents { .. }) | None => {}
     }
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -153,7 +168,7 @@ async fn daemon_memory(b: &Bench) -> anyhow::Result<(f64, f64)> {
 }
 
 async fn bench(args: Args) -> anyhow::Result<()> {
-    if let Some(Cmd::Sandbox { calls }) = args.cmd {
+    if let Some(cmd @ (Cmd::Sandbox { .. } | Cmd::Agents { .. })) = &args.cmd {
         let b = Bench {
             dir: std::env::current_exe()?
                 .parent()
@@ -163,7 +178,15 @@ async fn bench(args: Args) -> anyhow::Result<()> {
             project: tempfile::tempdir()?,
             base_url: String::new(),
         };
-        return sandbox_cost::run(b, calls).await;
+        return match *cmd {
+            Cmd::Sandbox { calls } => sandbox_cost::run(b, calls).await,
+            Cmd::Agents {
+                agents,
+                steps,
+                chunk_delay_ms,
+            } => agents::run(b, agents, steps, chunk_delay_ms).await,
+            _ => Ok(()),
+        };
     }
     let exe = std::env::current_exe()?;
     let dir = exe.parent().context("bench directory")?.to_path_buf();

@@ -250,25 +250,37 @@ impl Engine {
             )
             .await?;
         tracing::info!(agent = %id, state = %outcome.state, "sub-agent ended");
+        // Its background shells end with it; its in-memory side is rebuilt if resumed.
+        if let Some(rt) = self.runtimes.get(id) {
+            rt.shell.kill_all().await;
+        }
+        self.runtimes.remove(id);
         let outcome = Outcome { result, ..outcome };
         let phase = entry.finish(outcome.clone());
         self.children.close(id);
         if phase == Phase::Background {
-            let text = notification::task_notification(&Ended {
-                id,
-                name: &row.name,
-                description: &row.description,
-                state: outcome.state,
-                result: &outcome.result,
-                error: outcome.error.as_deref(),
-            });
-            if self
-                .store
-                .notify_parent(id, InjectionKind::TaskNotification, &text)
-                .await?
-            {
-                self.wake(&row.parent_id).await?;
-            }
+            self.notify_parent_of(&row, &outcome).await?;
+        }
+        Ok(())
+    }
+
+    /// Queues the `<task-notification>` of `row`'s run in its parent's inbox (once: a
+    /// second call queues nothing) and wakes the parent.
+    async fn notify_parent_of(self: &Arc<Self>, row: &AgentRow, outcome: &Outcome) -> Result<(), AgentError> {
+        let text = notification::task_notification(&Ended {
+            id: &row.id,
+            name: &row.name,
+            description: &row.description,
+            state: outcome.state,
+            result: &outcome.result,
+            error: outcome.error.as_deref(),
+        });
+        if self
+            .store
+            .notify_parent(&row.id, InjectionKind::TaskNotification, &text)
+            .await?
+        {
+            self.wake(&row.parent_id).await?;
         }
         Ok(())
     }
@@ -343,6 +355,18 @@ impl Engine {
                     .finish_agent(&row.id, AgentState::Failed, None, Some(error))
                     .await?;
                 self.store.mark_notified(&row.id).await?;
+            }
+        }
+        // A background child that ended just before the crash, its parent not told yet.
+        let ended = [AgentState::Completed, AgentState::Failed, AgentState::Cancelled];
+        for row in self.store.agents_in(&ended).await? {
+            if row.background && !row.notified {
+                let outcome = Outcome {
+                    state: row.state,
+                    result: row.result.clone().unwrap_or_default(),
+                    error: row.error.clone(),
+                };
+                self.notify_parent_of(&row, &outcome).await?;
             }
         }
         for session in self.store.sessions_with_injections().await? {

@@ -5,13 +5,16 @@
 //! event once, in order, plus each subscription's `snapshot`. `None` means the
 //! connection is gone (or the daemon keeps ending subscriptions without delivering
 //! anything); a client that reconnects opens a new feed after [`EventFeed::last_seq`].
+//! Events are decoded with [`crate::wire::decode_event`] (tolerant of the duplicate
+//! `agent_id` key of the sub-agent events).
 
 use std::time::Duration;
 
 use jsonrpsee::core::ClientError;
-use jsonrpsee::core::client::Subscription;
-use roocode_protocol::api::SessionApiClient;
+use jsonrpsee::core::client::{Subscription, SubscriptionClientT};
+use jsonrpsee::core::params::ObjectParams;
 use roocode_protocol::event::{Event, EventPayload};
+use serde_json::Value;
 
 use crate::connect::RpcClient;
 use crate::sequence::{Sequence, Verdict};
@@ -29,7 +32,7 @@ pub type OnUnreadable<'a> = Box<dyn FnMut(&serde_json::Error) + Send + 'a>;
 pub struct EventFeed<'a> {
     rpc: &'a RpcClient,
     session_id: String,
-    sub: Option<Subscription<Event>>,
+    sub: Option<Subscription<Value>>,
     seq: Sequence,
     /// Where a `resync` asked to resume, for the next resubscription.
     resync_from: Option<u64>,
@@ -44,9 +47,7 @@ impl<'a> EventFeed<'a> {
         session_id: &str,
         since_seq: u64,
     ) -> Result<EventFeed<'a>, ClientError> {
-        let sub = rpc
-            .subscribe_events(session_id.to_owned(), Some(since_seq))
-            .await?;
+        let sub = subscribe(rpc, session_id, since_seq).await?;
         Ok(EventFeed {
             rpc,
             session_id: session_id.to_owned(),
@@ -79,7 +80,11 @@ impl<'a> EventFeed<'a> {
                 }
                 continue;
             };
-            match sub.next().await {
+            let next = sub
+                .next()
+                .await
+                .map(|r| r.and_then(crate::wire::decode_event));
+            match next {
                 Some(Ok(ev)) => {
                     if let EventPayload::Resync { last_seq } = ev.payload {
                         self.resync_from = Some(last_seq);
@@ -131,11 +136,7 @@ impl<'a> EventFeed<'a> {
         self.fruitless += 1;
         let last = self.seq.last_seq();
         let since = self.resync_from.take().map_or(last, |s| s.min(last));
-        match self
-            .rpc
-            .subscribe_events(self.session_id.clone(), Some(since))
-            .await
-        {
+        match subscribe(self.rpc, &self.session_id, since).await {
             Ok(sub) => {
                 self.sub = Some(sub);
                 true
@@ -143,4 +144,17 @@ impl<'a> EventFeed<'a> {
             Err(_) => false,
         }
     }
+}
+
+/// `session.subscribe` after `since_seq`, each event as the JSON the daemon sent.
+async fn subscribe(
+    rpc: &RpcClient,
+    session_id: &str,
+    since_seq: u64,
+) -> Result<Subscription<Value>, ClientError> {
+    let mut params = ObjectParams::new();
+    params.insert("session_id", session_id)?;
+    params.insert("since_seq", since_seq)?;
+    rpc.subscribe("session.subscribe", params, "session.unsubscribe")
+        .await
 }

@@ -77,7 +77,9 @@ async fn list(session: Option<String>, json: bool) -> anyhow::Result<i32> {
         return Ok(0);
     }
     if agents.is_empty() {
-        err_line("no sub-agents");
+        err_line(
+            "no sub-agents (agents start them with the `Agent` tool; `roocode-cli agents --definitions` lists the types)",
+        );
         return Ok(0);
     }
     // The parents' short ids, as `sessions` shows them (a best effort: the full id

@@ -145,6 +145,16 @@ mod tests {
     }
 
     #[test]
+    fn sub_agent_sessions_are_not_listed() {
+        let mut child = session("C", "count files");
+        child.kind = SessionKind::SubAgent;
+        child.parent_session_id = Some("A".into());
+        let p = Picker::new(vec![session("A", "fix tests"), child]);
+        let ids: Vec<&str> = p.shown().iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["A"]);
+    }
+
+    #[test]
     fn typing_filters_and_esc_clears_then_quits() {
         let mut p = picker();
         for c in "fix".chars() {

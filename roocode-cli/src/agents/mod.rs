@@ -94,9 +94,7 @@ async fn list(session: Option<String>, json: bool) -> anyhow::Result<i32> {
 async fn stop(id: &str) -> anyhow::Result<i32> {
     let paths = connect::paths()?;
     let conn = connect::connect(&paths).await?;
-    let agent = AgentApiClient::get(&conn.rpc, id.to_owned())
-        .await
-        .map_err(Failure::from)?;
+    let agent = find(&conn.rpc, id).await?;
     if agent.state.is_final() {
         err_line(&ended(&agent, "stop"));
         return Ok(1);
@@ -116,9 +114,7 @@ async fn stop(id: &str) -> anyhow::Result<i32> {
 async fn show(id: &str, json: bool) -> anyhow::Result<i32> {
     let paths = connect::paths()?;
     let conn = connect::connect(&paths).await?;
-    let agent = AgentApiClient::get(&conn.rpc, id.to_owned())
-        .await
-        .map_err(Failure::from)?;
+    let agent = find(&conn.rpc, id).await?;
     if json {
         out_line(&serde_json::to_string_pretty(&agent)?);
     } else {
@@ -131,9 +127,7 @@ async fn show(id: &str, json: bool) -> anyhow::Result<i32> {
 pub async fn background(id: &str) -> anyhow::Result<i32> {
     let paths = connect::paths()?;
     let conn = connect::connect(&paths).await?;
-    let agent = AgentApiClient::get(&conn.rpc, id.to_owned())
-        .await
-        .map_err(Failure::from)?;
+    let agent = find(&conn.rpc, id).await?;
     if agent.state.is_final() {
         err_line(&ended(&agent, "move"));
         return Ok(1);
@@ -174,6 +168,19 @@ pub async fn background(id: &str) -> anyhow::Result<i32> {
         ));
     }
     Ok(1)
+}
+
+/// The agent `id` names (a full id, its short id or a unique prefix).
+async fn find(rpc: &roocode_client::RpcClient, id: &str) -> Result<AgentInfo, Failure> {
+    AgentApiClient::get(rpc, id.to_owned())
+        .await
+        .map_err(|e| match Failure::from(e) {
+            f if f.kind == "session_not_found" => Failure::new(
+                "agent_not_found",
+                format!("no agent has the id `{id}`: `roocode-cli agents` lists them"),
+            ),
+            f => f,
+        })
 }
 
 /// `Explore (a1b2c3d4)`.

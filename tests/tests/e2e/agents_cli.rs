@@ -121,6 +121,17 @@ async fn wait_agents_prints_the_reaction_and_lists_show_the_child() {
     );
     let unknown = w.run(&["agents", "stop", "no-such-agent"]).await;
     assert_eq!(unknown.code, 1, "{unknown:?}");
+    assert!(
+        unknown
+            .stderr
+            .contains("no agent has the id `no-such-agent`: `roocode-cli agents` lists them"),
+        "{}",
+        unknown.stderr
+    );
+    // A main session is not an agent.
+    let main = w.run(&["agents", "stop", &session]).await;
+    assert_eq!(main.code, 1, "{main:?}");
+    assert!(main.stderr.contains("not a sub-agent"), "{}", main.stderr);
 
     // `sessions` hides the child; `--all` shows it under its parent.
     let sessions = w.run(&["sessions", "--json"]).await;

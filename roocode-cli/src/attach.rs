@@ -1,10 +1,10 @@
 //! `roocode-cli attach`: replay a whole session (`since_seq = 0`), then follow it live.
 //! Text output is the [`Transcript`]; `stream-json` prints each event as one line.
 //! Exits 130 on Ctrl+C, 1 when the daemon goes away, and with `--until-idle` 0 once
-//! caught up with no turn running.
+//! caught up with no turn running and none of its sub-agents running.
 
 use clap::{Args, ValueEnum};
-use roocode_protocol::api::SessionApiClient;
+use roocode_protocol::api::{AgentApiClient, SessionApiClient};
 use roocode_protocol::event::{Event, EventPayload};
 use tokio::signal::unix::{SignalKind, signal};
 
@@ -29,7 +29,7 @@ pub struct AttachArgs {
     pub id: String,
     #[arg(long, value_enum, default_value_t = AttachOutput::Text)]
     pub output: AttachOutput,
-    /// Exit once caught up and no turn is running.
+    /// Exit once caught up, no turn is running and no sub-agent of the session is.
     #[arg(long)]
     pub until_idle: bool,
 }
@@ -81,11 +81,21 @@ impl AttachPrinter {
 pub async fn run(args: AttachArgs) -> anyhow::Result<i32> {
     let paths = connect::paths()?;
     let conn = connect::connect(&paths).await?;
-    let session = conn.rpc.get(args.id.clone()).await.map_err(Failure::from)?;
+    let session = SessionApiClient::get(&conn.rpc, args.id.clone())
+        .await
+        .map_err(Failure::from)?;
     let mut stream = stream::open(&conn.rpc, &session.id, 0).await?;
     let mut sigint = signal(SignalKind::interrupt())?;
     let mut printer = AttachPrinter::new(args.output);
     let mut idle = IdleTracker::default();
+    if args.until_idle {
+        // Taken after subscribing, so an agent ending meanwhile shows on the stream.
+        // An older daemon has no `agent.list`: then there are none.
+        let agents = AgentApiClient::list(&conn.rpc, Some(session.id.clone()))
+            .await
+            .unwrap_or_default();
+        idle.seed(&session.id, &agents);
+    }
     let mut sink = Stdio::new();
     loop {
         tokio::select! {

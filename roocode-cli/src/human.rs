@@ -3,15 +3,19 @@
 //! session (and every request a snapshot lists) gets a [`Prompt`], one at a time, in
 //! order of arrival. A prompt closes when the user answers it (the caller sends the
 //! [`Reply`]), when another client answers first (its `*_resolved` event arrives:
-//! `answered elsewhere by <kind> (pid N)`), or when the turn ends.
+//! `answered elsewhere by <kind> (pid N)`), or when the turn ends. A sub-agent's
+//! requests (on the parent's stream, with the child's `agent_id`) are prompted for the
+//! same way, introduced by `[<name>] asks:`; they do not close when the parent's turn
+//! ends, since the child may run on in the background.
 //!
 //! Independent of the terminal: lines come in as [`InputLine`]s and output goes to a
 //! [`Sink`]; a line read before the open prompt appeared answers nothing.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::{HashMap, HashSet, VecDeque};
 use std::path::PathBuf;
 use std::time::Instant;
 
+use roocode_client::agents::{AgentNames, is_child_event, unnamed};
 use roocode_protocol::event::{DecidedBy, Event, EventPayload};
 
 use crate::output::Sink;
@@ -46,6 +50,9 @@ pub struct HumanLoop {
     known: HashSet<String>,
     /// False once input ended or the turn is being cancelled.
     enabled: bool,
+    /// The session's sub-agents, and the name of the one asking, by request id.
+    names: AgentNames,
+    askers: HashMap<String, String>,
 }
 
 impl HumanLoop {
@@ -57,6 +64,8 @@ impl HumanLoop {
             queue: VecDeque::new(),
             known: HashSet::new(),
             enabled: true,
+            names: AgentNames::default(),
+            askers: HashMap::new(),
         }
     }
 
@@ -75,10 +84,25 @@ impl HumanLoop {
         sink: &mut dyn Sink,
     ) -> Effects {
         let cwd = self.cwd.clone();
+        self.names.observe(ev);
+        if is_child_event(ev)
+            && let EventPayload::PermissionRequest { request_id, .. }
+            | EventPayload::Question { request_id, .. } = &ev.payload
+        {
+            self.askers
+                .insert(request_id.clone(), self.names.name(&ev.agent_id));
+        }
         match &ev.payload {
             EventPayload::Snapshot { pending, .. } => {
                 let session_id = self.session_id.clone();
-                for p in pending.iter().filter(|p| p.session_id == session_id) {
+                for p in pending
+                    .iter()
+                    .filter(|p| p.session_id == session_id || p.agent_id.is_some())
+                {
+                    if let Some(id) = &p.agent_id {
+                        let name = p.agent_name.clone().unwrap_or_else(|| unnamed(id));
+                        self.askers.insert(p.request_id.clone(), name);
+                    }
                     self.add(&p.request_id, || Prompt::pending(p, Some(&cwd)));
                 }
             }
@@ -112,12 +136,18 @@ impl HumanLoop {
                 answers,
                 decided_by,
             } => self.resolved(request_id, answers.is_null(), decided_by, sink),
-            // The turn is over: what it waited for no longer matters.
+            // The turn is over: what it waited for no longer matters (a sub-agent's
+            // requests still do).
             EventPayload::TurnCompleted { .. } => {
-                if self.open.take().is_some() {
+                let askers = &self.askers;
+                if self
+                    .open
+                    .take_if(|o| !askers.contains_key(o.prompt.request_id()))
+                    .is_some()
+                {
                     sink.err_line("the turn ended; the prompt is closed");
                 }
-                self.queue.clear();
+                self.queue.retain(|p| askers.contains_key(p.request_id()));
             }
             _ => {}
         }
@@ -225,6 +255,9 @@ impl HumanLoop {
         let Some(prompt) = self.queue.pop_front() else {
             return false;
         };
+        if let Some(name) = self.askers.get(prompt.request_id()) {
+            sink.err_line(&format!("[{name}] asks:"));
+        }
         for line in prompt.opening() {
             sink.err_line(&line);
         }
@@ -407,6 +440,69 @@ mod tests {
             "after a resync"
         );
         assert!(!h.on_event(&request(4, "R1"), t0, true, &mut sink).opened);
+    }
+
+    #[test]
+    fn a_childs_request_is_introduced_by_its_name_and_outlives_the_parents_turn() {
+        let (mut h, mut sink, t0) = (human(), Captured::default(), Instant::now());
+        let spawned = child_ev(
+            1,
+            "A1",
+            EventPayload::AgentSpawned {
+                name: "Explore".into(),
+                agent_type: "Explore".into(),
+                description: "d".into(),
+                background: true,
+            },
+        );
+        h.on_event(&spawned, t0, true, &mut sink);
+        let mut child = request(2, "R1");
+        child.agent_id = "A1".into();
+        assert!(h.on_event(&child, t0, true, &mut sink).opened);
+        assert!(
+            sink.err.starts_with(
+                "[Explore] asks:
+  Bash: make
+"
+            ),
+            "{}",
+            sink.err
+        );
+        // The parent's turn ends: the child's prompt stays open.
+        h.on_event(
+            &ev(3, completed("T", StopReason::EndTurn)),
+            t0,
+            true,
+            &mut sink,
+        );
+        assert_eq!(h.open_request(), Some("R1"));
+        assert!(!sink.err.contains("the turn ended"), "{}", sink.err);
+        // And is answered like the parent's own.
+        let fx = h.on_input(typed(t0, "y"), t0, true, &mut sink);
+        assert_eq!(fx.reply.unwrap().request_id(), "R1");
+    }
+
+    #[test]
+    fn a_snapshot_lists_childrens_requests_with_their_names() {
+        let (mut h, mut sink, t0) = (human(), Captured::default(), Instant::now());
+        let mut snap = snapshot(0, "/w", SessionStatus::Running, 3);
+        if let EventPayload::Snapshot { pending: p, .. } = &mut snap.payload {
+            let mut child = pending("R7", "permission");
+            child.session_id = "A1".into();
+            child.agent_id = Some("A1".into());
+            child.agent_name = Some("scout".into());
+            p.push(child);
+        }
+        assert!(h.on_event(&snap, t0, true, &mut sink).opened);
+        assert_eq!(h.open_request(), Some("R7"));
+        assert!(
+            sink.err.starts_with(
+                "[scout] asks:
+"
+            ),
+            "{}",
+            sink.err
+        );
     }
 
     #[test]

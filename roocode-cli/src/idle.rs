@@ -5,7 +5,14 @@
 //! No turn running: a `turn_completed` came after the last `turn_started`; or, when the
 //! last turn started before the snapshot and its end is not in the log, the snapshot
 //! status was not `running` (an interrupted turn never completes).
+//! No child running: none of the session's sub-agents is queued, running or waiting —
+//! from `agent.list` when attaching ([`IdleTracker::seed`]), then `agent_spawned` and
+//! `agent_completed` on the stream (an agent the list showed ended stays ended when
+//! the replay shows its start).
 
+use std::collections::HashSet;
+
+use roocode_protocol::agents::{AgentInfo, AgentState};
 use roocode_protocol::event::{Event, EventPayload};
 use roocode_protocol::session::SessionStatus;
 
@@ -18,11 +25,35 @@ pub struct IdleTracker {
     seen: u64,
     last_started: Option<u64>,
     last_completed: Option<u64>,
+    /// Sub-agents of the session that are queued, running or waiting.
+    active: HashSet<String>,
+    /// Sub-agents `agent.list` showed ended.
+    ended: HashSet<String>,
 }
 
 impl IdleTracker {
+    /// Takes the sub-agents of `session_id` that `agent.list` shows into account.
+    pub fn seed(&mut self, session_id: &str, agents: &[AgentInfo]) {
+        for a in agents.iter().filter(|a| a.parent_id == session_id) {
+            match a.state {
+                AgentState::Queued | AgentState::Running | AgentState::Waiting => {
+                    self.active.insert(a.id.clone());
+                }
+                AgentState::Idle
+                | AgentState::Completed
+                | AgentState::Failed
+                | AgentState::Cancelled
+                | AgentState::Unknown => {
+                    self.ended.insert(a.id.clone());
+                }
+            }
+        }
+    }
+
     /// Takes one event (snapshots included) into account.
     pub fn observe(&mut self, ev: &Event) {
+        // Sub-agent events carry the child's id as the event's agent id.
+        let agent_id = &ev.agent_id;
         match &ev.payload {
             EventPayload::Snapshot { session, .. } => {
                 if self.target.is_none() {
@@ -34,17 +65,23 @@ impl IdleTracker {
             EventPayload::Resync { .. } => return,
             EventPayload::TurnStarted { .. } => self.last_started = Some(ev.seq),
             EventPayload::TurnCompleted { .. } => self.last_completed = Some(ev.seq),
+            EventPayload::AgentSpawned { .. } if !self.ended.contains(agent_id) => {
+                self.active.insert(agent_id.clone());
+            }
+            EventPayload::AgentCompleted { .. } => {
+                self.active.remove(agent_id);
+            }
             _ => {}
         }
         self.seen = self.seen.max(ev.seq);
     }
 
-    /// Whether the client has caught up and no turn is running.
+    /// Whether the client has caught up, no turn is running and no sub-agent is.
     pub fn is_idle(&self) -> bool {
         let Some(target) = self.target else {
             return false;
         };
-        if self.seen < target {
+        if self.seen < target || !self.active.is_empty() {
             return false;
         }
         match (self.last_started, self.last_completed) {
@@ -114,6 +151,77 @@ mod tests {
             ev(2, started("T")),
         ];
         assert_eq!(tracker(&events), [false, false, true]);
+    }
+
+    fn spawned() -> EventPayload {
+        EventPayload::AgentSpawned {
+            name: "scout".into(),
+            agent_type: "Explore".into(),
+            description: "d".into(),
+            background: true,
+        }
+    }
+
+    fn agent_completed() -> EventPayload {
+        EventPayload::AgentCompleted {
+            state: AgentState::Completed,
+            summary: String::new(),
+            usage: roocode_protocol::content::Usage::default(),
+        }
+    }
+
+    fn listed(id: &str, parent: &str, state: AgentState) -> AgentInfo {
+        AgentInfo {
+            id: id.into(),
+            short_id: String::new(),
+            name: "scout".into(),
+            agent_type: "Explore".into(),
+            parent_id: parent.into(),
+            description: String::new(),
+            state,
+            background: true,
+            started_at: String::new(),
+            elapsed_ms: 0,
+            tokens: 0,
+            cost_usd: None,
+            tool_calls: 0,
+            result: None,
+            error: None,
+            branch: None,
+        }
+    }
+
+    #[test]
+    fn a_running_child_keeps_the_session_busy() {
+        let events = [
+            snapshot(0, "/w", SessionStatus::Idle, 3),
+            ev(1, started("T")),
+            child_ev(2, "A1", spawned()),
+            ev(3, completed("T", StopReason::EndTurn)),
+            child_ev(4, "A1", agent_completed()),
+        ];
+        assert_eq!(tracker(&events), [false, false, false, false, true]);
+    }
+
+    #[test]
+    fn agent_list_seeds_the_children() {
+        let mut t = IdleTracker::default();
+        t.seed(
+            SID,
+            &[
+                listed("A1", SID, AgentState::Running),
+                listed("A2", SID, AgentState::Completed),
+                // A sibling, when attached to a child: not ours.
+                listed("A3", "other", AgentState::Running),
+            ],
+        );
+        t.observe(&snapshot(0, "/w", SessionStatus::Idle, 2));
+        // The replay shows A2 start; the list said it ended.
+        t.observe(&child_ev(1, "A2", spawned()));
+        t.observe(&child_ev(2, "A1", spawned()));
+        assert!(!t.is_idle());
+        t.observe(&child_ev(3, "A1", agent_completed()));
+        assert!(t.is_idle());
     }
 
     #[test]

@@ -26,11 +26,13 @@ mod session_cmds;
 mod sessions;
 mod stream;
 mod summary;
+mod table;
 mod terminal;
 #[cfg(test)]
 mod test_support;
 mod timefmt;
 mod turn;
+mod wait_agents;
 
 use clap::{Parser, Subcommand};
 
@@ -90,8 +92,13 @@ enum Cmd {
     Daemon(DaemonCmd),
     /// Check the daemon, the command sandbox, the config files and the providers' keys.
     Doctor,
-    /// Sub-agents: `--definitions` lists the agent types of this project and user.
+    /// List the sub-agents (`stop ID`, `show ID`; `--definitions`: the agent types).
     Agents(AgentsArgs),
+    /// Move a running foreground sub-agent to the background: its parent goes on.
+    Background {
+        /// The agent (its short id as `agents` shows it, the full id, or a unique prefix).
+        id: String,
+    },
 }
 
 fn main() {
@@ -138,6 +145,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Cmd::Daemon(cmd) => daemon_cmd::run(cmd).await,
         Cmd::Doctor => doctor::run().await,
         Cmd::Agents(args) => agents::run(args).await,
+        Cmd::Background { id } => agents::background(&id).await,
     }
 }
 
@@ -258,6 +266,45 @@ mod tests {
             Cmd::Sessions(SessionsArgs { json: true, .. })
         ));
         assert!(matches!(parse(&["rm", "x"]).unwrap().cmd, Cmd::Rm { .. }));
+    }
+
+    #[test]
+    fn agent_commands() {
+        use crate::agents::AgentsCmd;
+        match parse(&["agents", "--json", "-s", "019a"]).unwrap().cmd {
+            Cmd::Agents(a) => {
+                assert!(a.json && a.cmd.is_none() && !a.definitions);
+                assert_eq!(a.session.as_deref(), Some("019a"));
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse(&["agents", "stop", "a1"]).unwrap().cmd {
+            Cmd::Agents(a) => assert!(matches!(a.cmd, Some(AgentsCmd::Stop { id }) if id == "a1")),
+            other => panic!("{other:?}"),
+        }
+        match parse(&["agents", "get", "a1", "--json"]).unwrap().cmd {
+            Cmd::Agents(a) => {
+                assert!(a.json);
+                assert!(matches!(a.cmd, Some(AgentsCmd::Show { id }) if id == "a1"));
+            }
+            other => panic!("{other:?}"),
+        }
+        assert!(matches!(
+            parse(&["background", "a1"]).unwrap().cmd,
+            Cmd::Background { id } if id == "a1"
+        ));
+        assert!(send(&["--wait-agents", "x"]).wait_agents);
+        for args in [
+            &["send", "--wait-agents", "--no-wait", "x"][..],
+            &["agents", "stop"],
+            &["background"],
+        ] {
+            assert_eq!(parse(args).unwrap_err().exit_code(), 2, "{args:?}");
+        }
+        assert!(matches!(
+            parse(&["sessions", "--all"]).unwrap().cmd,
+            Cmd::Sessions(SessionsArgs { all: true, .. })
+        ));
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! `roocode-cli pending`: every permission request and question waiting for a human,
 //! across all sessions. Text: one line each,
 //! `<request_id>  <kind>  <tool>  <summary>  (session <short id>, <age>)` (the short id
-//! the daemon gives each session, as `sessions` shows it); with `--json`
+//! the daemon gives each session, as `sessions` shows it; a sub-agent's request says
+//! `(agent <name>, session <its short id>, <age>)`); with `--json`
 //! the `pending.list` array as is (`request_id`, `session_id`, `kind`, `tool`,
 //! `summary`, `created_at`, plus `reason` and `input`).
 
@@ -89,8 +90,13 @@ pub fn lines(pending: &[PendingRequest], shown: &HashMap<String, String>, now: i
             line.push_str(&summary);
             line.push_str("  ");
         }
+        let agent = match (&p.agent_id, &p.agent_name) {
+            (_, Some(name)) => format!("agent {name}, "),
+            (Some(id), None) => format!("{}, ", roocode_client::agents::unnamed(id)),
+            (None, None) => String::new(),
+        };
         line.push_str(&format!(
-            "(session {}, {})",
+            "({agent}session {}, {})",
             shown.get(&p.session_id).unwrap_or(&p.session_id),
             age(&p.created_at, now)
         ));
@@ -141,6 +147,16 @@ mod tests {
 019ad1e2-9999-7000-8000-000000000002  question    AskUserQuestion  Which database?  (session S1, 1h ago)
 "
         );
+    }
+
+    #[test]
+    fn a_sub_agents_request_names_the_agent() {
+        let mut p = list().remove(0);
+        p.agent_id = Some(p.session_id.clone());
+        p.agent_name = Some("scout".into());
+        let now = unix_secs("2026-11-30T10:05:00Z").unwrap();
+        let text = lines(&[p], &HashMap::new(), now);
+        assert!(text.contains("(agent scout, session 019ad1e0-"), "{text}");
     }
 
     #[test]

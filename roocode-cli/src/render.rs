@@ -1,5 +1,7 @@
 //! Events as text: the one-line forms shared by `send` and `attach` (tool calls,
-//! retries, permission waits and their outcomes, errors) and the [`Transcript`] that `attach` prints.
+//! retries, permission waits and their outcomes, errors, sub-agents) and the
+//! [`Transcript`] that `attach` prints. A sub-agent's waits on a human, which also show
+//! on its parent's stream, are labelled with its name (`[Explore] permission: …`).
 //!
 //! The transcript is a pure function of the event sequence (the session's working
 //! directory comes from the snapshot), so two clients that saw the same events print
@@ -13,6 +15,7 @@ use roocode_protocol::event::{DecidedBy, ErrorInfo, Event, EventPayload};
 use roocode_protocol::session::PendingRequest;
 use serde_json::Value;
 
+use roocode_client::agents::{self, AgentNames};
 pub use roocode_client::display::{MAX_ARG, clip, main_arg};
 
 /// `● Read src/a.rs`: a tool name and its main argument.
@@ -50,8 +53,18 @@ pub fn permission_line(request_id: &str, tool: &str, input: &Value, cwd: Option<
 }
 
 /// The line announcing a request listed by a snapshot or `pending.list`: the same
-/// shapes as [`permission_line`] and [`question_line`], with the daemon's summary.
+/// shapes as [`permission_line`] and [`question_line`], with the daemon's summary,
+/// labelled with the sub-agent's name when a sub-agent asks.
 pub fn pending_line(p: &PendingRequest) -> String {
+    let label = match (&p.agent_id, &p.agent_name) {
+        (Some(_), Some(name)) => format!("[{name}] "),
+        (Some(id), None) => format!("[{}] ", agents::unnamed(id)),
+        (None, _) => String::new(),
+    };
+    format!("{label}{}", pending_line_unlabelled(p))
+}
+
+fn pending_line_unlabelled(p: &PendingRequest) -> String {
     let summary = p.summary.lines().next().map(|l| clip(l.trim(), MAX_ARG));
     match p.kind.as_str() {
         "question" => with_summary(format!("question: {}", p.request_id), summary.as_deref()),
@@ -143,10 +156,42 @@ pub fn message_text(content: &[ContentBlock]) -> String {
         .collect()
 }
 
+/// The line of a sub-agent event on its parent's stream (`agent_spawned`,
+/// `agent_backgrounded`, `agent_completed`, `injected`); `None` for other events and
+/// for `agent_progress`, which would flood a transcript.
+pub fn agent_event_line(ev: &Event, names: &AgentNames) -> Option<String> {
+    // Sub-agent events carry the child's id as the event's agent id.
+    let agent_id = &ev.agent_id;
+    match &ev.payload {
+        EventPayload::AgentSpawned {
+            name,
+            agent_type,
+            description,
+            background,
+            ..
+        } => Some(agents::spawned_line(
+            name,
+            agent_type,
+            description,
+            *background,
+        )),
+        EventPayload::AgentBackgrounded => Some(agents::backgrounded_line(&names.name(agent_id))),
+        EventPayload::AgentCompleted { state, summary, .. } => Some(agents::completed_line(
+            &names.name(agent_id),
+            *state,
+            summary,
+        )),
+        EventPayload::Injected { kind, text, .. } => Some(agents::injected_line(kind, text)),
+        _ => None,
+    }
+}
+
 /// The text transcript of a session, built event by event.
 #[derive(Debug, Default)]
 pub struct Transcript {
     cwd: Option<PathBuf>,
+    /// The names of the session's sub-agents, for their events' labels.
+    names: AgentNames,
     mid_line: bool,
     wrote: bool,
     /// Messages whose text arrived as deltas (their final message is not reprinted).
@@ -159,6 +204,12 @@ impl Transcript {
         let mut out = String::new();
         let cwd = self.cwd.clone();
         let cwd = cwd.as_deref();
+        self.names.observe(ev);
+        let label = self.names.label_of(ev);
+        if let Some(line) = agent_event_line(ev, &self.names) {
+            self.line(&mut out, &line);
+            return out;
+        }
         match &ev.payload {
             EventPayload::Snapshot { session, .. } => {
                 self.cwd = Some(PathBuf::from(&session.cwd));
@@ -204,7 +255,7 @@ impl Transcript {
                 reason,
                 ..
             } => {
-                let mut line = permission_line(request_id, tool, input, cwd);
+                let mut line = format!("{label}{}", permission_line(request_id, tool, input, cwd));
                 if !reason.is_empty() {
                     line.push_str(&format!(" ({reason})"));
                 }
@@ -217,7 +268,7 @@ impl Transcript {
             } => self.line(
                 &mut out,
                 &format!(
-                    "  ⎿ permission {request_id}: {decision} (by {})",
+                    "  ⎿ {label}permission {request_id}: {decision} (by {})",
                     decided_by.kind
                 ),
             ),
@@ -225,7 +276,10 @@ impl Transcript {
                 request_id,
                 questions,
                 ..
-            } => self.line(&mut out, &question_line(request_id, questions)),
+            } => self.line(
+                &mut out,
+                &format!("{label}{}", question_line(request_id, questions)),
+            ),
             EventPayload::QuestionResolved {
                 request_id,
                 answers,
@@ -238,7 +292,10 @@ impl Transcript {
                 };
                 self.line(
                     &mut out,
-                    &format!("  ⎿ question {request_id} {what} (by {})", decided_by.kind),
+                    &format!(
+                        "  ⎿ {label}question {request_id} {what} (by {})",
+                        decided_by.kind
+                    ),
                 );
             }
             EventPayload::Compaction {
@@ -277,7 +334,7 @@ impl Transcript {
             | EventPayload::ToolOutput { .. }
             | EventPayload::Usage { .. }
             | EventPayload::Resync { .. }
-            // Sub-agent events: shown by `roocode-cli agents` (issue 11 adds them here).
+            // Sub-agent events: shown above (progress: by `roocode-cli agents`).
             | EventPayload::AgentSpawned { .. }
             | EventPayload::AgentProgress { .. }
             | EventPayload::AgentBackgrounded

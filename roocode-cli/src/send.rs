@@ -9,6 +9,12 @@
 //! `question: …`) on stderr; when stdin and stderr are terminals the user is also
 //! asked right here ([`HumanLoop`]) and the answer goes over the same connection.
 //! Otherwise `send` keeps waiting for an answer from `approve`/`deny`/`answer` or a TUI.
+//! A sub-agent's waits show the same way, labelled with its name.
+//!
+//! With `--wait-agents`, `send` goes on after its turn until the session's background
+//! agents have ended and the turns their task notifications woke have completed
+//! ([`AgentWait`]), printing those turns as it printed its own (with `--output json`,
+//! one object per turn); the exit status is the last turn's.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -16,7 +22,7 @@ use std::time::Instant;
 use clap::Args;
 use roocode_client::RpcClient;
 use roocode_protocol::api::{
-    CommandsApiClient, PermissionApiClient, QuestionApiClient, SessionApiClient,
+    AgentApiClient, CommandsApiClient, PermissionApiClient, QuestionApiClient, SessionApiClient,
 };
 use roocode_protocol::event::EventPayload;
 use roocode_protocol::paths::Paths;
@@ -33,6 +39,7 @@ use crate::stream::{self, EventStream};
 use crate::summary::SummaryBuilder;
 use crate::terminal::TerminalInput;
 use crate::turn::{SendOutput, TurnFollower, print_json};
+use crate::wait_agents::AgentWait;
 
 /// Arguments of `send`.
 #[derive(Debug, Args)]
@@ -62,8 +69,12 @@ pub struct SendArgs {
     #[arg(long, value_enum, default_value_t = SendOutput::Text)]
     pub output: SendOutput,
     /// Exit once the message is accepted; print nothing on stdout.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "wait_agents")]
     pub no_wait: bool,
+    /// After the turn, wait for the session's background agents to end and for the
+    /// turns their notifications start, printing those too (exit status: the last turn's).
+    #[arg(long)]
+    pub wait_agents: bool,
 }
 
 /// Runs `send`; returns the exit status.
@@ -144,17 +155,26 @@ async fn drive(
         return Ok(0);
     }
     let mut stream = stream::open(rpc, &session.id, session.last_seq).await?;
+    // The session's sub-agents started before we subscribed: their names label their
+    // requests, and `--wait-agents` waits for the running ones. An older daemon has no
+    // `agent.list`: then there are none.
+    let agents = AgentApiClient::list(rpc, Some(session.id.clone()))
+        .await
+        .unwrap_or_default();
     // Watch Ctrl+C before sending, so that one pressed during the call cancels the turn.
     let sigint = signal(SignalKind::interrupt())
         .map_err(|e| Failure::new("internal", format!("cannot watch Ctrl+C: {e}")))?;
     let sent = rpc.send(params).await?;
-    let follower = TurnFollower::new(args.output, &session, &sent)
+    let mut follower = TurnFollower::new(args.output, &session, &sent)
         .with_answer_hints(!TerminalInput::available());
+    follower.learn_agents(&agents);
     let turn = Turn {
         rpc,
         paths: &paths,
         session: &session,
         sigint,
+        output: args.output,
+        wait: args.wait_agents.then(|| AgentWait::new(&agents)),
     };
     turn.follow(&mut stream, follower, sink).await
 }
@@ -182,6 +202,9 @@ struct Turn<'a> {
     paths: &'a Paths,
     session: &'a SessionInfo,
     sigint: Signal,
+    output: SendOutput,
+    /// `--wait-agents`: what is left to wait for after our turn.
+    wait: Option<AgentWait>,
 }
 
 /// `session: <short id> (<full id>)`: the short form to type, the full one for scripts
@@ -201,7 +224,7 @@ async fn open_session(
     cwd: &Path,
 ) -> Result<SessionInfo, Failure> {
     if let Some(id) = &args.session {
-        return Ok(rpc.get(id.clone()).await?);
+        return Ok(SessionApiClient::get(rpc, id.clone()).await?);
     }
     if args.continue_latest {
         let root = cwd.to_string_lossy().into_owned();
@@ -236,10 +259,15 @@ impl Turn<'_> {
         let mut human = TerminalInput::available()
             .then(|| HumanLoop::new(&self.session.id, PathBuf::from(&self.session.cwd)));
         let mut terminal = TerminalInput::default();
+        // The exit status of the last completed turn, once ours has completed.
+        let mut last_code: Option<i32> = None;
         loop {
             tokio::select! {
                 ev = stream.next() => match ev {
                     Some(ev) => {
+                        if let Some(w) = self.wait.as_mut() {
+                            w.observe(&ev);
+                        }
                         // An answer from elsewhere closes the prompt before its line shows.
                         let resolved = matches!(
                             ev.payload,
@@ -250,7 +278,27 @@ impl Turn<'_> {
                             effects = h.on_event(&ev, Instant::now(), TerminalInput::is_foreground(), sink);
                         }
                         if follower.on_event(&ev, sink) {
-                            return Ok(follower.finish(sink));
+                            let code = follower.finish(sink);
+                            // A cancelled turn ends the wait too (Ctrl+C).
+                            let Some(wait) = self.wait.as_ref().filter(|_| interrupts == 0) else {
+                                return Ok(code);
+                            };
+                            if last_code.is_none() && !wait.is_done() && self.output == SendOutput::Text {
+                                sink.err_line(&format!(
+                                    "waiting for {} background agent(s) and the turns they start…",
+                                    wait.outstanding().max(1)
+                                ));
+                            }
+                            last_code = Some(code);
+                            let mut next = TurnFollower::next_turn(self.output, self.session);
+                            next.carry_over(&follower);
+                            follower = next;
+                        }
+                        if let (Some(code), Some(wait)) = (last_code, self.wait.as_ref())
+                            && wait.is_done()
+                            && !follower.has_turn()
+                        {
+                            return Ok(code);
                         }
                         if !resolved && let Some(h) = human.as_mut() {
                             effects = h.on_event(&ev, Instant::now(), TerminalInput::is_foreground(), sink);
@@ -271,6 +319,14 @@ impl Turn<'_> {
                         h.stop();
                     }
                     interrupts += 1;
+                    let waiting_idle = last_code.is_some()
+                        && !self.wait.as_ref().is_some_and(AgentWait::turn_running);
+                    if waiting_idle {
+                        sink.err_line(
+                            "stopped waiting; the background agents go on (`roocode-cli agents` lists them)",
+                        );
+                        return Ok(130);
+                    }
                     if interrupts > 1 {
                         sink.err_line("interrupted; the turn may still be stopping in the daemon");
                         return Ok(130);

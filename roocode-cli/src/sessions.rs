@@ -1,6 +1,10 @@
-//! `roocode-cli sessions`: the sessions, newest first, as a table (short id, title,
-//! root, status, last activity, model) or with `--json` as the `SessionInfo` array
-//! (full ids, with `short_id` beside them).
+//! `roocode-cli sessions`: the main sessions, newest first, as a table (short id,
+//! title, root, status, last activity, model) or with `--json` as the `SessionInfo`
+//! array (full ids, with `short_id` beside them). `--all` adds the sub-agents'
+//! sessions: in the table each under its parent, indented; in JSON in the daemon's
+//! order, with their `kind` and `parent_session_id`.
+
+use std::collections::HashSet;
 
 use clap::Args;
 use roocode_protocol::api::SessionApiClient;
@@ -9,6 +13,7 @@ use roocode_protocol::session::SessionInfo;
 use crate::connect;
 use crate::failure::Failure;
 use crate::output::{err_line, out, out_line};
+use crate::table::clip;
 use crate::timefmt::{age, now_secs};
 
 /// Longest title shown in the table.
@@ -26,6 +31,9 @@ pub struct SessionsArgs {
     /// At most this many sessions.
     #[arg(long, short = 'n', value_name = "N")]
     pub limit: Option<u32>,
+    /// Include the sub-agents' sessions (each under its parent).
+    #[arg(long)]
+    pub all: bool,
 }
 
 /// Runs `sessions`; returns the exit status.
@@ -37,7 +45,7 @@ pub async fn run(args: SessionsArgs) -> anyhow::Result<i32> {
         .map(|dir| std::fs::canonicalize(&dir).map_or(dir, |p| p.to_string_lossy().into_owned()));
     let sessions = conn
         .rpc
-        .list(root, args.limit, None)
+        .list(root, args.limit, args.all.then_some(true))
         .await
         .map_err(Failure::from)?;
     if args.json {
@@ -51,13 +59,15 @@ pub async fn run(args: SessionsArgs) -> anyhow::Result<i32> {
     Ok(0)
 }
 
-/// The table, one session a line under a header, columns padded to fit.
+/// The table, one session a line under a header, columns padded to fit; a session
+/// whose parent is listed comes right after it (and its siblings), indented.
 pub fn table(sessions: &[SessionInfo], now: i64, home: Option<&str>) -> String {
     let header = ["ID", "TITLE", "ROOT", "STATUS", "LAST ACTIVITY", "MODEL"].map(String::from);
-    let mut rows = vec![header];
-    for s in sessions {
-        rows.push([
-            s.shown_id().to_owned(),
+    let mut rows = vec![header.to_vec()];
+    for (depth, s) in tree(sessions) {
+        let indent = "  ".repeat(depth);
+        rows.push(vec![
+            format!("{indent}{}", s.shown_id()),
             clip(&s.title, MAX_TITLE),
             tilde(&s.root, home),
             s.status.as_str().to_owned(),
@@ -65,36 +75,39 @@ pub fn table(sessions: &[SessionInfo], now: i64, home: Option<&str>) -> String {
             s.model.clone(),
         ]);
     }
-    let mut widths = [0usize; 6];
-    for row in &rows {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let mut out = String::new();
-    for row in &rows {
-        let mut line = String::new();
-        for (i, (cell, w)) in row.iter().zip(widths).enumerate() {
-            if i + 1 == row.len() {
-                line.push_str(cell);
-            } else {
-                line.push_str(cell);
-                line.push_str(&" ".repeat(w - cell.chars().count() + 2));
-            }
-        }
-        out.push_str(line.trim_end());
-        out.push('\n');
-    }
-    out
+    crate::table::render(&rows)
 }
 
-fn clip(s: &str, max: usize) -> String {
-    let one_line = s.lines().next().unwrap_or_default();
-    if one_line.chars().count() <= max {
-        return one_line.to_owned();
+/// The sessions in order, each listed parent followed by its children (in their own
+/// order), with their depth; a child whose parent is not listed stays where it is.
+fn tree(sessions: &[SessionInfo]) -> Vec<(usize, &SessionInfo)> {
+    let listed: HashSet<&str> = sessions.iter().map(|s| s.id.as_str()).collect();
+    fn parent_of<'a>(s: &'a SessionInfo, listed: &HashSet<&str>) -> Option<&'a str> {
+        s.parent_session_id
+            .as_deref()
+            .filter(|p| *p != s.id && listed.contains(p))
     }
-    let mut out: String = one_line.chars().take(max - 1).collect();
-    out.push('…');
+    let mut out = Vec::with_capacity(sessions.len());
+    let mut stack: Vec<(usize, &SessionInfo)> = sessions
+        .iter()
+        .rev()
+        .filter(|s| parent_of(s, &listed).is_none())
+        .map(|s| (0, s))
+        .collect();
+    let mut seen = HashSet::new();
+    while let Some((depth, s)) = stack.pop() {
+        if !seen.insert(s.id.as_str()) {
+            continue;
+        }
+        out.push((depth, s));
+        stack.extend(
+            sessions
+                .iter()
+                .rev()
+                .filter(|c| parent_of(c, &listed) == Some(s.id.as_str()))
+                .map(|c| (depth + 1, c)),
+        );
+    }
     out
 }
 
@@ -136,6 +149,35 @@ aaaa1234  fix the test                              ~/proj  running      2m ago 
 019a-b    a very long title that goes on and on a…  /srv/x  interrupted  1d ago         claude-x
 "
         );
+    }
+
+    #[test]
+    fn sub_agents_are_listed_under_their_parent() {
+        let mut parent = session("/srv/x", SessionStatus::Idle, 3);
+        parent.id = "P".into();
+        parent.title = "parent".into();
+        let mut other = parent.clone();
+        other.id = "O".into();
+        other.title = "other".into();
+        let mut child = parent.clone();
+        child.id = "C".into();
+        child.title = "child".into();
+        child.kind = roocode_protocol::session::SessionKind::SubAgent;
+        child.parent_session_id = Some("P".into());
+        let mut orphan = child.clone();
+        orphan.id = "X".into();
+        orphan.title = "orphan".into();
+        orphan.parent_session_id = Some("gone".into());
+        // Newest first, as the daemon lists them: the child is newer than its parent.
+        let now = unix_secs("2026-11-30T10:07:00Z").unwrap();
+        let t = table(&[child, other, parent, orphan], now, None);
+        let ids: Vec<&str> = t
+            .lines()
+            .skip(1)
+            .map(|l| l.split("  ").find(|c| !c.is_empty()).unwrap())
+            .collect();
+        assert_eq!(ids, ["O", "P", "C", "X"], "{t}");
+        assert!(t.lines().nth(3).unwrap().starts_with("  C  "), "{t}");
     }
 
     #[test]

@@ -29,6 +29,14 @@ pub fn session(cwd: &str, status: SessionStatus, last_seq: u64) -> SessionInfo {
     }
 }
 
+/// An event of sub-agent `agent` on the session's stream.
+pub fn child_ev(seq: u64, agent: &str, payload: EventPayload) -> Event {
+    Event {
+        agent_id: agent.into(),
+        ..ev(seq, payload)
+    }
+}
+
 pub fn ev(seq: u64, payload: EventPayload) -> Event {
     Event {
         seq,

@@ -3,12 +3,21 @@
 //! and the exit status at the end.
 //!
 //! Our turn is the one whose `user_message` carries our `input_id` (the send response
-//! names it directly when the message was not queued). Events between that turn's start
-//! and its `turn_completed` belong to it.
+//! names it directly when the message was not queued), or for `--wait-agents` the next
+//! turn that starts ([`TurnFollower::next_turn`]: a turn a task notification woke).
+//! Events between that turn's start and its `turn_completed` belong to it.
+//!
+//! A sub-agent's waits on a human come on the parent's stream with the child's
+//! `agent_id`: they are announced like the parent's own, labelled with the child's
+//! name (`[Explore] permission: …`), and answered the same way (request ids are
+//! global). Sub-agent events (`agent_spawned`, `agent_completed`, …) get one stderr
+//! line each in text mode.
 
 use std::collections::HashSet;
 use std::path::PathBuf;
 
+use roocode_client::agents::AgentNames;
+use roocode_protocol::agents::AgentInfo;
 use roocode_protocol::content::ContentBlock;
 use roocode_protocol::event::{ErrorInfo, Event, EventPayload, StopReason};
 use roocode_protocol::session::{SendResponse, SessionInfo};
@@ -16,8 +25,8 @@ use roocode_protocol::session::{SendResponse, SessionInfo};
 use crate::failure::Failure;
 use crate::output::Sink;
 use crate::render::{
-    error_line, message_text, pending_line, permission_line, permission_resolved_line,
-    question_line, question_resolved_line, retrying_line, tool_line,
+    agent_event_line, error_line, message_text, pending_line, permission_line,
+    permission_resolved_line, question_line, question_resolved_line, retrying_line, tool_line,
 };
 use crate::summary::SummaryBuilder;
 
@@ -85,6 +94,10 @@ pub struct TurnFollower {
     announced: HashSet<String>,
     /// Nobody is asked here (not a terminal): say how to answer from elsewhere.
     answer_hints: bool,
+    /// Follow the next turn that starts, whatever started it.
+    adopt_next: bool,
+    /// The session's sub-agents, for labels.
+    names: AgentNames,
 }
 
 impl TurnFollower {
@@ -106,7 +119,39 @@ impl TurnFollower {
             outcome: None,
             announced: HashSet::new(),
             answer_hints: false,
+            adopt_next: false,
+            names: AgentNames::default(),
         }
+    }
+
+    /// Follows the next turn of `session` that starts (no message of ours: a turn a task
+    /// notification woke, for `send --wait-agents`).
+    pub fn next_turn(output: SendOutput, session: &SessionInfo) -> Self {
+        let sent = SendResponse {
+            input_id: String::new(),
+            turn_id: None,
+            queued: true,
+        };
+        let mut f = TurnFollower::new(output, session, &sent);
+        f.adopt_next = true;
+        f
+    }
+
+    /// The names of the session's sub-agents known before subscribing (`agent.list`).
+    pub fn learn_agents(&mut self, agents: &[AgentInfo]) {
+        self.names.learn(agents);
+    }
+
+    /// Carries what one follower learnt (names, announced waits) over to the next.
+    pub fn carry_over(&mut self, previous: &TurnFollower) {
+        self.names = previous.names.clone();
+        self.announced = previous.announced.clone();
+        self.answer_hints = previous.answer_hints;
+    }
+
+    /// Whether a turn has been adopted (a `--wait-agents` follower is following one).
+    pub fn has_turn(&self) -> bool {
+        self.turn_id.is_some()
     }
 
     /// Follow each wait's line with how to answer it from another terminal: for a
@@ -123,12 +168,14 @@ impl TurnFollower {
 
     /// Handles one event; true once our turn has completed.
     pub fn on_event(&mut self, ev: &Event, sink: &mut dyn Sink) -> bool {
+        self.names.observe(ev);
         if self.outcome.is_none()
             && let EventPayload::Snapshot { pending, .. } = &ev.payload
         {
-            // Waits that began before we subscribed.
+            // Waits that began before we subscribed: the session's own and its
+            // sub-agents' (the daemon lists no other session's here).
             for p in pending {
-                if p.session_id == self.session_id {
+                if p.session_id == self.session_id || p.agent_id.is_some() {
                     let kind = match p.kind.as_str() {
                         "question" => WaitKind::Question,
                         _ => WaitKind::Permission,
@@ -144,12 +191,18 @@ impl TurnFollower {
             EventPayload::UserMessage {
                 turn_id, input_id, ..
             } => {
-                if *input_id == self.input_id {
+                if *input_id == self.input_id || (self.adopt_next && self.turn_id.is_none()) {
                     self.turn_id = Some(turn_id.clone());
                 }
                 self.current = Some(turn_id.clone());
             }
-            EventPayload::TurnStarted { turn_id } => self.current = Some(turn_id.clone()),
+            // A woken turn's injections come before its `turn_started`.
+            EventPayload::TurnStarted { turn_id } | EventPayload::Injected { turn_id, .. } => {
+                if self.adopt_next && self.turn_id.is_none() {
+                    self.turn_id = Some(turn_id.clone());
+                }
+                self.current = Some(turn_id.clone());
+            }
             _ => {}
         }
         let ours = self.turn_started();
@@ -188,6 +241,15 @@ impl TurnFollower {
     fn show(&mut self, ev: &Event, ours: bool, sink: &mut dyn Sink) {
         let text_mode = self.output == SendOutput::Text;
         let main_agent = ev.agent_id == ev.session_id;
+        let label = self.names.label_of(ev);
+        // Sub-agents' lines: of our turn, and between turns (a background agent ends).
+        if text_mode
+            && (ours || self.current.is_none())
+            && let Some(line) = agent_event_line(ev, &self.names)
+        {
+            sink.err_line(&line);
+            return;
+        }
         match &ev.payload {
             // Waits on a human hold us up even in a turn we are queued behind.
             EventPayload::PermissionRequest {
@@ -197,7 +259,12 @@ impl TurnFollower {
                 ..
             } => {
                 let line = permission_line(request_id, tool, input, Some(&self.cwd));
-                self.announce(request_id, &line, WaitKind::Permission, sink);
+                self.announce(
+                    request_id,
+                    &format!("{label}{line}"),
+                    WaitKind::Permission,
+                    sink,
+                );
             }
             EventPayload::Question {
                 request_id,
@@ -205,7 +272,7 @@ impl TurnFollower {
                 ..
             } => self.announce(
                 request_id,
-                &question_line(request_id, questions),
+                &format!("{label}{}", question_line(request_id, questions)),
                 WaitKind::Question,
                 sink,
             ),
@@ -213,16 +280,18 @@ impl TurnFollower {
                 request_id,
                 decision,
                 decided_by,
-            } if text_mode => {
-                sink.err_line(&permission_resolved_line(request_id, decision, decided_by))
-            }
+            } if text_mode => sink.err_line(&format!(
+                "{label}{}",
+                permission_resolved_line(request_id, decision, decided_by)
+            )),
             EventPayload::QuestionResolved {
                 request_id,
                 answers,
                 decided_by,
-            } if text_mode => {
-                sink.err_line(&question_resolved_line(request_id, answers, decided_by));
-            }
+            } if text_mode => sink.err_line(&format!(
+                "{label}{}",
+                question_resolved_line(request_id, answers, decided_by)
+            )),
             _ if !ours => {}
             EventPayload::TextDelta { message_id, text } if text_mode && main_agent => {
                 self.streamed.insert(message_id.clone());

@@ -1,12 +1,13 @@
 //! What every RooCode client shares, so the CLI, the TUI and the tests reach the daemon
 //! the same way: opening the socket and the `daemon.hello` handshake ([`mod@connect`]),
 //! starting the daemon when nothing answers ([`autostart`]), following a session's
-//! numbered events without losing or repeating one ([`feed`]), and naming a tool call
-//! on one line ([`display`]).
+//! numbered events without losing or repeating one ([`feed`]), naming a tool call on
+//! one line ([`display`]) and sub-agents and their events ([`agents`]).
 //!
 //! The wire types and RPC traits themselves live in `roocode-protocol`, which the
 //! daemon shares; nothing here is used by the daemon.
 
+pub mod agents;
 pub mod autostart;
 pub mod connect;
 pub mod display;

@@ -1,8 +1,9 @@
 //! Carries out what the user asked for in the UI, over the current connection. Answers
 //! come back as events through the feed; only failures are reported here.
 
+use roocode_protocol::agents::AgentInfo;
 use roocode_protocol::api::{
-    PendingApiClient, PermissionApiClient, QuestionApiClient, SessionApiClient,
+    AgentApiClient, PendingApiClient, PermissionApiClient, QuestionApiClient, SessionApiClient,
 };
 use roocode_protocol::session::{ClientEnv, SendParams};
 use tokio::sync::mpsc;
@@ -22,6 +23,8 @@ pub enum ActionResult {
         pending: Vec<PendingRequest>,
         sessions: Vec<SessionInfo>,
     },
+    /// The session's sub-agents (`agent.list`).
+    Agents(Vec<AgentInfo>),
 }
 
 /// Performs `action` in the background; results go to `tx`.
@@ -80,6 +83,18 @@ pub fn perform(
                     (Err(e), _) | (_, Err(e)) => Err(e),
                 }
             }
+            Action::BackgroundAgent(id) => match AgentApiClient::background(&*rpc, id).await {
+                Ok(true) => Ok(None),
+                Ok(false) => Ok(Some(ActionResult::Error(
+                    "the agent was not running in the foreground any more".into(),
+                ))),
+                Err(e) => Err(e),
+            },
+            // An older daemon has no `agent.list`: then there are no agents to show.
+            Action::RefreshAgents => Ok(AgentApiClient::list(&*rpc, Some(session_id))
+                .await
+                .ok()
+                .map(ActionResult::Agents)),
             Action::Quit => Ok(None),
         };
         match result {

@@ -5,6 +5,7 @@
 //! - [`app`]: [`App`], all UI state of a terminal attached to one session, fed with
 //!   events, keys, paste, mouse and ticks, returning [`Action`]s.
 //! - [`picker`]: [`Picker`], the start screen choosing a session.
+//! - [`agents`]: the attached session's sub-agents, live (the agents panel, Ctrl+B).
 //! - [`view`]: drawing; [`markdown`], [`diff`], [`wrap`]: text to terminal lines.
 //! - [`transcript`]: the conversation, with per-entry line caches.
 //! - [`bench_support`]: a realistic long session for benchmarks.
@@ -22,6 +23,7 @@
 //! - draw after changes, coalesced to at most one frame per ~16 ms; a frame renders
 //!   only the entries on screen (cached per entry and width).
 
+pub mod agents;
 pub mod app;
 pub mod bench_support;
 pub mod completion;

@@ -182,6 +182,7 @@ async fn ui(
 ) -> anyhow::Result<()> {
     let session_id = session.id.clone();
     let mut app = App::new(session, commands);
+    app.set_tmux(std::env::var_os("TMUX").is_some_and(|v| !v.is_empty()));
     let (feed_tx, mut feed_rx) = mpsc::unbounded_channel::<FeedMsg>();
     let (result_tx, mut result_rx) = mpsc::unbounded_channel::<ActionResult>();
     tokio::spawn(feed::watch_overview(client.clone(), feed_tx.clone()));
@@ -220,7 +221,11 @@ async fn ui(
                         app.on_event(&ev);
                     }
                 }
-                Some(FeedMsg::Connected) => app.set_connection(Connection::Connected),
+                Some(FeedMsg::Connected) => {
+                    app.set_connection(Connection::Connected);
+                    // The sub-agents, as of now (the stream keeps them current).
+                    actions::perform(Action::RefreshAgents, session_id.clone(), client.clone(), result_tx.clone());
+                }
                 Some(FeedMsg::OverviewChanged) => actions::perform(
                     Action::RefreshOverview,
                     session_id.clone(),
@@ -238,6 +243,7 @@ async fn ui(
                 Some(ActionResult::Error(e)) => app.show_error(&e),
                 Some(ActionResult::Output { line, text }) => app.command_output(&line, &text),
                 Some(ActionResult::Overview { pending, sessions }) => app.set_overview(pending, sessions),
+                Some(ActionResult::Agents(list)) => app.set_agents(&list),
                 None => {}
             },
             _ = tick.tick() => app.on_tick(),

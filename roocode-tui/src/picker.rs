@@ -1,11 +1,12 @@
 //! The session picker, the start screen when no session is given: "new session" on
 //! top, then the sessions, most recently active first, with title, directory, status
 //! and last activity. Up/Down (PageUp/PageDown, Home/End) select, Enter opens, typing
-//! filters, Esc clears the filter or quits.
+//! filters, Esc clears the filter or quits. Main sessions only: a sub-agent's session
+//! is followed from its parent (or with `roocode-cli attach`).
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use ratatui::Frame;
-use roocode_protocol::session::SessionInfo;
+use roocode_protocol::session::{SessionInfo, SessionKind};
 
 /// What the user picked.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,6 +33,8 @@ pub struct Picker {
 
 impl Picker {
     pub fn new(mut sessions: Vec<SessionInfo>) -> Self {
+        // The daemon lists main sessions only; an older one listed them all.
+        sessions.retain(|s| s.kind == SessionKind::Main);
         sessions.sort_by(|a, b| b.last_activity.cmp(&a.last_activity));
         Picker {
             sessions,
@@ -139,6 +142,16 @@ mod tests {
             p.on_key(key(KeyCode::Enter)),
             Some(PickerChoice::Session("A".into()))
         );
+    }
+
+    #[test]
+    fn sub_agent_sessions_are_not_listed() {
+        let mut child = session("C", "count files");
+        child.kind = SessionKind::SubAgent;
+        child.parent_session_id = Some("A".into());
+        let p = Picker::new(vec![session("A", "fix tests"), child]);
+        let ids: Vec<&str> = p.shown().iter().map(|s| s.id.as_str()).collect();
+        assert_eq!(ids, ["A"]);
     }
 
     #[test]

@@ -295,3 +295,66 @@ fn the_transcript_shows_waits_and_their_outcomes() {
         "question: Q1 Which database?\n  ⎿ question Q1 withdrawn (by daemon)\n  ⎿ question Q2 answered (by daemon)\n"
     );
 }
+
+#[test]
+fn the_transcript_shows_sub_agents_on_the_parents_stream() {
+    let child = |seq, payload| Event {
+        agent_id: "A1".into(),
+        ..ev(seq, payload)
+    };
+    let events = [
+        snapshot(0, "/w", SessionStatus::Idle, 0),
+        child(
+            1,
+            EventPayload::AgentSpawned {
+                name: "scout".into(),
+                agent_type: "Explore".into(),
+                description: "find tests".into(),
+                background: true,
+            },
+        ),
+        child(
+            2,
+            EventPayload::AgentProgress {
+                tool_calls: 1,
+                tokens: 10,
+                last_activity: "Grep".into(),
+            },
+        ),
+        child(
+            3,
+            EventPayload::PermissionRequest {
+                request_id: "R1".into(),
+                call_id: "C".into(),
+                tool: "Bash".into(),
+                input: json!({"command": "make"}),
+                reason: String::new(),
+            },
+        ),
+        child(
+            4,
+            EventPayload::AgentCompleted {
+                state: roocode_protocol::agents::AgentState::Failed,
+                summary: "it ran out of time".into(),
+                usage: Default::default(),
+            },
+        ),
+        ev(
+            5,
+            EventPayload::Injected {
+                turn_id: "T".into(),
+                kind: "task_notification".into(),
+                text: "<task-notification><task-id>A1</task-id><name>scout</name><status>failed</status></task-notification>".into(),
+            },
+        ),
+    ];
+    assert_eq!(
+        transcript(&events),
+        "\
+⟶ agent scout (Explore) \"find tests\" started (background)
+[scout] permission: R1 Bash make
+⟵ agent scout failed: it ran out of time
+⟵ task notification: agent scout failed
+"
+    );
+}

@@ -284,3 +284,142 @@ fn other_modes_show_the_waits_only() {
         );
     }
 }
+
+/// An event of sub-agent `A1` on the parent's stream.
+fn child_ev(seq: u64, payload: EventPayload) -> Event {
+    Event {
+        agent_id: "A1".into(),
+        ..ev(seq, payload)
+    }
+}
+
+fn child_turn() -> Vec<Event> {
+    let mut child_pending = pending("R0", "permission");
+    child_pending.session_id = "A0".into();
+    child_pending.agent_id = Some("A0".into());
+    child_pending.agent_name = Some("old-scout".into());
+    let mut snap = snapshot(0, "/w/p", SessionStatus::Idle, 0);
+    if let EventPayload::Snapshot { pending, .. } = &mut snap.payload {
+        pending.push(child_pending);
+    }
+    vec![
+        snap,
+        ev(1, user("T1", "I1", "look")),
+        ev(2, started("T1")),
+        child_ev(
+            3,
+            EventPayload::AgentSpawned {
+                name: "Explore".into(),
+                agent_type: "Explore".into(),
+                description: "find tests".into(),
+                background: false,
+            },
+        ),
+        child_ev(
+            4,
+            EventPayload::PermissionRequest {
+                request_id: "R1".into(),
+                call_id: "CX".into(),
+                tool: "Bash".into(),
+                input: json!({"command": "rm -rf x"}),
+                reason: "commands need approval".into(),
+            },
+        ),
+        child_ev(
+            5,
+            EventPayload::PermissionResolved {
+                request_id: "R1".into(),
+                decision: "deny".into(),
+                decided_by: DecidedBy {
+                    kind: "cli".into(),
+                    pid: None,
+                },
+            },
+        ),
+        child_ev(
+            6,
+            EventPayload::AgentProgress {
+                tool_calls: 3,
+                tokens: 100,
+                last_activity: "Grep".into(),
+            },
+        ),
+        child_ev(
+            7,
+            EventPayload::AgentCompleted {
+                state: roocode_protocol::agents::AgentState::Completed,
+                summary: "Found 3 test files.".into(),
+                usage: Default::default(),
+            },
+        ),
+        ev(8, delta("M1", "There are 3.")),
+        ev(9, completed("T1", StopReason::EndTurn)),
+    ]
+}
+
+#[test]
+fn a_childs_waits_are_labelled_and_its_events_get_one_line_each() {
+    let (c, code, _) = run(SendOutput::Text, &sent("I1", Some("T1")), &child_turn());
+    assert_eq!(code, 0);
+    assert_eq!(
+        c.out, "There are 3.\n",
+        "a child's events print no answer text"
+    );
+    assert_eq!(
+        c.err,
+        "\
+[old-scout] permission: R0 Bash cargo test
+⟶ agent Explore \"find tests\" started
+[Explore] permission: R1 Bash rm -rf x
+[Explore] permission R1: deny by cli
+⟵ agent Explore completed: Found 3 test files.
+"
+    );
+    // Other modes: the (labelled) waits only.
+    let (c, _, _) = run(SendOutput::Json, &sent("I1", Some("T1")), &child_turn());
+    assert_eq!(
+        c.err,
+        "[old-scout] permission: R0 Bash cargo test\n[Explore] permission: R1 Bash rm -rf x\n"
+    );
+}
+
+#[test]
+fn a_next_turn_follower_adopts_the_turn_a_notification_woke() {
+    let session = session("/w/p", SessionStatus::Idle, 0);
+    let mut f = TurnFollower::next_turn(SendOutput::Text, &session);
+    let mut sink = Captured::default();
+    let events = [
+        child_ev(
+            10,
+            EventPayload::AgentCompleted {
+                state: roocode_protocol::agents::AgentState::Completed,
+                summary: "BG done".into(),
+                usage: Default::default(),
+            },
+        ),
+        // As the daemon does it: the woken turn's injection first.
+        ev(
+            11,
+            EventPayload::Injected {
+                turn_id: "T2".into(),
+                kind: "task_notification".into(),
+                text: "<task-notification>\n<task-id>A1</task-id>\n<name>bg</name>\n<status>completed</status>\n</task-notification>".into(),
+            },
+        ),
+        ev(12, started("T2")),
+        ev(13, delta("M2", "The agent finished.")),
+        ev(14, completed("T2", StopReason::EndTurn)),
+    ];
+    assert!(!f.has_turn());
+    let mut done = vec![];
+    for e in &events {
+        done.push(f.on_event(e, &mut sink));
+    }
+    assert_eq!(done, [false, false, false, false, true]);
+    assert_eq!(f.finish(&mut sink), 0);
+    assert_eq!(sink.out, "The agent finished.\n");
+    assert_eq!(
+        sink.err,
+        "⟵ agent sub-agent A1 completed: BG done\n⟵ task notification: agent bg completed\n"
+    );
+}

@@ -26,6 +26,11 @@ pub enum Action {
     /// The side panel was opened: fetch `pending.list` and `session.list` and pass
     /// them to [`super::App::set_overview`].
     RefreshOverview,
+    /// Ctrl+B while a foreground sub-agent runs: `agent.background` (its parent goes on).
+    BackgroundAgent(String),
+    /// (Re)connected: fetch `agent.list` of the session and pass it to
+    /// [`super::App::set_agents`].
+    RefreshAgents,
     /// Leave the client (agents keep running).
     Quit,
 }

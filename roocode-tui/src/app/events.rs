@@ -2,6 +2,7 @@
 //! order (a replay after a reconnect never duplicates lines); each costs O(1) apart
 //! from the text it carries. The snapshot resets the pending dialogs.
 
+use roocode_client::agents::{self as shown, is_child_event};
 use roocode_protocol::event::{DecidedBy, Event, EventPayload, StopReason};
 use roocode_protocol::session::SessionStatus;
 use serde_json::Value;
@@ -24,7 +25,10 @@ impl App {
                 return;
             }
             self.last_seq = ev.seq;
+            self.agents.on_event(ev, self.tick);
         }
+        // The child asking, for a request's label.
+        let asker = is_child_event(ev).then(|| self.agents.names().name(&ev.agent_id));
         let t = &mut self.transcript;
         match &ev.payload {
             EventPayload::UserMessage { input_id, text, .. } => {
@@ -72,7 +76,8 @@ impl App {
                 input,
                 reason,
             } => {
-                let prompt = Prompt::permission(request_id, &ev.session_id, tool, input, reason);
+                let prompt = Prompt::permission(request_id, &ev.session_id, tool, input, reason)
+                    .asked_by(asker);
                 self.request(ev.seq, call_id, prompt);
             }
             EventPayload::Question {
@@ -80,7 +85,8 @@ impl App {
                 call_id,
                 questions,
             } => {
-                let prompt = Prompt::question(request_id, &ev.session_id, questions);
+                let prompt =
+                    Prompt::question(request_id, &ev.session_id, questions).asked_by(asker);
                 self.request(ev.seq, call_id, prompt);
             }
             EventPayload::PermissionResolved {
@@ -88,7 +94,8 @@ impl App {
                 decision,
                 decided_by,
             } => {
-                let verdict = format!("permission: {decision} {}", by(decided_by));
+                let label = asker.map(|n| format!("[{n}] ")).unwrap_or_default();
+                let verdict = format!("{label}permission: {decision} {}", by(decided_by));
                 let flash = format!("answered elsewhere {}: {decision}", by(decided_by));
                 self.resolved(request_id, flash, verdict);
             }
@@ -97,14 +104,15 @@ impl App {
                 answers,
                 decided_by,
             } => {
+                let label = asker.map(|n| format!("[{n}] ")).unwrap_or_default();
                 let (flash, verdict) = match answers {
                     Value::Null => {
-                        let v = format!("question withdrawn {}", by(decided_by));
+                        let v = format!("{label}question withdrawn {}", by(decided_by));
                         (v.clone(), v)
                     }
                     a => (
                         format!("answered elsewhere {}", by(decided_by)),
-                        format!("answered {}: {}", by(decided_by), answers_text(a)),
+                        format!("{label}answered {}: {}", by(decided_by), answers_text(a)),
                     ),
                 };
                 self.resolved(request_id, flash, verdict);
@@ -175,20 +183,47 @@ impl App {
             }
             EventPayload::Snapshot { session, pending } => {
                 self.apply_session(session);
+                // The session's own requests and its sub-agents' (which belong to it
+                // here: they came on its stream).
                 let prompts = pending
                     .iter()
-                    .filter(|p| p.session_id == session.id)
-                    .map(Prompt::from_pending)
+                    .filter(|p| p.session_id == session.id || p.agent_id.is_some())
+                    .map(|p| {
+                        let mut prompt = Prompt::from_pending(p);
+                        prompt.session_id = session.id.clone();
+                        prompt
+                    })
                     .collect();
                 self.prompts.reset_session(&session.id, prompts);
             }
+            EventPayload::AgentSpawned {
+                name,
+                agent_type,
+                description,
+                background,
+                ..
+            } => t.notice(
+                shown::spawned_line(name, agent_type, description, *background),
+                theme::DIM,
+            ),
+            EventPayload::AgentBackgrounded => t.notice(
+                shown::backgrounded_line(&self.agents.names().name(&ev.agent_id)),
+                theme::DIM,
+            ),
+            EventPayload::AgentCompleted { state, summary, .. } => {
+                let style = match state {
+                    roocode_protocol::agents::AgentState::Completed => theme::DIM,
+                    _ => theme::WARN,
+                };
+                let name = self.agents.names().name(&ev.agent_id);
+                t.notice(shown::completed_line(&name, *state, summary), style);
+            }
+            EventPayload::Injected { kind, text, .. } => {
+                t.notice(shown::injected_line(kind, text), theme::DIM);
+            }
+            // Progress: the agents panel only, never a flood of lines.
+            EventPayload::AgentProgress { .. } => {}
             // A newer daemon's event type: nothing this build can show.
-            // Sub-agent events and injections: shown by the agents panel (issue 11).
-            EventPayload::AgentSpawned { .. }
-            | EventPayload::AgentProgress { .. }
-            | EventPayload::AgentBackgrounded
-            | EventPayload::AgentCompleted { .. }
-            | EventPayload::Injected { .. } => {}
             EventPayload::Resync { .. } | EventPayload::Unknown => {}
         }
     }

@@ -304,3 +304,87 @@ fn key_releases_are_ignored() {
     assert!(a.on_key(k).is_empty());
     assert!(a.input.is_empty());
 }
+
+/// Session `S` starts sub-agent `A1` (`scout`), in the foreground or background.
+fn child_started(a: &mut App, background: bool) {
+    let mut spawned = crate::bench_support::event(
+        a.last_seq() + 1,
+        EventPayload::AgentSpawned {
+            name: "scout".into(),
+            agent_type: "Explore".into(),
+            description: "find tests".into(),
+            background,
+        },
+    );
+    spawned.agent_id = "A1".into();
+    a.on_event(&spawned);
+}
+
+#[test]
+fn ctrl_b_moves_the_foreground_agent_to_the_background_else_moves_the_cursor() {
+    let mut a = app();
+    running(&mut a);
+    type_text(&mut a, "ab");
+    // No sub-agent: Ctrl+B is cursor-left, as ever.
+    assert!(a.on_key(ctrl('b')).is_empty());
+    type_text(&mut a, "X");
+    assert_eq!(a.input.text(), "aXb");
+
+    child_started(&mut a, false);
+    assert_eq!(a.on_key(ctrl('b')), [Action::BackgroundAgent("A1".into())]);
+    assert_eq!(a.input.text(), "aXb", "the input is untouched");
+    // Once it is in the background, Ctrl+B is the cursor's again.
+    let mut moved = ev(a.last_seq() + 1, EventPayload::AgentBackgrounded);
+    moved.agent_id = "A1".into();
+    a.on_event(&moved);
+    assert!(a.on_key(ctrl('b')).is_empty());
+    type_text(&mut a, "Y");
+    assert_eq!(a.input.text(), "aYXb");
+    // Esc still cancels the turn.
+    assert_eq!(a.on_key(key(KeyCode::Esc)), [Action::Cancel]);
+}
+
+#[test]
+fn a_background_agent_does_not_take_ctrl_b() {
+    let mut a = app();
+    child_started(&mut a, true);
+    type_text(&mut a, "ab");
+    assert!(a.on_key(ctrl('b')).is_empty());
+    type_text(&mut a, "X");
+    assert_eq!(a.input.text(), "aXb");
+}
+
+#[test]
+fn a_childs_permission_request_opens_the_dialog_labelled_with_its_name() {
+    let mut a = app();
+    child_started(&mut a, false);
+    let mut req = ev(
+        a.last_seq() + 1,
+        EventPayload::PermissionRequest {
+            request_id: "R1".into(),
+            call_id: "CX".into(),
+            tool: "Bash".into(),
+            input: json!({"command": "rm -rf build"}),
+            reason: "commands need approval".into(),
+        },
+    );
+    req.agent_id = "A1".into();
+    a.on_event(&req);
+    let shown = a.prompts.shown().expect("the dialog shows the request");
+    assert_eq!(shown.agent.as_deref(), Some("scout"));
+    assert_eq!(shown.session_id, "S", "it belongs to the attached session");
+    // Answered like the parent's own.
+    assert_eq!(
+        a.on_key(key(KeyCode::Char('y'))),
+        [Action::RespondPermission {
+            request_id: "R1".into(),
+            decision: PermissionDecision::Allow,
+            feedback: None
+        }]
+    );
+    // The child waits meanwhile; Ctrl+B would still move it.
+    assert_eq!(
+        a.agents.rows()[0].state,
+        roocode_protocol::agents::AgentState::Waiting
+    );
+}

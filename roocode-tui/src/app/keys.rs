@@ -1,7 +1,11 @@
 //! Keys to actions. In order: Ctrl+C (exit rules), scrolling (PageUp/PageDown,
 //! Ctrl+Home/Ctrl+End), the open dialog, the open panel, the global keys (Ctrl+P panel,
-//! Ctrl+O expand tool calls, Shift+Tab mode, Esc), slash completion (Tab, Up/Down),
-//! then the input box (Enter sends; End at the end of a line follows the bottom).
+//! Ctrl+O expand tool calls, Shift+Tab mode, Esc, and Ctrl+B while a foreground
+//! sub-agent runs: move it to the background), slash completion (Tab, Up/Down), then
+//! the input box (Enter sends; End at the end of a line follows the bottom; Ctrl+B with
+//! no foreground sub-agent is cursor-left). Inside tmux, whose prefix is Ctrl+B, the key
+//! reaches the UI when pressed twice (tmux sends the prefix on): one Ctrl+B received is
+//! one press here, and the hints say "twice".
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use roocode_protocol::Mode;
@@ -126,6 +130,14 @@ impl App {
                 if self.panel.toggle() {
                     return Some(vec![Action::RefreshOverview]);
                 }
+            }
+            KeyCode::Char('b') if ctrl => {
+                let (id, name) = self
+                    .agents
+                    .foreground_running()
+                    .map(|r| (r.id.clone(), r.name.clone()))?;
+                self.flash(format!("moving {name} to the background…"), theme::DIM);
+                return Some(vec![Action::BackgroundAgent(id)]);
             }
             KeyCode::Char('o') if ctrl => {
                 self.expand_all = !self.expand_all;

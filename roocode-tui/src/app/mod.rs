@@ -21,7 +21,9 @@ use roocode_protocol::session::{CommandInfo, PendingRequest, SessionInfo, Sessio
 pub use action::{Action, Connection};
 pub use scroll::{Pos, Scroll};
 pub use status::Status;
+pub(crate) use status::tokens;
 
+use crate::agents::Agents;
 use crate::completion::Completion;
 use crate::dialog::Prompts;
 use crate::input::Input;
@@ -80,6 +82,10 @@ pub struct App {
     pub(crate) drawn: DrawnLayout,
     /// The tool call of each permission request and question seen.
     pub(crate) calls_of_requests: HashMap<String, String>,
+    /// The session's sub-agents, live.
+    pub(crate) agents: Agents,
+    /// Inside tmux, whose prefix is Ctrl+B: the hint says to press it twice.
+    pub(crate) tmux: bool,
 }
 
 impl App {
@@ -105,6 +111,8 @@ impl App {
             quit: false,
             drawn: DrawnLayout::default(),
             calls_of_requests: HashMap::new(),
+            agents: Agents::default(),
+            tmux: false,
         };
         app.apply_session(&session);
         app
@@ -131,7 +139,10 @@ impl App {
 
     /// Whether something animates (a turn runs): draw at each tick.
     pub fn animating(&self) -> bool {
-        self.status.running || self.transcript.animating() || self.flash.is_some()
+        self.status.running
+            || self.transcript.animating()
+            || self.flash.is_some()
+            || (self.panel.open && self.agents.active() > 0)
     }
 
     pub fn set_connection(&mut self, state: Connection) {
@@ -142,6 +153,23 @@ impl App {
     pub fn set_overview(&mut self, pending: Vec<PendingRequest>, sessions: Vec<SessionInfo>) {
         self.prompts.retain_others(&self.session.id, &pending);
         self.panel.set(pending, sessions);
+    }
+
+    /// The session's sub-agents as `agent.list` gives them (on every (re)connect).
+    pub fn set_agents(&mut self, list: &[roocode_protocol::agents::AgentInfo]) {
+        let parent = self.session.id.clone();
+        self.agents.set(&parent, list, self.tick);
+    }
+
+    /// The UI runs inside tmux (`TMUX` is set): Ctrl+B, tmux's prefix, reaches the UI
+    /// when pressed twice, and the hints say so.
+    pub fn set_tmux(&mut self, on: bool) {
+        self.tmux = on;
+    }
+
+    /// Whether a sub-agent of the session has work on.
+    pub fn agents_active(&self) -> bool {
+        self.agents.active() > 0
     }
 
     /// Shows a slash command's output (from `session.command`) in the conversation.

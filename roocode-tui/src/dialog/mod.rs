@@ -33,6 +33,8 @@ pub struct Prompt {
     pub form: Form,
     /// Esc hid it (it stays in the panel).
     pub hidden: bool,
+    /// The sub-agent that asks (its name), when it is not the session's own agent.
+    pub agent: Option<String>,
 }
 
 impl Prompt {
@@ -48,6 +50,7 @@ impl Prompt {
             session_id: session_id.to_owned(),
             form: Form::Permission(PermissionForm::new(tool, input, reason)),
             hidden: false,
+            agent: None,
         }
     }
 
@@ -57,15 +60,28 @@ impl Prompt {
             session_id: session_id.to_owned(),
             form: Form::Question(QuestionForm::new(questions::parse(questions))),
             hidden: false,
+            agent: None,
         }
+    }
+
+    /// Labels the request with the sub-agent that asks (`None`: the session's agent).
+    pub fn asked_by(mut self, agent: Option<String>) -> Self {
+        self.agent = agent;
+        self
     }
 
     /// A request listed by a snapshot or `pending.list`.
     pub fn from_pending(p: &PendingRequest) -> Self {
-        match p.kind.as_str() {
+        let prompt = match p.kind.as_str() {
             "question" => Prompt::question(&p.request_id, &p.session_id, &p.input),
             _ => Prompt::permission(&p.request_id, &p.session_id, &p.tool, &p.input, &p.reason),
-        }
+        };
+        let agent = match (&p.agent_id, &p.agent_name) {
+            (_, Some(name)) => Some(name.clone()),
+            (Some(id), None) => Some(roocode_client::agents::unnamed(id)),
+            (None, None) => None,
+        };
+        prompt.asked_by(agent)
     }
 }
 

@@ -66,6 +66,15 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> Option<Position> {
             Line::from(Span::styled(clip(&e, inner_width), theme::DIM)),
         );
     }
+    if let Some(name) = &prompt.agent {
+        lines.insert(
+            0,
+            Line::from(Span::styled(
+                clip(&format!("sub-agent {name} asks"), inner_width),
+                theme::HEADING,
+            )),
+        );
+    }
     let max_lines = area.height.saturating_sub(2) as usize;
     let height = lines.len().min(max_lines) as u16 + 2;
     let rect = centered(area, width, height);

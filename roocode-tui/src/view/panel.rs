@@ -1,14 +1,16 @@
-//! The side panel: requests waiting in every session (selectable), the other
-//! sessions with their status, and the background agents section.
+//! The side panel: requests waiting in every session (selectable, a sub-agent's
+//! labelled with its name), the other sessions with their status, and the attached
+//! session's sub-agents, live (name, type, state, elapsed time, tokens, last activity).
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
 use ratatui::style::Style;
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, BorderType, Clear, Widget};
+use roocode_protocol::agents::AgentState;
 use roocode_protocol::session::SessionStatus;
 
-use crate::app::App;
+use crate::app::{App, tokens};
 use crate::theme;
 use crate::wrap::clip;
 
@@ -68,7 +70,15 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             ])
             .style(row_style),
         );
-        let session = if req.session_id == app.session.id {
+        let own = req.session_id == app.session.id
+            || app.agents.rows().iter().any(|r| r.id == req.session_id);
+        let session = if let Some(name) = &req.agent_name {
+            if own {
+                format!("sub-agent {name} of this session")
+            } else {
+                format!("sub-agent {name}")
+            }
+        } else if own {
             "this session".to_owned()
         } else {
             p.sessions
@@ -116,8 +126,47 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
     }
 
     lines.push(Line::default());
-    lines.push(heading("Background agents".to_owned()));
-    lines.push(Line::from(Span::styled("  none yet", theme::DIM)));
+    let agents = app.agents.rows();
+    lines.push(heading(format!("Agents ({})", agents.len())));
+    if agents.is_empty() {
+        lines.push(Line::from(Span::styled("  none", theme::DIM)));
+    }
+    for r in agents {
+        let (dot, style) = match r.state {
+            AgentState::Running => ("● ", theme::WARN),
+            AgentState::Waiting => ("⚠ ", theme::WARN),
+            AgentState::Queued => ("◌ ", theme::DIM),
+            AgentState::Completed => ("✓ ", theme::OK),
+            AgentState::Failed => ("✗ ", theme::ERROR),
+            AgentState::Cancelled | AgentState::Idle | AgentState::Unknown => ("○ ", theme::DIM),
+        };
+        let where_ = if r.background { "" } else { " · fg" };
+        lines.push(Line::from(vec![
+            Span::raw("  "),
+            Span::styled(dot, style),
+            Span::raw(clip(&r.name, width.saturating_sub(16))),
+            Span::styled(format!(" {}{where_}", r.state.as_str()), style),
+        ]));
+        let secs = r.elapsed_ms(app.tick) / 1000;
+        let mut detail = format!(
+            "    {} · {} · {} tok",
+            r.agent_type,
+            elapsed(secs),
+            tokens(r.tokens)
+        );
+        if r.is_active() && !r.last_activity.is_empty() {
+            detail.push_str(&format!(" · {}", r.last_activity));
+        }
+        lines.push(Line::from(Span::styled(clip(&detail, width), theme::DIM)));
+    }
+    if app.agents.foreground_running().is_some() {
+        let keys = if app.tmux { "Ctrl+B twice" } else { "Ctrl+B" };
+        lines.push(Line::from(vec![
+            Span::raw("  "),
+            Span::styled(keys, theme::KEY),
+            Span::styled(": run it in the background", theme::DIM),
+        ]));
+    }
 
     for (i, line) in lines.iter().take(inner.height as usize).enumerate() {
         let y = inner.y + i as u16;
@@ -132,5 +181,14 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             );
         }
         buf.set_line(inner.x + 1, y, line, inner.width.saturating_sub(1));
+    }
+}
+
+/// `42s`, `3m 05s`, `1h 02m`.
+fn elapsed(secs: u64) -> String {
+    match secs {
+        0..=59 => format!("{secs}s"),
+        60..=3_599 => format!("{}m {:02}s", secs / 60, secs % 60),
+        _ => format!("{}h {:02}m", secs / 3600, secs / 60 % 60),
     }
 }

@@ -1,6 +1,8 @@
 //! The status bar: a spinner and "working" while a turn runs, the model, the mode, the
-//! session's short id, the context in use, the session's cost, requests hidden from the dialog, and the state
-//! of the link to the daemon; the session's title on the right when there is room.
+//! session's short id, the context in use, the session's cost, the sub-agents at work
+//! (with the Ctrl+B hint while one runs in the foreground), requests hidden from the
+//! dialog, and the state of the link to the daemon; the session's title on the right
+//! when there is room.
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -111,6 +113,21 @@ fn segments(app: &App) -> Vec<Segment> {
         }
         Connection::Disconnected(why) => seg(format!("disconnected: {why}"), theme::ERROR, 9),
     });
+    let active = app.agents.active();
+    if let Some(fg) = app.agents.foreground_running() {
+        let keys = if app.tmux { "^B^B" } else { "^B" };
+        out.push(seg(
+            format!("agent {}: {keys} background", fg.name),
+            theme::KEY,
+            8,
+        ));
+    } else if active > 0 {
+        out.push(seg(
+            format!("{active} agent(s) running (^P)"),
+            theme::DIM,
+            2,
+        ));
+    }
     let hidden = app.prompts.hidden();
     if hidden > 0 {
         out.push(seg(

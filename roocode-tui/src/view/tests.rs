@@ -513,3 +513,80 @@ fn answered_elsewhere_notice_and_hidden_request_60x20() {
     let t = draw(&mut a, 60, 20);
     insta::assert_snapshot!(t.backend());
 }
+
+#[test]
+fn agents_panel_and_child_request_120x30() {
+    use roocode_protocol::agents::AgentState;
+    let mut a = conversation();
+    let mut seq = a.last_seq();
+    let mut child = |a: &mut App, id: &str, p: EventPayload| {
+        seq += 1;
+        let mut e = ev(seq, p);
+        e.agent_id = id.into();
+        a.on_event(&e);
+    };
+    child(
+        &mut a,
+        "A1",
+        EventPayload::AgentSpawned {
+            name: "scout".into(),
+            agent_type: "Explore".into(),
+            description: "find the parser tests".into(),
+            background: false,
+        },
+    );
+    child(
+        &mut a,
+        "A2",
+        EventPayload::AgentSpawned {
+            name: "checker".into(),
+            agent_type: "general-purpose".into(),
+            description: "run the tests".into(),
+            background: true,
+        },
+    );
+    child(
+        &mut a,
+        "A1",
+        EventPayload::AgentProgress {
+            tool_calls: 5,
+            tokens: 12_345,
+            last_activity: "Grep".into(),
+        },
+    );
+    child(
+        &mut a,
+        "A2",
+        EventPayload::AgentCompleted {
+            state: AgentState::Completed,
+            summary: "All 42 tests pass.".into(),
+            usage: Usage {
+                input_tokens: 900,
+                output_tokens: 100,
+                ..Usage::default()
+            },
+        },
+    );
+    child(
+        &mut a,
+        "A1",
+        EventPayload::PermissionRequest {
+            request_id: "R9".into(),
+            call_id: "CX".into(),
+            tool: "Bash".into(),
+            input: json!({"command": "rm -rf target"}),
+            reason: "commands need approval".into(),
+        },
+    );
+    for _ in 0..35 {
+        a.on_tick();
+    }
+    let t = draw(&mut a, 120, 30);
+    insta::assert_snapshot!("agents_dialog_120x30", t.backend());
+    // Hide the dialog, open the panel.
+    a.on_key(key(KeyCode::Esc));
+    a.on_key(crate::test_support::ctrl('p'));
+    overview(&mut a);
+    let t = draw(&mut a, 120, 30);
+    insta::assert_snapshot!("agents_panel_120x30", t.backend());
+}

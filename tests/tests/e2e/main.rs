@@ -10,6 +10,7 @@ mod harness;
 mod agent_definitions;
 mod agent_limits;
 mod agents;
+mod agents_cli;
 mod attach;
 mod context;
 mod context_window;

@@ -266,7 +266,11 @@ impl Engine {
 
     /// Queues the `<task-notification>` of `row`'s run in its parent's inbox (once: a
     /// second call queues nothing) and wakes the parent.
-    async fn notify_parent_of(self: &Arc<Self>, row: &AgentRow, outcome: &Outcome) -> Result<(), AgentError> {
+    async fn notify_parent_of(
+        self: &Arc<Self>,
+        row: &AgentRow,
+        outcome: &Outcome,
+    ) -> Result<(), AgentError> {
         let text = notification::task_notification(&Ended {
             id: &row.id,
             name: &row.name,
@@ -358,7 +362,11 @@ impl Engine {
             }
         }
         // A background child that ended just before the crash, its parent not told yet.
-        let ended = [AgentState::Completed, AgentState::Failed, AgentState::Cancelled];
+        let ended = [
+            AgentState::Completed,
+            AgentState::Failed,
+            AgentState::Cancelled,
+        ];
         for row in self.store.agents_in(&ended).await? {
             if row.background && !row.notified {
                 let outcome = Outcome {

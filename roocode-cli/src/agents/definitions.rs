@@ -5,39 +5,19 @@
 //! every file that could not be loaded as `file:line: problem`. Exit status 1 when a
 //! file could not be loaded. `--json`: the `agent.definitions` answer as is.
 
-use clap::Args;
 use roocode_protocol::agents::{AgentDefinitionInfo, AgentDefinitions};
 use roocode_protocol::api::AgentApiClient;
 use roocode_protocol::session::ClientEnv;
 
 use crate::connect;
-use crate::failure::{Failure, UsageError};
+use crate::failure::Failure;
 use crate::output::{out, out_line};
 
 /// Longest description shown on a line.
 const MAX_DESCRIPTION: usize = 80;
 
-/// Arguments of `agents`.
-#[derive(Debug, Args)]
-pub struct AgentsArgs {
-    /// List the agent definitions (sub-agent types) of this project and user.
-    #[arg(long)]
-    pub definitions: bool,
-    /// Print the answer as JSON.
-    #[arg(long)]
-    pub json: bool,
-}
-
-/// Runs `agents`; returns the exit status.
-pub async fn run(args: AgentsArgs) -> anyhow::Result<i32> {
-    if !args.definitions {
-        return Err(UsageError(
-            "running sub-agents are not listed yet; `roocode-cli agents --definitions` lists \
-             the agent types"
-                .into(),
-        )
-        .into());
-    }
+/// Runs `agents --definitions`; returns the exit status.
+pub async fn run(json: bool) -> anyhow::Result<i32> {
     let paths = connect::paths()?;
     let conn = connect::connect(&paths).await?;
     let cwd = std::env::current_dir()
@@ -47,7 +27,7 @@ pub async fn run(args: AgentsArgs) -> anyhow::Result<i32> {
         .definitions(cwd.display().to_string(), ClientEnv::capture())
         .await
         .map_err(Failure::from)?;
-    if args.json {
+    if json {
         out_line(&serde_json::to_string_pretty(&answer)?);
     } else {
         out(&render(&answer));

@@ -48,8 +48,18 @@ async fn claude_code_definitions_load_and_broken_ones_are_reported() {
     let out = w.run(&["agents", "--definitions"]).await;
     assert_eq!(out.code, 1, "a file did not load: {out:?}");
     let text = &out.stdout;
-    assert!(
-        text.contains("code-reviewer  user (.claude)  コードレビューの専門家"),
+    let reviewer = text
+        .lines()
+        .find(|l| l.starts_with("code-reviewer "))
+        .unwrap_or_else(|| panic!("no code-reviewer line: {text}"));
+    assert_eq!(
+        reviewer.split_whitespace().collect::<Vec<_>>(),
+        [
+            "code-reviewer",
+            "user",
+            "(.claude)",
+            "コードレビューの専門家。変更の後に使う。"
+        ],
         "{text}"
     );
     assert!(

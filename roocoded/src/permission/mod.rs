@@ -369,7 +369,12 @@ impl PermissionGate {
         let why = match call.target {
             PermissionTarget::Command(line) => {
                 let why = read_only::check(line).err()?;
-                format!("`{}` is not a read-only command: {why}", line.trim())
+                let line = line.trim();
+                let shown = match line.char_indices().nth(200) {
+                    Some((cut, _)) => format!("{}…", &line[..cut]),
+                    None => line.to_string(),
+                };
+                format!("`{shown}` is not a read-only command: {why}")
             }
             _ => format!("{} runs or stops processes", call.tool),
         };

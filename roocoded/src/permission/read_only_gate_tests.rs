@@ -22,6 +22,9 @@ const READING: &[&str] = &[
     "ls -la",
     "rg foo",
     "cat a.txt | head",
+    "ls missing 2>/dev/null || echo none",
+    "git log -S foo --oneline -- src",
+    "git blame -L 1,2 a.txt",
 ];
 
 /// Commands it may not, with what the denial names.
@@ -167,6 +170,22 @@ fn tools_that_run_nothing_are_not_affected() {
         ),
         Decision::Allow
     );
+}
+
+#[test]
+fn a_long_command_is_shown_shortened() {
+    let project = Project::new();
+    let line = format!("touch {}", "é".repeat(300));
+    let Decision::Deny { reason } =
+        gate(Mode::BypassPermissions, &[], true).judge(&Facts::command(&line), &project.scope)
+    else {
+        panic!("not denied")
+    };
+    assert!(
+        reason.starts_with(&format!("`touch {}…` is not", "é".repeat(194))),
+        "{reason}"
+    );
+    assert!(reason.len() < 1000, "{reason}");
 }
 
 #[test]

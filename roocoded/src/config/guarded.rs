@@ -1,7 +1,8 @@
 //! The permission-relevant part of a configuration (issue 9, item 2): the keys that
 //! decide what the agent may do — `permissions` (rules, mode, additional directories,
 //! protected branches), `sandbox`, `env`, `security`, `tools`, `agents.custom_disallowed`,
-//! `hooks` and `mcp_servers`. A turn
+//! `enable_verification_agent` (it adds a background agent that runs the build and the
+//! tests), `hooks` and `mcp_servers`. A turn
 //! applies a change to them that appears while it runs only after the user approved it;
 //! [`Guarded::changes`] is what the user is shown.
 
@@ -19,6 +20,8 @@ pub struct Guarded {
     /// Which tools exist: removing a `tools.disabled` entry gives one back.
     tools: ToolsConfig,
     custom_disallowed: Vec<String>,
+    /// Switching it on gives the model an unattended agent that runs commands.
+    verification_agent: Option<bool>,
     hooks: Option<RawValue>,
     mcp_servers: Option<RawValue>,
 }
@@ -32,6 +35,7 @@ impl Guarded {
             security: config.security.clone(),
             tools: config.tools.clone(),
             custom_disallowed: config.agents.custom_disallowed.clone(),
+            verification_agent: config.enable_verification_agent,
             hooks: config.hooks.clone(),
             mcp_servers: config.mcp_servers.clone(),
         }
@@ -45,6 +49,7 @@ impl Guarded {
         config.security = self.security.clone();
         config.tools = self.tools.clone();
         config.agents.custom_disallowed = self.custom_disallowed.clone();
+        config.enable_verification_agent = self.verification_agent;
         config.hooks = self.hooks.clone();
         config.mcp_servers = self.mcp_servers.clone();
     }
@@ -117,6 +122,12 @@ impl Guarded {
             "agents.custom_disallowed",
             &self.custom_disallowed,
             &newer.custom_disallowed,
+        );
+        scalar(
+            &mut out,
+            "enable_verification_agent",
+            &self.verification_agent,
+            &newer.verification_agent,
         );
         raw(&mut out, "hooks", &self.hooks, &newer.hooks);
         raw(
@@ -217,6 +228,17 @@ mod tests {
                 "- agents.custom_disallowed: Bash",
             ]
         );
+    }
+
+    #[test]
+    fn switching_on_the_verification_agent_is_a_change_to_approve() {
+        let a = parse("model: a/b\n");
+        let b = parse("enable_verification_agent: true\n");
+        let changes = Guarded::of(&a).changes(&Guarded::of(&b));
+        assert_eq!(changes, ["enable_verification_agent: (not set) → true"]);
+        let mut kept = parse("enable_verification_agent: false\n");
+        Guarded::of(&b).apply_to(&mut kept);
+        assert!(kept.verification_agent_enabled());
     }
 
     #[test]

@@ -69,9 +69,10 @@ pub struct Config {
     /// Kept raw for the hooks feature; lists of all files are combined.
     #[serde(default)]
     pub hooks: Option<RawValue>,
-    /// Kept raw for the multi-agent feature.
-    #[serde(default)]
-    pub enable_verification_agent: Option<RawValue>,
+    /// `enable_verification_agent: true` adds the built-in `Verification` sub-agent type
+    /// (a background agent that runs the build and the tests). A guarded key.
+    #[serde(default, deserialize_with = "sections::strict_bool")]
+    pub enable_verification_agent: Option<bool>,
     /// Kept raw for the recovery feature (strategy chains).
     #[serde(default)]
     pub recovery: Option<RawValue>,
@@ -209,7 +210,7 @@ impl Config {
         }
         merge_raw(&mut self.mcp_servers, mcp_servers);
         merge_raw(&mut self.hooks, hooks);
-        merge_raw(
+        override_with(
             &mut self.enable_verification_agent,
             enable_verification_agent,
         );
@@ -231,7 +232,7 @@ impl Config {
     /// Whether the built-in `Verification` agent type exists
     /// (`enable_verification_agent: true`).
     pub fn verification_agent_enabled(&self) -> bool {
-        matches!(&self.enable_verification_agent, Some(RawValue::Bool(true)))
+        self.enable_verification_agent == Some(true)
     }
 
     /// Maximum loop iterations per turn (default 50).

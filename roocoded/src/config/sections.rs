@@ -238,3 +238,29 @@ fn positive_u64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u64>, D::Error
         _ => Ok(v),
     }
 }
+
+/// `true` or `false`, and nothing YAML 1.1 would have read as one (`yes`, `on`, `"true"`):
+/// a value that looks like a switch but is not one is an error at its line, not `false`.
+pub(super) fn strict_bool<'de, D: Deserializer<'de>>(d: D) -> Result<Option<bool>, D::Error> {
+    struct StrictBool;
+    impl<'de> serde::de::Visitor<'de> for StrictBool {
+        type Value = Option<bool>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("true or false")
+        }
+
+        fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<Self::Value, E> {
+            Ok(Some(b))
+        }
+
+        fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+
+        fn visit_none<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+            Ok(None)
+        }
+    }
+    d.deserialize_any(StrictBool)
+}

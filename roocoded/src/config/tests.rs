@@ -160,7 +160,7 @@ fn raw_keys_of_later_features_are_accepted() {
          prices:\n  my-model: {input: 1, output: 2}\n",
     )
     .unwrap();
-    assert_eq!(c.enable_verification_agent, Some(RawValue::Bool(true)));
+    assert_eq!(c.enable_verification_agent, Some(true));
     assert!(c.recovery.is_some());
     assert_eq!(c.prices["my-model"].output, 2.0);
 }
@@ -248,4 +248,43 @@ fn tools_and_agents_sections_merge_by_tightening() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("unknown field `max_parallel`"), "{err}");
+}
+
+#[test]
+fn the_verification_agent_switch_is_a_boolean() {
+    let p = Path::new("c.yaml");
+    let parse = |text: &str| Config::parse(p, text);
+    assert!(!Config::default().verification_agent_enabled());
+    assert!(
+        parse("enable_verification_agent: true\n")
+            .unwrap()
+            .verification_agent_enabled()
+    );
+    assert!(
+        !parse("enable_verification_agent: false\n")
+            .unwrap()
+            .verification_agent_enabled()
+    );
+    assert!(
+        !parse("enable_verification_agent:\n")
+            .unwrap()
+            .verification_agent_enabled()
+    );
+    for bad in ["yes", "\"true\"", "1", "[true]"] {
+        let err = parse(&format!("model: a/b\nenable_verification_agent: {bad}\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("c.yaml: line 2")
+                && err.contains("enable_verification_agent")
+                && err.contains("expected true or false"),
+            "{bad}: {err}"
+        );
+    }
+    // A later file wins; a file that does not say keeps the earlier value.
+    let mut merged = parse("enable_verification_agent: true\n").unwrap();
+    merged.merge(parse("model: a/b\n").unwrap());
+    assert!(merged.verification_agent_enabled());
+    merged.merge(parse("enable_verification_agent: false\n").unwrap());
+    assert!(!merged.verification_agent_enabled());
 }

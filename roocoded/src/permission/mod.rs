@@ -6,6 +6,10 @@
 //!    deny nothing overrides; a command the parser cannot see through is asked in every
 //!    mode, `bypassPermissions` included (denied in `dontAsk`), unless a deny rule
 //!    denies it;
+//!    Then, for an agent limited to read-only commands (`Explore`, `Plan`:
+//!    [`GateSettings::read_only_commands`]), any command [`read_only`] does not accept,
+//!    and any other call that runs or stops processes, is denied: no mode (not even
+//!    `bypassPermissions`) and no rule lifts it;
 //! 2. the path sandbox ([`sandbox`]) — never overridable; the session's plan file is
 //!    part of it; then files that usually hold credentials ([`secrets`]): a `Read` of
 //!    one asks in every mode but `bypassPermissions` unless a rule naming it allows it.
@@ -216,6 +220,11 @@ impl PermissionGate {
             _ => None,
         };
 
+        // Layer 1, continued: an agent that may only look runs nothing else.
+        if let Some(denied) = self.read_only_denial(call) {
+            return denied;
+        }
+
         // Layer 2: the path sandbox (the plan file belongs to it).
         let mut plan_file = false;
         let mut real = None;
@@ -351,6 +360,34 @@ impl PermissionGate {
         }
     }
 
+    /// The denial of a call that runs something other than a read-only command, for an
+    /// agent limited to those ([`GateSettings::read_only_commands`]); `None` otherwise.
+    fn read_only_denial(&self, call: &Call<'_>) -> Option<Decision> {
+        if !self.settings.read_only_commands || call.effect != Effect::RunCommands {
+            return None;
+        }
+        let why = match call.target {
+            PermissionTarget::Command(line) => {
+                let why = read_only::check(line).err()?;
+                let line = line.trim();
+                let shown = match line.char_indices().nth(200) {
+                    Some((cut, _)) => format!("{}…", &line[..cut]),
+                    None => line.to_string(),
+                };
+                format!("`{shown}` is not a read-only command: {why}")
+            }
+            _ => format!("{} runs or stops processes", call.tool),
+        };
+        Some(Decision::Deny {
+            reason: format!(
+                "{why}. This agent can only run read-only commands (such as git log, git \
+                 show, git diff, ls, cat, rg, find without -exec): read and search with \
+                 Read, Glob and Grep, and report what would need to change instead of \
+                 changing it."
+            ),
+        })
+    }
+
     /// True if `path` (resolved against `scope.cwd`) is the session's plan file: its real
     /// path is the plan file's directory's real path plus its name, so a symlink at the
     /// plan file's place does not count.
@@ -370,6 +407,8 @@ impl PermissionGate {
 
 #[cfg(test)]
 mod gate_tests;
+#[cfg(test)]
+mod read_only_gate_tests;
 #[cfg(test)]
 pub(crate) mod test_support;
 #[cfg(test)]

@@ -1,6 +1,8 @@
-//! `agent.*`: sub-agents. Today `agent.definitions`: the definitions that apply to the
-//! caller's project and user (`crate::agent::definitions`), with the files that could
-//! not be loaded, each also logged.
+//! `agent.*`: sub-agents — `agent.list|get|stop|background`, and `agent.definitions`:
+//! the definitions that apply to the caller's project and user
+//! (`crate::agent::definitions`), each with what will not apply (tools RooCode does not
+//! have, Claude Code keys it ignores), and the files that could not be loaded, each
+//! also logged.
 
 use std::path::{Path, PathBuf};
 
@@ -51,6 +53,14 @@ impl AgentApiServer for Handler {
             let message = "the client sent no HOME: user definitions cannot be found";
             return Err(error_object(RpcErrorCode::InvalidParams, message, None));
         };
+        let known: Vec<String> = self
+            .0
+            .engine
+            .tools()
+            .names()
+            .into_iter()
+            .map(str::to_string)
+            .collect();
         let loaded = tokio::task::spawn_blocking(move || {
             definitions::load(&home, &crate::project::root(&cwd))
         })
@@ -60,7 +70,7 @@ impl AgentApiServer for Handler {
             tracing::warn!("agent definition not loaded: {problem}");
         }
         Ok(AgentDefinitions {
-            definitions: loaded.definitions.iter().map(info).collect(),
+            definitions: loaded.definitions.iter().map(|d| info(d, &known)).collect(),
             problems: loaded
                 .problems
                 .iter()
@@ -74,7 +84,12 @@ impl AgentApiServer for Handler {
     }
 }
 
-fn info(d: &Definition) -> AgentDefinitionInfo {
+/// A definition as clients see it; `known` (the daemon's tool names) decides which of
+/// the tools it names are warned about as missing.
+fn info(d: &Definition, known: &[String]) -> AgentDefinitionInfo {
+    let known: Vec<&str> = known.iter().map(String::as_str).collect();
+    let mut warnings = definitions::tool_warnings(d, &known);
+    warnings.extend(d.warnings());
     AgentDefinitionInfo {
         name: d.name.clone(),
         description: d.description.clone(),
@@ -90,7 +105,7 @@ fn info(d: &Definition) -> AgentDefinitionInfo {
             ModelChoice::Spec(spec) => spec.clone(),
         },
         background: d.background,
-        warnings: d.warnings(),
+        warnings,
         overrides: d.overrides.iter().map(|p| shown(p)).collect(),
     }
 }

@@ -25,6 +25,7 @@ mod llm;
 mod long_task;
 mod permissions;
 mod protected;
+mod read_only_agents;
 mod sandbox;
 mod secrets;
 mod send;

@@ -9,7 +9,7 @@
 //! unchanged (camelCase keys, `tools: Read, Grep`, `model: sonnet`, `color: blue`).
 //!
 //! Nothing here decides policy: tool names are kept as written (the caller filters them
-//! against its registry), `model` tiers are kept as tiers (the caller maps them onto the
+//! against its registry; [`tool_warnings`] names the ones it will drop), `model` tiers are kept as tiers (the caller maps them onto the
 //! configured provider). A file that cannot become a definition is a [`Problem`] with
 //! its file, line and what to fix; it never stops the other files from loading.
 
@@ -19,6 +19,7 @@ mod frontmatter;
 mod scan;
 #[cfg(test)]
 mod tests;
+mod tools;
 
 use std::fmt;
 use std::path::{Path, PathBuf};
@@ -26,6 +27,7 @@ use std::path::{Path, PathBuf};
 use roocode_protocol::Mode;
 
 pub use scan::{load, load_dirs, parse};
+pub use tools::tool_warnings;
 
 /// Where a definition comes from, in precedence order (a later source overrides).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -191,3 +191,33 @@ fn context_window_reads_aliases_as_resolution_does_without_a_key() {
     let e = context_window("nope/model", &Config::default()).unwrap_err();
     assert_eq!(e.kind(), "config");
 }
+
+#[test]
+fn tiers_map_onto_the_parents_provider() {
+    let none = Config::default();
+    assert_eq!(
+        tier_spec("anthropic/claude-sonnet-4-5", "haiku", &none).as_deref(),
+        Some("anthropic/claude-haiku-4-5")
+    );
+    assert_eq!(
+        tier_spec("openai/gpt-4.1", "haiku", &none).as_deref(),
+        Some("openai/gpt-4.1-mini")
+    );
+    assert_eq!(
+        tier_spec("openai/gpt-4.1", "opus", &none).as_deref(),
+        Some("openai/o3")
+    );
+    let custom = config(
+        "providers:\n  deepseek: {type: openai, base_url: 'http://127.0.0.1:9/v1'}\n  \
+         proxy: {type: anthropic, base_url: 'http://127.0.0.1:9'}\n",
+    );
+    // An OpenAI-compatible endpoint has no tiers: the caller keeps the parent's model.
+    assert_eq!(tier_spec("deepseek/deepseek-chat", "haiku", &custom), None);
+    // An Anthropic endpoint of the user's serves Anthropic's models under its own name.
+    assert_eq!(
+        tier_spec("proxy/claude-sonnet-4-5", "haiku", &custom).as_deref(),
+        Some("proxy/claude-haiku-4-5")
+    );
+    // A spec that does not parse is no tier either.
+    assert_eq!(tier_spec("nowhere/x", "haiku", &none), None);
+}

@@ -8,6 +8,7 @@
 mod harness;
 
 mod agent_definitions;
+mod agent_worktree;
 mod attach;
 mod context;
 mod context_window;

@@ -99,6 +99,44 @@ impl Engine {
         }
     }
 
+    /// Before a child that ran in a worktree is resumed (`Agent` with `resume`): its
+    /// branch checked out again where its spec says it works, so its tools and sandbox
+    /// find it. Nothing to do for a child without one, or whose worktree is still there.
+    // Its caller, `resume_agent` in spawn.rs, is not wired yet (another owner's file).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(super) async fn reopen_worktree(&self, row: &AgentRow) -> Result<(), String> {
+        let spec = super::ChildSpec::from_json(&row.spec)
+            .map_err(|e| format!("agent {} has a corrupt spec: {e}", row.id))?;
+        let Some(path) = spec.workspace else {
+            return Ok(());
+        };
+        if row.worktree.is_some() && path.is_dir() {
+            return Ok(());
+        }
+        let Some(branch) = row.branch.clone() else {
+            return Err(format!("agent {} has no branch to work on", row.id));
+        };
+        let session = self
+            .store
+            .session(&row.id)
+            .await
+            .map_err(|e| e.to_string())?
+            .ok_or_else(|| format!("agent {} has no session", row.id))?;
+        let root = PathBuf::from(&session.root);
+        let at = path.clone();
+        let reopened =
+            tokio::task::spawn_blocking(move || tree::reopen(&Git::daemon(), &root, &at, &branch))
+                .await
+                .map_err(|e| format!("isolation: worktree: reopening it panicked: {e}"))?;
+        reopened?;
+        self.store
+            .set_agent_worktree(&row.id, Some(&path.display().to_string()), None)
+            .await
+            .map_err(|e| e.to_string())?;
+        tracing::info!(agent = %row.id, worktree = %path.display(), "sub-agent worktree reopened");
+        Ok(())
+    }
+
     /// At daemon start, before agents resume: every worktree under the data directory
     /// whose agent will not run again is committed (work in progress) and removed, and
     /// rows naming a worktree that is gone forget it. Problems are logged, never fatal.

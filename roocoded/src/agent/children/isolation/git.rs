@@ -136,6 +136,18 @@ impl Git {
         .map(drop)
     }
 
+    /// The existing branch `branch` checked out in a new worktree at `path`.
+    pub fn add_existing_worktree(
+        &self,
+        repo: &Path,
+        path: &Path,
+        branch: &str,
+    ) -> Result<(), GitError> {
+        let path = path.to_string_lossy();
+        self.run(repo, &["worktree", "add", "--quiet", &path, branch])
+            .map(drop)
+    }
+
     /// The name of the branch checked out at `dir`, `None` on a detached `HEAD`.
     pub fn current_branch(&self, dir: &Path) -> Result<Option<String>, GitError> {
         let out = self.output(dir, &["symbolic-ref", "--quiet", "--short", "HEAD"])?;

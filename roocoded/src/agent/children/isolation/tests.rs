@@ -14,6 +14,7 @@ use roocode_protocol::session::SessionKind;
 use super::git::Git;
 use super::tree;
 use crate::agent::Engine;
+use crate::agent::children::ChildSpec;
 use crate::store::{AgentRow, NewAgent, NewSession, Store};
 
 /// A temporary place with a `home` that has no git configuration, a `data` directory
@@ -285,13 +286,13 @@ async fn engine(p: &Place) -> Engine {
     std::fs::create_dir_all(&paths.data_dir).unwrap();
     let store = Store::open(&paths.database).await.unwrap();
     store
-        .insert_session(&session("parent", None, &p.repo()))
+        .insert_session(&session("parent", None, &p.repo(), &p.repo()))
         .await
         .unwrap();
     Engine::new(store, paths)
 }
 
-fn session(id: &str, parent: Option<&str>, root: &Path) -> NewSession {
+fn session(id: &str, parent: Option<&str>, cwd: &Path, root: &Path) -> NewSession {
     NewSession {
         id: id.into(),
         parent_session_id: parent.map(str::to_string),
@@ -301,7 +302,7 @@ fn session(id: &str, parent: Option<&str>, root: &Path) -> NewSession {
             SessionKind::Main
         },
         title: "t".into(),
-        cwd: root.display().to_string(),
+        cwd: cwd.display().to_string(),
         root: root.display().to_string(),
         model: "anthropic/sonnet".into(),
         mode: Mode::Default,
@@ -314,12 +315,25 @@ async fn child(engine: &Engine, p: &Place, id: &str, background: bool) -> AgentR
     engine
         .store
         .insert_agent(&NewAgent {
-            session: session(id, Some("parent"), &made.path),
+            // As the spawner records it: the worktree is its directory, the project its root.
+            session: session(id, Some("parent"), &made.path, &p.repo()),
             name: "helper".into(),
             agent_type: "general-purpose".into(),
             description: "write a file".into(),
             background,
-            spec: "{}".into(),
+            spec: ChildSpec {
+                system_prompt: "You help.".into(),
+                custom: false,
+                background,
+                tools: None,
+                disallowed_tools: Vec::new(),
+                max_turns: None,
+                read_only_commands: false,
+                timeout_s: 60,
+                advertised_tools: None,
+                workspace: Some(made.path.clone()),
+            }
+            .to_json(),
             state: AgentState::Running,
         })
         .await
@@ -421,4 +435,45 @@ async fn not_a_repository_is_refused_before_the_child_starts() {
         .prepare_worktree(&p.repo(), ID, "helper")
         .unwrap_err();
     assert!(err.contains("needs a git repository"), "{err}");
+}
+
+#[tokio::test]
+async fn a_resumed_child_gets_its_branch_back_and_reports_the_new_run() {
+    let p = Place::new();
+    let repo = p.init(true);
+    let engine = engine(&p).await;
+    let row = child(&engine, &p, ID, false).await;
+    let worktree = PathBuf::from(row.worktree.clone().unwrap());
+    std::fs::write(worktree.join("first.txt"), "1\n").unwrap();
+    engine
+        .finish_worktree(&row, AgentState::Completed)
+        .await
+        .unwrap();
+    assert!(!worktree.exists());
+
+    let row = engine.store.agent(ID).await.unwrap().unwrap();
+    engine.reopen_worktree(&row).await.unwrap();
+    assert!(
+        worktree.join("first.txt").is_file(),
+        "its earlier work is there"
+    );
+    let row = engine.store.agent(ID).await.unwrap().unwrap();
+    assert_eq!(
+        row.worktree.as_deref(),
+        Some(worktree.display().to_string().as_str())
+    );
+    // Reopening what is open changes nothing.
+    engine.reopen_worktree(&row).await.unwrap();
+
+    std::fs::write(worktree.join("second.txt"), "2\n").unwrap();
+    let report = engine
+        .finish_worktree(&row, AgentState::Completed)
+        .await
+        .unwrap();
+    assert!(report.contains("second.txt"), "{report}");
+    assert!(!report.contains("first.txt"), "the new run only: {report}");
+    let branch = row.branch.clone().unwrap();
+    let count = p.sh(&repo, &["rev-list", "--count", &format!("main..{branch}")]);
+    assert_eq!(count.trim(), "2");
+    assert_eq!(p.worktree_count(), 1);
 }

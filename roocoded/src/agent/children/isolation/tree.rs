@@ -6,6 +6,8 @@
 //!   for the parent). Uncommitted changes of the main tree are not carried over.
 //! - [`close`]: everything in it committed on its branch, the diff stat against the
 //!   start, the worktree removed (the branch kept), the record deleted.
+//! - [`reopen`]: the branch checked out again at the same place, for a child resumed
+//!   after its run ended.
 //!
 //! The worktree's `.git` file is writable by the child's commands, so before the
 //! daemon runs git in it (unsandboxed) the file must name the repository the record
@@ -168,6 +170,46 @@ pub fn create(
         ));
     }
     Ok(Prepared { path, branch, note })
+}
+
+/// Checks the existing `branch` of the repository at `root` out again at `path` (a
+/// child resumed after its worktree was removed); its report then covers the new run.
+pub fn reopen(git: &Git, root: &Path, path: &Path, branch: &str) -> Result<(), String> {
+    let failed = |e: GitError| {
+        format!("isolation: worktree: cannot check branch `{branch}` out again for the agent: {e}")
+    };
+    let Some(repo) = git.toplevel(root).map_err(failed)? else {
+        return Err(format!(
+            "isolation: worktree: {} is not a git repository any more",
+            root.display()
+        ));
+    };
+    git.add_existing_worktree(&repo, path, branch)
+        .map_err(failed)?;
+    let Some(dirs) = crate::project::worktree::verified(path) else {
+        let _ = git.remove_worktree(&repo, path);
+        return Err("isolation: worktree: git made a worktree RooCode cannot verify".into());
+    };
+    let base = git
+        .head(path)
+        .map_err(failed)?
+        .ok_or_else(|| format!("isolation: worktree: branch `{branch}` has no commit"))?;
+    let record = Record {
+        common_dir: dirs.common_dir,
+        base,
+        note: None,
+    };
+    let written = serde_json::to_string(&record)
+        .map_err(std::io::Error::other)
+        .and_then(|text| std::fs::write(record_path(path), text));
+    if let Err(e) = written {
+        let _ = git.remove_worktree(&repo, path);
+        return Err(format!(
+            "isolation: worktree: cannot write beside {}: {e}",
+            path.display()
+        ));
+    }
+    Ok(())
 }
 
 fn dirty_note(count: usize, base: &str) -> String {

@@ -135,11 +135,17 @@ fn base_context(
     cancel: &CancellationToken,
 ) -> ToolContext {
     let (row, env, config) = (&settings.session, &settings.env, &settings.config);
+    // An agent in its own git worktree works there (file tools, OS sandbox, Bash's
+    // first directory); its config, memory and "allow always" rules stay the project's.
+    let (root, cwd) = match &settings.agent.workspace {
+        Some(worktree) => (worktree.clone(), worktree.clone()),
+        None => (row.root.clone().into(), row.cwd.clone().into()),
+    };
     ToolContext {
         session_id: row.id.clone(),
         scope: Scope {
-            cwd: row.cwd.clone().into(),
-            root: row.root.clone().into(),
+            cwd: cwd.clone(),
+            root: root.clone(),
             additional_dirs: config.additional_directories(),
             readable_dirs: vec![
                 engine.tool_results_dir(&row.id),
@@ -163,8 +169,8 @@ fn base_context(
         agents: agent_host(engine, rt, settings, cancel),
         sandbox: Some(crate::sandbox::for_session(
             &engine.paths,
-            std::path::Path::new(&row.root),
-            std::path::Path::new(&row.cwd),
+            &root,
+            &cwd,
             &env.vars,
             config,
             &settings.sandbox,
@@ -471,9 +477,10 @@ fn summarize(target: &PermissionTarget, ctx: &ToolContext, tool: &str) -> String
     }
 }
 
-/// "Allow always": appends the call's allow rule to the project's local config, and to
-/// the turn's, so it applies at once. A protected file is asked every time, so its
-/// approval is for this call only.
+/// "Allow always": appends the call's allow rule (paths relative to the agent's
+/// workspace) to the project's local config — the session's root, never an agent's
+/// worktree — and to the turn's, so it applies at once. A protected file is asked
+/// every time, so its approval is for this call only.
 fn remember(
     tool: &str,
     target: &PermissionTarget,
@@ -486,7 +493,8 @@ fn remember(
         return;
     }
     let rule = crate::permission::persist::rule_for(tool, target, &ctx.scope.root);
-    match crate::permission::persist::append_allow_rule(&ctx.scope.root, &rule) {
+    let project = std::path::Path::new(&settings.session.root);
+    match crate::permission::persist::append_allow_rule(project, &rule) {
         Ok(()) => {
             tracing::info!(%rule, "allow rule added to .roocode/config.local.yaml");
             settings.allow_rule(&rule);

@@ -9,12 +9,25 @@ use crate::store::SessionRow;
 
 use crate::project;
 
-pub fn system_prompt(row: &SessionRow) -> String {
-    let date = clock::rfc3339(row.created_at);
+/// The environment section every agent's system prompt ends with: where it works, on
+/// which branch, the platform and the date (of the session's start: byte-stable).
+pub fn environment(cwd: &str, root: &str, created_at_ms: i64) -> String {
+    let date = clock::rfc3339(created_at_ms);
     let date = date.get(..10).unwrap_or(&date);
-    let branch = project::branch(Path::new(&row.root))
+    let branch = project::branch(Path::new(root))
         .map(|b| format!("\n- Git branch: {b}"))
         .unwrap_or_default();
+    format!(
+        "Environment:
+- Working directory: {cwd}
+- Project root: {root}{branch}
+- Platform: {os}
+- Session date: {date}",
+        os = std::env::consts::OS,
+    )
+}
+
+pub fn system_prompt(row: &SessionRow) -> String {
     format!(
         "You are RooCode, an AI coding agent working in the user's terminal. You help with \
 software engineering tasks: reading and explaining code, finding bugs, making changes and \
@@ -29,14 +42,8 @@ Grep, and base every claim about the code on what you saw.
 - If a tool call is denied, do not retry the same call: choose another way or ask the user.
 - When the task is done, say briefly what you did and what remains.
 
-Environment:
-- Working directory: {cwd}
-- Project root: {root}{branch}
-- Platform: {os}
-- Session date: {date}",
-        cwd = row.cwd,
-        root = row.root,
-        os = std::env::consts::OS,
+{environment}",
+        environment = environment(&row.cwd, &row.root, row.created_at),
     )
 }
 

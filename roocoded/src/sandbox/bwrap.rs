@@ -92,4 +92,61 @@ mod tests {
         };
         assert!(!words(&args(&open, Path::new("/"))).contains("unshare-net"));
     }
+
+    /// For real, where bubblewrap runs: a command of an agent in a worktree under the
+    /// hidden data directory writes its worktree and sees nothing else of the data
+    /// directory (no database, no other agent's worktree).
+    #[test]
+    fn in_bubblewrap_a_worktree_agent_sees_only_its_own_worktree() {
+        use crate::sandbox::policy::PolicyInputs;
+        use crate::sandbox::{SandboxSettings, capabilities};
+        let Ok(bwrap) = &capabilities().bwrap else {
+            eprintln!("skipped: bubblewrap cannot run here");
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().canonicalize().unwrap().join("data");
+        let own = data.join("worktrees/a");
+        std::fs::create_dir_all(&own).unwrap();
+        std::fs::create_dir_all(data.join("worktrees/b")).unwrap();
+        std::fs::write(data.join("worktrees/b/theirs.txt"), "theirs").unwrap();
+        std::fs::write(data.join("roocode.db"), "db").unwrap();
+        let settings = SandboxSettings::default();
+        let policy = Policy::build(&PolicyInputs {
+            workspace: &own,
+            cwd: &own,
+            homes: vec![],
+            roocode_dirs: vec![data],
+            settings: &settings,
+        });
+        let script = "echo mine > mine.txt && pwd && ls -A ../ && \
+                      (cat ../../roocode.db 2>/dev/null || echo no-db) && \
+                      (cat ../b/theirs.txt 2>/dev/null || echo no-theirs)";
+        let out = std::process::Command::new(bwrap)
+            .args(args(&policy, &own))
+            .args(["bash", "-c", script])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let lines: Vec<&str> = stdout.lines().collect();
+        assert_eq!(
+            lines,
+            [
+                own.display().to_string().as_str(),
+                "a",
+                "no-db",
+                "no-theirs"
+            ],
+            "{stdout}"
+        );
+        assert_eq!(
+            std::fs::read_to_string(own.join("mine.txt")).unwrap(),
+            "mine\n"
+        );
+    }
 }

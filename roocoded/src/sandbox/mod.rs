@@ -214,12 +214,14 @@ pub fn resolve(mode: SandboxMode, caps: &Capabilities) -> (Mechanism, Option<Str
     }
 }
 
-/// The sandbox of a session's commands for one batch of tool calls: the workspace is
-/// the session's `root`, RooCode's own directories from `paths` are hidden, `settings`
-/// are the turn's (see `agent::turn_config`).
+/// The sandbox of a session's commands for one batch of tool calls: the `workspace`
+/// is the session's root, or a sub-agent's git worktree; RooCode's own directories
+/// from `paths` are hidden — a worktree inside the data directory is the one place
+/// below them a command sees (the policy's deeper mount wins) —, `settings` are the
+/// turn's (see `agent::turn_config`).
 pub fn for_session(
     paths: &roocode_protocol::paths::Paths,
-    root: &Path,
+    workspace: &Path,
     cwd: &Path,
     client_env: &BTreeMap<String, String>,
     config: &Config,
@@ -233,7 +235,7 @@ pub fn for_session(
             paths.state_dir.clone(),
             paths.run_dir.clone(),
         ],
-        workspace: root,
+        workspace,
         cwd,
         client_env,
     };

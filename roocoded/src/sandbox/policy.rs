@@ -386,6 +386,39 @@ mod tests {
     }
 
     #[test]
+    fn an_agent_worktree_is_the_one_place_of_the_hidden_data_directory_commands_see() {
+        let f = fixture();
+        let b = &f.base;
+        let data = b.join("home/.roocode/data");
+        for d in ["worktrees/a/src", "worktrees/b"] {
+            std::fs::create_dir_all(data.join(d)).unwrap();
+        }
+        std::fs::write(data.join("roocode.db"), "").unwrap();
+        let settings = SandboxSettings::default();
+        let own = data.join("worktrees/a");
+        let p = Policy::build(&PolicyInputs {
+            workspace: &own,
+            cwd: &own,
+            homes: vec![b.join("home")],
+            roocode_dirs: vec![b.join("home/.roocode"), data.clone()],
+            settings: &settings,
+        });
+        assert_eq!(access(&p, &data), Some(Access::Hidden));
+        assert_eq!(access(&p, &own), Some(Access::Writable));
+        // Exactly that worktree: not its siblings, not the data directory around it.
+        assert_eq!(access(&p, &data.join("worktrees")), None);
+        assert_eq!(access(&p, &data.join("worktrees/b")), None);
+        assert!(p.may_write(&own.join("src/main.rs")));
+        assert!(!p.may_write(&data.join("worktrees/b/x")));
+        assert!(!p.may_write(&data.join("roocode.db")));
+        // The data directory is hidden first, then the worktree mounted inside it.
+        let at = |path: &Path| p.mounts.iter().position(|m| m.path == path).unwrap();
+        assert!(at(&data) < at(&own));
+        // Its own `.roocode/` is read-only like a project's.
+        assert!(!p.may_write(&own.join(".roocode/config.local.yaml")));
+    }
+
+    #[test]
     fn same_path_strongest_wins() {
         let f = fixture();
         let settings = SandboxSettings {

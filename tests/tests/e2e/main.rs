@@ -9,6 +9,7 @@ mod harness;
 
 mod agent_definitions;
 mod agent_limits;
+mod agent_worktree;
 mod agents;
 mod agents_cli;
 mod attach;

@@ -340,8 +340,10 @@ impl Engine {
 
     /// After a start: background children that were running continue from their stored
     /// history (told they were interrupted); foreground ones end `failed` (their parent's
-    /// turn ended with the daemon); parents with notifications waiting are woken.
+    /// turn ended with the daemon); parents with notifications waiting are woken. First,
+    /// worktrees of agents that will not run again are committed and removed.
     pub async fn resume_agents(self: &Arc<Self>) -> Result<(), AgentError> {
+        self.clean_worktrees().await;
         let live = [AgentState::Queued, AgentState::Running, AgentState::Waiting];
         for row in self.store.agents_in(&live).await? {
             if row.background {

@@ -135,8 +135,20 @@ impl Engine {
                 (spec, "fork".to_string(), parent.session.mode)
             }
             Some(t) => {
-                let unknown: Vec<&String> = t
-                    .tools
+                // `Bash(git log:*)` in a tool list names the tool Bash (Claude Code's
+                // permission-rule spelling); the rule itself is not applied here.
+                let tools: Option<Vec<String>> = t.tools.as_ref().map(|names| {
+                    names
+                        .iter()
+                        .map(|n| {
+                            n.split_once('(')
+                                .map_or(n.as_str(), |(tool, _)| tool)
+                                .trim()
+                                .to_string()
+                        })
+                        .collect()
+                });
+                let unknown: Vec<&String> = tools
                     .iter()
                     .flatten()
                     .filter(|name| self.tools.get(name).is_none())
@@ -148,7 +160,7 @@ impl Engine {
                     system_prompt: t.prompt.clone(),
                     custom: t.custom,
                     background: request.run_in_background || t.background,
-                    tools: t.tools.clone(),
+                    tools,
                     disallowed_tools: t.disallowed_tools.clone(),
                     max_turns: t.max_turns,
                     read_only_commands: t.read_only_commands,
@@ -190,6 +202,19 @@ impl Engine {
             cwd = prepared.path.display().to_string();
             plan.spec.workspace = Some(prepared.path.clone());
             worktree = Some(prepared);
+        }
+        // A typed child's prompt ends, like every agent's, with where it works (a fork
+        // keeps its parent's prompt byte for byte).
+        if request.subagent_type.is_some() {
+            let workspace = plan
+                .spec
+                .workspace
+                .as_ref()
+                .map_or(parent.session.root.clone(), |w| w.display().to_string());
+            let environment =
+                crate::agent::prompt::environment(&cwd, &workspace, crate::clock::now_ms());
+            plan.spec.system_prompt =
+                format!("{}\n\n{environment}", plan.spec.system_prompt.trim_end());
         }
         // A fork's first context is its parent's conversation, read before it is stored.
         let fork_context = match request.subagent_type {
@@ -308,6 +333,8 @@ impl Engine {
             ));
         }
         let background = request.run_in_background || row.background;
+        // A worktree child's worktree was removed when it ended: it is checked out again.
+        self.reopen_worktree(&row).await?;
         let input_id = uuid::Uuid::now_v7().to_string();
         let store = &self.store;
         store

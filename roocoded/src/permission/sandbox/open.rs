@@ -258,19 +258,29 @@ impl Beneath {
             rel
         };
         let result = match self.strategy {
-            Strategy::Openat2 => openat2(
-                self.dir.as_fd(),
-                target,
-                OpenHow::new()
+            Strategy::Openat2 => {
+                let how = OpenHow::new()
                     .flags(flags)
                     .mode(mode)
-                    .resolve(ResolveFlag::RESOLVE_BENEATH | ResolveFlag::RESOLVE_NO_MAGICLINKS),
-            ),
+                    .resolve(ResolveFlag::RESOLVE_BENEATH | ResolveFlag::RESOLVE_NO_MAGICLINKS);
+                // EAGAIN: a rename or mount anywhere on the system raced the kernel's
+                // check of a `..` step; it asks the caller to try again (openat2(2)).
+                let mut tries = 0;
+                loop {
+                    match openat2(self.dir.as_fd(), target, how) {
+                        Err(Errno::EAGAIN) if tries < OPENAT2_RETRIES => tries += 1,
+                        other => break other,
+                    }
+                }
+            }
             Strategy::Walk => walk(self.dir.as_fd(), rel, flags, mode),
         };
         result.map_err(|e| explain(e, rel, &self.path))
     }
 }
+
+/// How often an `openat2` that the kernel answered EAGAIN is tried again.
+const OPENAT2_RETRIES: u32 = 16;
 
 /// One `openat(O_NOFOLLOW)` per component: directories on the way, then the last one
 /// with `flags`.

@@ -9,7 +9,9 @@
 //! - RooCode's configuration and rule files: everything under a `.roocode/` directory
 //!   and under RooCode's user directory (`~/.roocode` or `ROOCODE_HOME`), except the
 //!   memory directories the `Memory` tool writes anyway;
-//! - other agents' settings: `.claude/settings*.json`, `.mcp.json`;
+//! - other agents' settings: `.claude/settings*.json`, `.mcp.json`, and the agent
+//!   definitions, commands, skills and hooks under `.claude/` (RooCode reads them: an
+//!   agent definition says which tools and mode a sub-agent gets);
 //! - git's internals and configuration: anything under `.git/` (and a `.git` file),
 //!   `.gitconfig`, `.config/git/`, the directory `core.hooksPath` names;
 //! - files other tools execute: `.envrc` (direnv), `.vscode/tasks.json` and
@@ -194,6 +196,12 @@ impl Places {
             [name] => (None, *name),
             [] => return None,
         };
+        if ["agents", "commands", "skills", "hooks"]
+            .iter()
+            .any(|dir| pair_follows(&names, ".claude", dir))
+        {
+            return Some(Protected::AgentSettings);
+        }
         if pair_follows(&names, ".config", "git") {
             return Some(Protected::Git);
         }

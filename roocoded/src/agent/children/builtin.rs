@@ -41,6 +41,7 @@ pub fn builtin_types(verification: bool) -> Vec<AgentType> {
         timeout_s: None,
         read_only_commands: false,
         custom: false,
+        from_project: false,
     };
     let mut types = vec![
         AgentType {

@@ -168,7 +168,7 @@ impl Engine {
                     advertised_tools: None,
                     workspace: None,
                 };
-                let mode = t.permission_mode.unwrap_or(parent.session.mode);
+                let mode = super::types::child_mode(t, parent.session.mode);
                 (spec, t.name.clone(), mode)
             }
         };

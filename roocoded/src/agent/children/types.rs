@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use roocode_protocol::Mode;
 use serde::{Deserialize, Serialize};
 
-use crate::agent::definitions::{Definition, Isolation, ModelChoice};
+use crate::agent::definitions::{Definition, Isolation, ModelChoice, Source};
 
 /// A type of sub-agent.
 #[derive(Debug, Clone, PartialEq)]
@@ -32,6 +32,10 @@ pub struct AgentType {
     pub read_only_commands: bool,
     /// From a definition file (loses `agents.custom_disallowed`), not built in.
     pub custom: bool,
+    /// From a file in the project (`.roocode/agents`, `.claude/agents`): something a
+    /// cloned repository or the model itself may have written, so its
+    /// `permission_mode` may not be more permissive than the parent's.
+    pub from_project: bool,
 }
 
 impl From<&Definition> for AgentType {
@@ -50,7 +54,37 @@ impl From<&Definition> for AgentType {
             timeout_s: d.timeout_s,
             read_only_commands: false,
             custom: true,
+            from_project: matches!(d.source, Source::ProjectClaude | Source::ProjectRooCode),
         }
+    }
+}
+
+/// How much a mode lets an agent do without asking: a child may not get more than its
+/// parent from a project file.
+pub fn latitude(mode: Mode) -> u8 {
+    match mode {
+        Mode::Plan | Mode::DontAsk => 0,
+        Mode::Default | Mode::Unknown => 1,
+        Mode::AcceptEdits => 2,
+        Mode::BypassPermissions => 3,
+    }
+}
+
+/// The mode a child of `ty` runs in under a parent in `parent` mode: the type's, else
+/// the parent's; a project definition's only when it is not more permissive.
+pub fn child_mode(ty: &AgentType, parent: Mode) -> Mode {
+    match ty.permission_mode {
+        Some(mode) if ty.from_project && latitude(mode) > latitude(parent) => {
+            tracing::warn!(
+                agent_type = %ty.name,
+                wanted = mode.as_str(),
+                parent = parent.as_str(),
+                "a project agent definition asked for a more permissive mode than its parent's; the parent's applies"
+            );
+            parent
+        }
+        Some(mode) => mode,
+        None => parent,
     }
 }
 
@@ -87,5 +121,58 @@ impl ChildSpec {
 
     pub fn from_json(text: &str) -> Result<Self, serde_json::Error> {
         serde_json::from_str(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn project_type(mode: Mode) -> AgentType {
+        AgentType {
+            name: "t".into(),
+            description: String::new(),
+            prompt: String::new(),
+            tools: None,
+            disallowed_tools: Vec::new(),
+            model: ModelChoice::Inherit,
+            max_turns: None,
+            permission_mode: Some(mode),
+            isolation: Isolation::None,
+            background: false,
+            timeout_s: None,
+            read_only_commands: false,
+            custom: true,
+            from_project: true,
+        }
+    }
+
+    #[test]
+    fn a_project_definition_never_gets_more_latitude_than_its_parent() {
+        let bypass = project_type(Mode::BypassPermissions);
+        assert_eq!(child_mode(&bypass, Mode::Default), Mode::Default);
+        assert_eq!(
+            child_mode(&bypass, Mode::BypassPermissions),
+            Mode::BypassPermissions
+        );
+        let plan = project_type(Mode::Plan);
+        assert_eq!(
+            child_mode(&plan, Mode::BypassPermissions),
+            Mode::Plan,
+            "stricter is fine"
+        );
+        let edits = project_type(Mode::AcceptEdits);
+        assert_eq!(child_mode(&edits, Mode::Default), Mode::Default);
+        // The user's own definitions (~/.claude/agents, ~/.roocode/agents) are trusted.
+        let user = AgentType {
+            from_project: false,
+            ..bypass.clone()
+        };
+        assert_eq!(child_mode(&user, Mode::Default), Mode::BypassPermissions);
+        let inherit = AgentType {
+            permission_mode: None,
+            ..bypass
+        };
+        assert_eq!(child_mode(&inherit, Mode::AcceptEdits), Mode::AcceptEdits);
     }
 }

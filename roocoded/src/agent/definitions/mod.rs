@@ -162,6 +162,17 @@ impl Definition {
                     .to_string(),
             );
         }
+        let project = matches!(self.source, Source::ProjectClaude | Source::ProjectRooCode);
+        if let Some(mode @ (Mode::AcceptEdits | Mode::BypassPermissions)) = self.permission_mode
+            && project
+        {
+            out.push(format!(
+                "permission_mode: {} from a project file applies only when the parent's mode \
+                 allows as much (a cloned repository could have written it); put the \
+                 definition in ~/.roocode/agents to let it apply",
+                mode.as_str()
+            ));
+        }
         if self.description.is_empty() {
             out.push("no `description`: the model picks agents by it; add one".to_string());
         }

@@ -15,7 +15,7 @@ const MODES: [Mode; 5] = [
 ];
 
 /// Project-relative paths whose write asks in every mode.
-const PROTECTED: [&str; 28] = [
+const PROTECTED: [&str; 31] = [
     ".roocode/config.yaml",
     ".roocode/config.local.yaml",
     ".roocode/rules/style.md",
@@ -23,6 +23,9 @@ const PROTECTED: [&str; 28] = [
     "sub/.roocode/config.yaml",
     ".claude/settings.json",
     ".claude/settings.local.json",
+    ".claude/agents/reviewer.md",
+    ".claude/commands/deploy.md",
+    ".claude/skills/pdf/SKILL.md",
     ".mcp.json",
     "tools/.mcp.json",
     ".git/config",
@@ -56,7 +59,7 @@ const ORDINARY: [&str; 14] = [
     ".roocodex/config.yaml",
     "roocode/config.yaml",
     "settings.json",
-    ".claude/commands/review.md",
+    ".claude/notes/review.md",
     ".vscode/launch.json",
     "docs/bashrc.md",
     "profile",

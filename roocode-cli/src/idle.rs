@@ -170,27 +170,6 @@ mod tests {
         }
     }
 
-    fn listed(id: &str, parent: &str, state: AgentState) -> AgentInfo {
-        AgentInfo {
-            id: id.into(),
-            short_id: String::new(),
-            name: "scout".into(),
-            agent_type: "Explore".into(),
-            parent_id: parent.into(),
-            description: String::new(),
-            state,
-            background: true,
-            started_at: String::new(),
-            elapsed_ms: 0,
-            tokens: 0,
-            cost_usd: None,
-            tool_calls: 0,
-            result: None,
-            error: None,
-            branch: None,
-        }
-    }
-
     #[test]
     fn a_running_child_keeps_the_session_busy() {
         let events = [
@@ -209,10 +188,10 @@ mod tests {
         t.seed(
             SID,
             &[
-                listed("A1", SID, AgentState::Running),
-                listed("A2", SID, AgentState::Completed),
+                listed_agent("A1", SID, AgentState::Running),
+                listed_agent("A2", SID, AgentState::Completed),
                 // A sibling, when attached to a child: not ours.
-                listed("A3", "other", AgentState::Running),
+                listed_agent("A3", "other", AgentState::Running),
             ],
         );
         t.observe(&snapshot(0, "/w", SessionStatus::Idle, 2));

@@ -178,3 +178,29 @@ pub fn questions_input() -> Value {
         ], "multiSelect": true}
     ]})
 }
+
+/// A sub-agent `id` of `parent` in `state`, as `agent.list` lists it (named `scout`).
+pub fn listed_agent(
+    id: &str,
+    parent: &str,
+    state: roocode_protocol::agents::AgentState,
+) -> roocode_protocol::agents::AgentInfo {
+    roocode_protocol::agents::AgentInfo {
+        id: id.into(),
+        short_id: String::new(),
+        name: "scout".into(),
+        agent_type: "Explore".into(),
+        parent_id: parent.into(),
+        description: String::new(),
+        state,
+        background: true,
+        started_at: String::new(),
+        elapsed_ms: 0,
+        tokens: 0,
+        cost_usd: None,
+        tool_calls: 0,
+        result: None,
+        error: None,
+        branch: None,
+    }
+}

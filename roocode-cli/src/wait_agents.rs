@@ -57,12 +57,16 @@ impl AgentWait {
         // Sub-agent events carry the child's id as the event's agent id.
         let agent_id = &ev.agent_id;
         match &ev.payload {
+            // A resumed agent is spawned again: it runs (and notifies) anew.
             EventPayload::AgentSpawned { background, .. } => {
-                self.children.entry(agent_id.clone()).or_insert(Child {
-                    background: *background,
-                    ended: false,
-                    notified: false,
-                });
+                self.children.insert(
+                    agent_id.clone(),
+                    Child {
+                        background: *background,
+                        ended: false,
+                        notified: false,
+                    },
+                );
             }
             EventPayload::AgentBackgrounded => {
                 if let Some(c) = self.children.get_mut(agent_id) {
@@ -276,22 +280,8 @@ mod tests {
     #[test]
     fn agents_listed_before_subscribing() {
         let running = AgentInfo {
-            id: "OLD".into(),
-            short_id: String::new(),
             name: "old".into(),
-            agent_type: "Explore".into(),
-            parent_id: SID.into(),
-            description: String::new(),
-            state: AgentState::Running,
-            background: true,
-            started_at: String::new(),
-            elapsed_ms: 0,
-            tokens: 0,
-            cost_usd: None,
-            tool_calls: 0,
-            result: None,
-            error: None,
-            branch: None,
+            ..listed_agent("OLD", SID, AgentState::Running)
         };
         let finished = AgentInfo {
             id: "DONE".into(),

@@ -322,17 +322,13 @@ impl Approvals {
 
     /// A sub-agent's state while a request of its waits (`waiting`) and after.
     async fn set_waiting(&self, session_id: &str, waiting: bool) {
-        let Ok(Some(agent)) = self.store.agent(session_id).await else {
-            return;
-        };
         let (from, to) = if waiting {
             (AgentState::Running, AgentState::Waiting)
         } else {
             (AgentState::Waiting, AgentState::Running)
         };
-        if agent.state == from
-            && let Err(e) = self.store.set_agent_state(session_id, to).await
-        {
+        // Only from `from`: a child that ended meanwhile keeps its final state.
+        if let Err(e) = self.store.set_agent_state_from(session_id, from, to).await {
             tracing::warn!(agent = %session_id, "cannot record the agent's state: {e}");
         }
     }

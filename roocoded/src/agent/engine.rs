@@ -232,6 +232,12 @@ impl Engine {
     /// Deletes a session; its sub-agents are stopped first (and deleted with it).
     pub async fn delete(self: &Arc<Self>, id: &str) -> Result<(), AgentError> {
         let row = self.resolve(id).await?;
+        // Its turn first, so it starts no new child meanwhile; then its children.
+        if let Some(rt) = self.runtimes.get(&row.id)
+            && let Some(running) = &rt.state.lock().await.running
+        {
+            running.cancel.cancel();
+        }
         self.stop_children(&row.id).await?;
         for child in self.store.children(&row.id).await? {
             if let Some(rt) = self.runtimes.get(&child.id) {

@@ -151,6 +151,14 @@ impl Runtimes {
         self.map().remove(id);
     }
 
+    /// Removes `rt`, the runtime of `id`, unless another one replaced it meanwhile.
+    pub fn remove_if(&self, id: &str, rt: &Arc<SessionRuntime>) {
+        let mut map = self.map();
+        if map.get(id).is_some_and(|r| Arc::ptr_eq(r, rt)) {
+            map.remove(id);
+        }
+    }
+
     pub fn all(&self) -> Vec<Arc<SessionRuntime>> {
         self.map().values().cloned().collect()
     }

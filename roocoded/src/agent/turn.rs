@@ -467,27 +467,8 @@ impl Turn<'_> {
         // Taken off the in-memory queue only once stored: a failed delivery leaves the
         // message queued in both places, for the next model call to deliver.
         while let Some(q) = state.queue.front().cloned() {
-            // After tool results (or another queued message) the text joins that user
-            // message, so roles keep alternating.
-            let joined = match self.context.last() {
-                Some(last) if last.role == Role::User => {
-                    let mut last = last.clone();
-                    last.content.push(ContentBlock::text(q.text.clone()));
-                    Some(last)
-                }
-                _ => None,
-            };
-            let pushed = Message::user_text(q.text.clone());
-            let write = match &joined {
-                Some(message) => ContextWrite::Replace {
-                    idx: self.context.len() - 1,
-                    message,
-                },
-                None => ContextWrite::Push {
-                    idx: self.context.len(),
-                    message: &pushed,
-                },
-            };
+            let next = self.next_user_message(vec![ContentBlock::text(q.text.clone())]);
+            let write = next.write(self.context.len());
             let delivery = Delivery {
                 session_id: &self.rt.id,
                 item: Delivered::Input(&q.input_id),
@@ -514,10 +495,7 @@ impl Turn<'_> {
                 }
                 Err(e) => return Err(e.into()),
             }
-            match joined {
-                Some(message) => self.context.edit_last(|last| *last = message),
-                None => self.context.push(pushed),
-            }
+            self.apply(next);
             state.queue.pop_front();
         }
         // Whatever is queued after this read wakes the agent again (see `wake`).
@@ -539,28 +517,8 @@ impl Turn<'_> {
             .iter()
             .map(|i| ContentBlock::text(injected_text(i.kind, &i.text)))
             .collect();
-        let joined = match self.context.last() {
-            Some(last) if last.role == Role::User => {
-                let mut last = last.clone();
-                last.content.extend(blocks.iter().cloned());
-                Some(last)
-            }
-            _ => None,
-        };
-        let pushed = Message {
-            role: Role::User,
-            content: blocks,
-        };
-        let write = match &joined {
-            Some(message) => ContextWrite::Replace {
-                idx: self.context.len() - 1,
-                message,
-            },
-            None => ContextWrite::Push {
-                idx: self.context.len(),
-                message: &pushed,
-            },
-        };
+        let next = self.next_user_message(blocks);
+        let write = next.write(self.context.len());
         let ids: Vec<i64> = items.iter().map(|i| i.id).collect();
         let delivery = Delivery {
             session_id: &self.rt.id,
@@ -589,12 +547,54 @@ impl Turn<'_> {
             }
             Err(e) => return Err(e.into()),
         }
-        match joined {
-            Some(message) => self.context.edit_last(|last| *last = message),
-            None => self.context.push(pushed),
-        }
+        self.apply(next);
         tracing::info!(count = ids.len(), "inbox delivered");
         Ok(())
+    }
+
+    /// `blocks` as the context's next user turn: joined to its last message when that
+    /// is a user message (tool results, another delivered text), so roles keep
+    /// alternating; else a new message.
+    fn next_user_message(&self, blocks: Vec<ContentBlock>) -> NextUser {
+        match self.context.last() {
+            Some(last) if last.role == Role::User => {
+                let mut last = last.clone();
+                last.content.extend(blocks);
+                NextUser::Joined(last)
+            }
+            _ => NextUser::New(Message {
+                role: Role::User,
+                content: blocks,
+            }),
+        }
+    }
+
+    /// The in-memory side of a delivery the store has committed.
+    fn apply(&mut self, next: NextUser) {
+        match next {
+            NextUser::Joined(message) => self.context.edit_last(|last| *last = message),
+            NextUser::New(message) => self.context.push(message),
+        }
+    }
+}
+
+/// What a delivery adds to the context (see `Turn::next_user_message`).
+enum NextUser {
+    /// The last message, with the new blocks.
+    Joined(Message),
+    New(Message),
+}
+
+impl NextUser {
+    /// The store's side of it, for a context of `len` messages.
+    fn write(&self, len: usize) -> ContextWrite<'_> {
+        match self {
+            NextUser::Joined(message) => ContextWrite::Replace {
+                idx: len - 1,
+                message,
+            },
+            NextUser::New(message) => ContextWrite::Push { idx: len, message },
+        }
     }
 }
 

@@ -174,11 +174,15 @@ impl Store {
 
     /// Sub-agents in one of `states`, oldest first.
     pub async fn agents_in(&self, states: &[AgentState]) -> Result<Vec<AgentRow>, StoreError> {
-        let all = self.all_agents().await?;
-        Ok(all
-            .into_iter()
-            .filter(|a| states.contains(&a.state))
-            .collect())
+        let names: Vec<&str> = states.iter().map(|s| state_name(*s)).collect();
+        let wanted = serde_json::to_string(&names)?;
+        let rows = sqlx::query_as::<_, StoredRow>(sqlx::AssertSqlSafe(format!(
+            "{SELECT} WHERE state IN (SELECT value FROM json_each(?)) ORDER BY started_at, rowid"
+        )))
+        .bind(wanted)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows.into_iter().map(AgentRow::from).collect())
     }
 
     pub async fn set_agent_state(&self, id: &str, state: AgentState) -> Result<(), StoreError> {
@@ -188,6 +192,24 @@ impl Store {
             .execute(&self.pool)
             .await?;
         Ok(())
+    }
+
+    /// Moves the agent from state `from` to `to`; false (nothing changed) when it was
+    /// not in `from` any more.
+    pub async fn set_agent_state_from(
+        &self,
+        id: &str,
+        from: AgentState,
+        to: AgentState,
+    ) -> Result<bool, StoreError> {
+        let changed = sqlx::query("UPDATE agents SET state = ? WHERE session_id = ? AND state = ?")
+            .bind(state_name(to))
+            .bind(id)
+            .bind(state_name(from))
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
+        Ok(changed > 0)
     }
 
     pub async fn set_agent_background(&self, id: &str) -> Result<(), StoreError> {
@@ -249,9 +271,10 @@ impl Store {
     /// A finished agent runs again (`resume`): its result and notification are reset.
     pub async fn restart_agent(&self, id: &str, background: bool) -> Result<(), StoreError> {
         sqlx::query(
-            "UPDATE agents SET state = 'queued', result = NULL, error = NULL, ended_at = NULL, notified = 0, background = ? WHERE session_id = ?",
+            "UPDATE agents SET state = 'queued', result = NULL, error = NULL, ended_at = NULL, notified = 0, background = ?, started_at = ? WHERE session_id = ?",
         )
         .bind(i64::from(background))
+        .bind(clock::now_ms())
         .bind(id)
         .execute(&self.pool)
         .await?;

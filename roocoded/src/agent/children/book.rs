@@ -24,6 +24,17 @@ pub struct Outcome {
     pub error: Option<String>,
 }
 
+impl Outcome {
+    /// The outcome of a finished run as its row records it.
+    pub fn recorded(row: &crate::store::AgentRow) -> Self {
+        Outcome {
+            state: row.state,
+            result: row.result.clone().unwrap_or_default(),
+            error: row.error.clone(),
+        }
+    }
+}
+
 /// Who hears of a child's end.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Phase {
@@ -149,8 +160,12 @@ impl Book {
         lock(&self.entries).get(id).cloned()
     }
 
-    pub fn close(&self, id: &str) {
-        lock(&self.entries).remove(id);
+    /// Forgets `entry`, the run of `id`, unless a newer run (a resume) replaced it.
+    pub fn close_if(&self, id: &str, entry: &Arc<Entry>) {
+        let mut entries = lock(&self.entries);
+        if entries.get(id).is_some_and(|e| Arc::ptr_eq(e, entry)) {
+            entries.remove(id);
+        }
     }
 }
 

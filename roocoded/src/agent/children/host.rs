@@ -54,22 +54,27 @@ impl ChildHost {
         let auto = self.parent.config.agents_limits().auto_background;
         let auto = tokio::time::sleep(auto);
         tokio::pin!(auto);
+        let mut auto_fired = false;
         loop {
             tokio::select! {
                 done = async { outcome.wait_for(Option::is_some).await.ok().and_then(|o| o.clone()) } => {
                     guard.disarm();
+                    // Moved to the background just before it ended: the notification
+                    // carries the result, so the call must not carry it too.
+                    if entry.phase() == Phase::Background {
+                        return Ok(moved_text(started, "it was moved there"));
+                    }
                     return match done {
                         Some(o) => Ok(result_text(&started.id, &started.name, &o)),
                         None => self.outcome_from_store(&started.id).await,
                     };
                 }
-                _ = &mut auto => {
-                    match self.engine.background_agent(&started.id).await {
-                        Ok(true) => {
-                            guard.disarm();
-                            return Ok(moved_text(started, "it ran longer than agents.auto_background_s"));
-                        }
-                        Ok(false) | Err(_) => continue,
+                () = &mut auto, if !auto_fired => {
+                    auto_fired = true;
+                    let moved = self.engine.background_agent(&started.id).await;
+                    if moved.is_ok_and(|m| m) || entry.phase() == Phase::Background {
+                        guard.disarm();
+                        return Ok(moved_text(started, "it ran longer than agents.auto_background_s"));
                     }
                 }
                 _ = entry.to_background.notified() => {
@@ -94,11 +99,7 @@ impl ChildHost {
 
     async fn outcome_from_store(&self, id: &str) -> Result<String, String> {
         let row = self.row(id).await?;
-        let outcome = Outcome {
-            state: row.state,
-            result: row.result.clone().unwrap_or_default(),
-            error: row.error.clone(),
-        };
+        let outcome = Outcome::recorded(&row);
         Ok(result_text(&row.id, &row.name, &outcome))
     }
 
@@ -166,11 +167,7 @@ impl AgentHost for ChildHost {
                     row.id, row.name, row.state
                 ));
             }
-            let outcome = Outcome {
-                state: row.state,
-                result: row.result.clone().unwrap_or_default(),
-                error: row.error.clone(),
-            };
+            let outcome = Outcome::recorded(&row);
             Ok(result_text(&row.id, &row.name, &outcome))
         }
         .boxed()

@@ -44,13 +44,20 @@ pub struct Prepared {
 impl Engine {
     /// Makes the worktree of child `agent_id` of the project at `root`; the error says
     /// why it cannot be made (not a git repository, git missing, …).
-    pub(super) fn prepare_worktree(
+    pub(super) async fn prepare_worktree(
         &self,
         root: &Path,
         agent_id: &str,
         name: &str,
     ) -> Result<Prepared, String> {
-        let prepared = tree::create(&Git::daemon(), &self.paths.data_dir, root, agent_id, name)?;
+        // A checkout can take a while: not on the daemon's async threads.
+        let (data_dir, root) = (self.paths.data_dir.clone(), root.to_path_buf());
+        let (id, named) = (agent_id.to_string(), name.to_string());
+        let prepared = tokio::task::spawn_blocking(move || {
+            tree::create(&Git::daemon(), &data_dir, &root, &id, &named)
+        })
+        .await
+        .map_err(|e| format!("isolation: worktree: the worktree could not be made: {e}"))??;
         tracing::info!(agent = %agent_id, branch = %prepared.branch, worktree = %prepared.path.display(), "sub-agent worktree created");
         Ok(prepared)
     }

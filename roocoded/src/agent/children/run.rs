@@ -15,7 +15,7 @@ use roocode_protocol::agents::AgentState;
 use roocode_protocol::content::Role;
 use roocode_protocol::event::EventPayload;
 
-use super::book::{Outcome, Phase, SlotGuard, StopCause};
+use super::book::{Entry, Outcome, Phase, SlotGuard, StopCause};
 use super::notification::{self, Ended};
 use super::types::ChildSpec;
 use crate::agent::{AgentError, Engine};
@@ -51,25 +51,8 @@ impl Engine {
         let engine = self.clone();
         let id = id.to_string();
         let timeout = Duration::from_secs(spec.timeout_s.max(1));
-        // The watchdog ends with the run; neither it nor the wait for a slot is a task the
-        // daemon waits for when it stops (a queued child stays queued for the next start).
-        let mut ended = entry.outcome();
-        let watchdog = {
-            let engine = engine.clone();
-            let id = id.clone();
-            let entry = entry.clone();
-            tokio::spawn(async move {
-                tokio::select! {
-                    () = tokio::time::sleep(timeout) => {}
-                    _ = ended.wait_for(Option::is_some) => return,
-                }
-                entry.set_stop(StopCause::TimedOut {
-                    after_s: timeout.as_secs(),
-                });
-                tracing::warn!(agent = %id, "sub-agent timed out");
-                engine.interrupt_child(&id).await;
-            })
-        };
+        // Neither the wait for a slot nor the watchdog is a task the stopping daemon
+        // waits for: a queued child stays queued for the next start.
         tokio::spawn(async move {
             let slot = match phase {
                 Phase::Foreground => None,
@@ -81,18 +64,41 @@ impl Engine {
                 }
             };
             if entry.stop_cause().is_some() {
-                // Stopped (or timed out) while it waited for a slot: it never ran.
+                // Stopped while it waited for a slot: it never ran.
                 engine.child_ended(&id).await;
-                watchdog.abort();
                 return;
             }
+            // Its time limit counts from here: time spent queued is not its own.
+            engine.watch_the_clock(&id, &entry, timeout);
             entry.mark_started();
             if let Err(e) = engine.start_child_turns(&id, slot).await {
                 tracing::error!(agent = %id, "cannot start the sub-agent's turn: {e}");
                 engine.child_ended(&id).await;
+                return;
+            }
+            // A stop that came while the turn was being set up found no turn to cancel.
+            if entry.stop_cause().is_some() {
+                engine.interrupt_child(&id).await;
             }
         });
         Ok(())
+    }
+
+    /// Stops the child as failed once `timeout` has passed, unless its run ended first.
+    fn watch_the_clock(self: &Arc<Self>, id: &str, entry: &Arc<Entry>, timeout: Duration) {
+        let (engine, id, entry) = (self.clone(), id.to_string(), entry.clone());
+        let mut ended = entry.outcome();
+        tokio::spawn(async move {
+            tokio::select! {
+                () = tokio::time::sleep(timeout) => {}
+                _ = ended.wait_for(Option::is_some) => return,
+            }
+            entry.set_stop(StopCause::TimedOut {
+                after_s: timeout.as_secs(),
+            });
+            tracing::warn!(agent = %id, "sub-agent timed out");
+            engine.interrupt_child(&id).await;
+        });
     }
 
     async fn start_child_turns(
@@ -212,56 +218,74 @@ impl Engine {
         }
     }
 
+    /// Records how the run ended and tells whoever hears of it. Once the outcome is
+    /// known every step is taken even if an earlier one failed (logged), so a waiting
+    /// parent is never left waiting and the row never stays `running`.
     async fn finish_child(self: &Arc<Self>, id: &str) -> Result<(), AgentError> {
+        let entry = self.children.get(id);
         let Some(row) = self.store.agent(id).await? else {
+            // Deleted with its parent: nothing to record, nobody to tell.
+            if let Some(entry) = &entry {
+                self.children.close_if(id, entry);
+            }
             return Ok(());
         };
-        let entry = match self.children.get(id) {
-            Some(entry) => entry,
-            None => self.children.open(id, phase_of(&row)),
-        };
+        let entry = entry.unwrap_or_else(|| self.children.open(id, phase_of(&row)));
         let Some(outcome) = self.outcome_of(&row, entry.stop_cause()).await? else {
             // The daemon is stopping: the child resumes at the next start.
-            self.children.close(id);
+            self.children.close_if(id, &entry);
             return Ok(());
         };
+        // Its background shells end with it — before its worktree is committed, so
+        // nothing of it still runs there — and its in-memory side is rebuilt if it is
+        // resumed (removed before the row says it ended: a resume waits for that, so it
+        // never shares this run's runtime).
+        if let Some(rt) = self.runtimes.get(id) {
+            rt.shell.kill_all().await;
+            self.runtimes.remove_if(id, &rt);
+        }
         let mut result = outcome.result.clone();
         if let Some(report) = self.finish_worktree(&row, outcome.state).await {
             result = format!("{result}\n\n{report}");
         }
-        self.store
-            .finish_agent(id, outcome.state, Some(&result), outcome.error.as_deref())
-            .await?;
-        let usage = self
-            .store
-            .session(id)
-            .await?
-            .map(|s| s.usage())
-            .unwrap_or_default();
-        self.events
-            .append(
-                &row.parent_id,
-                id,
-                EventPayload::AgentCompleted {
-                    state: outcome.state,
-                    summary: notification::summary_of(outcome.error.as_deref().unwrap_or(&result)),
-                    usage,
-                },
-            )
-            .await?;
-        tracing::info!(agent = %id, state = %outcome.state, "sub-agent ended");
-        // Its background shells end with it; its in-memory side is rebuilt if resumed.
-        if let Some(rt) = self.runtimes.get(id) {
-            rt.shell.kill_all().await;
-        }
-        self.runtimes.remove(id);
         let outcome = Outcome { result, ..outcome };
+        let recorded = self
+            .store
+            .finish_agent(
+                id,
+                outcome.state,
+                Some(&outcome.result),
+                outcome.error.as_deref(),
+            )
+            .await;
+        if let Err(e) = &recorded {
+            tracing::error!(agent = %id, "cannot record the end of the sub-agent: {e}");
+        }
+        self.announce_end(&row, &outcome).await;
+        tracing::info!(agent = %id, state = %outcome.state, "sub-agent ended");
         let phase = entry.finish(outcome.clone());
-        self.children.close(id);
-        if phase == Phase::Background {
+        self.children.close_if(id, &entry);
+        if phase == Phase::Background && recorded.is_ok() {
             self.notify_parent_of(&row, &outcome).await?;
         }
         Ok(())
+    }
+
+    /// `agent_completed` on the parent's stream (best effort: the row is the record).
+    async fn announce_end(&self, row: &AgentRow, outcome: &Outcome) {
+        let usage = match self.store.session(&row.id).await {
+            Ok(session) => session.map(|s| s.usage()).unwrap_or_default(),
+            Err(_) => Default::default(),
+        };
+        let summary = notification::summary_of(outcome.error.as_deref().unwrap_or(&outcome.result));
+        let ended = EventPayload::AgentCompleted {
+            state: outcome.state,
+            summary,
+            usage,
+        };
+        if let Err(e) = self.events.append(&row.parent_id, &row.id, ended).await {
+            tracing::warn!(agent = %row.id, "cannot record agent_completed: {e}");
+        }
     }
 
     /// Queues the `<task-notification>` of `row`'s run in its parent's inbox (once: a
@@ -345,22 +369,18 @@ impl Engine {
     pub async fn resume_agents(self: &Arc<Self>) -> Result<(), AgentError> {
         self.clean_worktrees().await;
         let live = [AgentState::Queued, AgentState::Running, AgentState::Waiting];
+        // Each row on its own: one that cannot be resumed fails alone, and the daemon
+        // still starts.
         for row in self.store.agents_in(&live).await? {
-            if row.background {
-                if row.state != AgentState::Queued {
-                    self.store
-                        .queue_injection(&row.id, InjectionKind::Recovery, RESUMED_NOTE)
-                        .await?;
-                }
-                // Its status says interrupted; a new turn clears that.
-                tracing::info!(agent = %row.id, "resuming a background sub-agent");
-                self.run_child(&row.id, Phase::Background).await?;
-            } else {
-                let error = "the daemon stopped while this foreground agent ran; its parent's turn was interrupted with it";
-                self.store
-                    .finish_agent(&row.id, AgentState::Failed, None, Some(error))
-                    .await?;
-                self.store.mark_notified(&row.id).await?;
+            if let Err(e) = self.resume_one(&row).await {
+                tracing::error!(agent = %row.id, "cannot resume the sub-agent: {e}");
+                let error = format!("it could not be resumed after a restart: {e}");
+                let failed = Outcome {
+                    state: AgentState::Failed,
+                    result: String::new(),
+                    error: Some(error),
+                };
+                self.record_failure(&row, &failed).await;
             }
         }
         // A background child that ended just before the crash, its parent not told yet.
@@ -370,41 +390,81 @@ impl Engine {
             AgentState::Cancelled,
         ];
         for row in self.store.agents_in(&ended).await? {
-            if row.background && !row.notified {
-                let outcome = Outcome {
-                    state: row.state,
-                    result: row.result.clone().unwrap_or_default(),
-                    error: row.error.clone(),
-                };
-                self.notify_parent_of(&row, &outcome).await?;
+            if row.background
+                && !row.notified
+                && let Err(e) = self.notify_parent_of(&row, &Outcome::recorded(&row)).await
+            {
+                tracing::error!(agent = %row.id, "cannot notify the sub-agent's parent: {e}");
             }
         }
         for session in self.store.sessions_with_injections().await? {
             let is_child = self.store.agent(&session).await?.is_some();
-            if !is_child {
-                self.wake(&session).await?;
+            if !is_child && let Err(e) = self.wake(&session).await {
+                tracing::error!(session = %session, "cannot wake the session for its inbox: {e}");
             }
         }
         Ok(())
     }
 
-    /// Stops the children of `parent_id` and waits (bounded) for their turns to end.
+    /// Resumes one agent a previous daemon left live: a background one continues, told
+    /// it was interrupted; a foreground one ended with its parent's turn.
+    async fn resume_one(self: &Arc<Self>, row: &AgentRow) -> Result<(), AgentError> {
+        if !row.background {
+            let error = "the daemon stopped while this foreground agent ran; its parent's turn was interrupted with it";
+            self.store
+                .finish_agent(&row.id, AgentState::Failed, None, Some(error))
+                .await?;
+            self.store.mark_notified(&row.id).await?;
+            return Ok(());
+        }
+        if row.state != AgentState::Queued {
+            self.store
+                .queue_injection(&row.id, InjectionKind::Recovery, RESUMED_NOTE)
+                .await?;
+        }
+        // Its status says interrupted; a new turn clears that.
+        tracing::info!(agent = %row.id, "resuming a background sub-agent");
+        self.run_child(&row.id, Phase::Background).await
+    }
+
+    /// Records a run that could not go on as failed and tells its parent (best effort).
+    pub(super) async fn record_failure(self: &Arc<Self>, row: &AgentRow, outcome: &Outcome) {
+        let error = outcome.error.as_deref();
+        if let Err(e) = self
+            .store
+            .finish_agent(&row.id, outcome.state, None, error)
+            .await
+        {
+            tracing::error!(agent = %row.id, "cannot record the sub-agent's failure: {e}");
+            return;
+        }
+        self.announce_end(row, outcome).await;
+        if row.background
+            && let Err(e) = self.notify_parent_of(row, outcome).await
+        {
+            tracing::error!(agent = %row.id, "cannot notify the sub-agent's parent: {e}");
+        }
+    }
+
+    /// Stops the children of `parent_id`, then waits (bounded) for their runs to end.
     pub(crate) async fn stop_children(self: &Arc<Self>, parent_id: &str) -> Result<(), AgentError> {
+        let mut running = Vec::new();
         for child in self.store.children(parent_id).await? {
             if child.state.is_final() {
                 continue;
             }
-            let entry = self.children.get(&child.id);
-            self.stop_agent(&child.id).await?;
-            if let Some(entry) = entry {
-                let mut outcome = entry.outcome();
-                let _ = tokio::time::timeout(
-                    Duration::from_secs(10),
-                    outcome.wait_for(Option::is_some),
-                )
-                .await;
+            if let Some(entry) = self.children.get(&child.id) {
+                running.push(entry);
             }
+            self.stop_agent(&child.id).await?;
         }
+        let all_ended = futures_util::future::join_all(running.iter().map(|entry| {
+            let mut outcome = entry.outcome();
+            async move {
+                let _ = outcome.wait_for(Option::is_some).await;
+            }
+        }));
+        let _ = tokio::time::timeout(Duration::from_secs(10), all_ended).await;
         Ok(())
     }
 }

@@ -74,9 +74,18 @@ impl Engine {
             return self.resume_agent(parent, id, &request).await;
         }
         let plan = self.plan_child(parent, &request)?;
-        self.record_child(parent, &request, plan)
-            .await
-            .map_err(|e| format!("the agent could not be started: {e}"))
+        let id = uuid::Uuid::now_v7().to_string();
+        match self.record_child(&id, parent, &request, plan).await {
+            Ok(started) => Ok(started),
+            Err(e) => {
+                // Whatever was stored of it goes (its worktree, if made, is cleaned at
+                // the next start as one without an agent).
+                if let Err(cleanup) = self.store.delete_session(&id).await {
+                    tracing::warn!(agent = %id, "cannot remove the agent that failed to start: {cleanup}");
+                }
+                Err(format!("the agent could not be started: {e}"))
+            }
+        }
     }
 
     /// Everything about the child that can be decided (and refused) before it exists.
@@ -187,17 +196,19 @@ impl Engine {
     /// stream and starts it.
     async fn record_child(
         self: &Arc<Self>,
+        id: &str,
         parent: &ParentCall,
         request: &AgentRequest,
         mut plan: Plan,
     ) -> Result<Started, AgentError> {
-        let id = uuid::Uuid::now_v7().to_string();
+        let id = id.to_string();
         let root = PathBuf::from(&parent.session.root);
         let mut cwd = parent.session.cwd.clone();
         let mut worktree = None;
         if plan.isolation == Isolation::Worktree {
             let prepared = self
                 .prepare_worktree(&root, &id, &plan.name)
+                .await
                 .map_err(AgentError::Invalid)?;
             cwd = prepared.path.display().to_string();
             plan.spec.workspace = Some(prepared.path.clone());
@@ -248,7 +259,10 @@ impl Engine {
                 agent_type: plan.agent_type.clone(),
                 description: request.description.clone(),
                 background,
-                spec: plan.spec.to_json(),
+                spec: plan
+                    .spec
+                    .to_json()
+                    .map_err(|e| AgentError::Invalid(format!("the agent's spec: {e}")))?,
                 state: AgentState::Queued,
             })
             .await?;
@@ -361,9 +375,29 @@ impl Engine {
         } else {
             Phase::Foreground
         };
-        self.run_child(&row.id, phase)
+        // Its parent's watchers see it start again.
+        let spawned = EventPayload::AgentSpawned {
+            name: row.name.clone(),
+            agent_type: row.agent_type.clone(),
+            description: row.description.clone(),
+            background,
+        };
+        if let Err(e) = self
+            .events
+            .append(&parent.session.id, &row.id, spawned)
             .await
-            .map_err(|e| e.to_string())?;
+        {
+            tracing::warn!(agent = %row.id, "cannot record agent_spawned: {e}");
+        }
+        if let Err(e) = self.run_child(&row.id, phase).await {
+            let failed = super::book::Outcome {
+                state: AgentState::Failed,
+                result: String::new(),
+                error: Some(e.to_string()),
+            };
+            self.record_failure(&row, &failed).await;
+            return Err(format!("agent {} could not be resumed: {e}", row.id));
+        }
         Ok(Started {
             id: row.id,
             name: row.name,

@@ -115,8 +115,8 @@ pub struct ChildSpec {
 }
 
 impl ChildSpec {
-    pub fn to_json(&self) -> String {
-        serde_json::to_string(self).unwrap_or_default()
+    pub fn to_json(&self) -> Result<String, serde_json::Error> {
+        serde_json::to_string(self)
     }
 
     pub fn from_json(text: &str) -> Result<Self, serde_json::Error> {

@@ -31,6 +31,9 @@ pub enum GitError {
 #[derive(Debug, Clone, Default)]
 pub struct Git {
     extra_env: Vec<(OsString, OsString)>,
+    /// `--git-dir` and `--work-tree`: git is told where things are instead of finding
+    /// them through the worktree's `.git` file, which the agent can rewrite.
+    pinned: Option<(PathBuf, PathBuf)>,
 }
 
 impl Git {
@@ -47,6 +50,15 @@ impl Git {
                 .iter()
                 .map(|(k, v)| (OsString::from(k), v.to_os_string()))
                 .collect(),
+            pinned: None,
+        }
+    }
+
+    /// The same git, told the worktree's verified git directory and work tree.
+    pub fn pinned(&self, git_dir: &Path, work_tree: &Path) -> Self {
+        Self {
+            extra_env: self.extra_env.clone(),
+            pinned: Some((git_dir.to_path_buf(), work_tree.to_path_buf())),
         }
     }
 
@@ -60,11 +72,20 @@ impl Git {
         cmd.env("GIT_TERMINAL_PROMPT", "0");
         cmd.envs(self.extra_env.iter().map(|(k, v)| (k, v)));
         cmd.arg("-C").arg(dir);
+        if let Some((git_dir, work_tree)) = &self.pinned {
+            cmd.arg("--git-dir").arg(git_dir);
+            cmd.arg("--work-tree").arg(work_tree);
+        }
         cmd.args([
             "-c",
             "core.hooksPath=/dev/null",
             "-c",
             "core.fsmonitor=false",
+            // Submodules are other repositories, with configurations of their own.
+            "-c",
+            "diff.ignoreSubmodules=all",
+            "-c",
+            "status.submoduleSummary=false",
         ]);
         cmd.stdin(Stdio::null());
         cmd
@@ -116,7 +137,7 @@ impl Git {
     /// How many paths of the work tree differ from `HEAD` (changed, staged or
     /// untracked, an untracked directory counting once).
     pub fn dirty_count(&self, dir: &Path) -> Result<usize, GitError> {
-        let out = self.run(dir, &["status", "--porcelain", "--ignore-submodules=none"])?;
+        let out = self.run(dir, &["status", "--porcelain", "--ignore-submodules=all"])?;
         Ok(out.lines().filter(|l| !l.trim().is_empty()).count())
     }
 
@@ -224,13 +245,6 @@ impl Git {
     /// A new branch `name` at `HEAD` of `dir`.
     pub fn create_branch(&self, dir: &Path, name: &str) -> Result<(), GitError> {
         self.run(dir, &["branch", name, "HEAD"]).map(drop)
-    }
-
-    /// The commit a merge of `a` and `b` would start from.
-    pub fn merge_base(&self, dir: &Path, a: &str, b: &str) -> Result<Option<String>, GitError> {
-        let out = self.output(dir, &["merge-base", a, b])?;
-        let sha = String::from_utf8_lossy(&out.stdout).trim().to_string();
-        Ok((out.status.success() && !sha.is_empty()).then_some(sha))
     }
 
     /// Removes the worktree at `path` (its branch stays) from the repository whose

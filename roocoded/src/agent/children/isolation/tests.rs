@@ -311,7 +311,10 @@ fn session(id: &str, parent: Option<&str>, cwd: &Path, root: &Path) -> NewSessio
 
 /// A child of `parent` in its own worktree, recorded as the spawner does.
 async fn child(engine: &Engine, p: &Place, id: &str, background: bool) -> AgentRow {
-    let made = engine.prepare_worktree(&p.repo(), id, "helper").unwrap();
+    let made = engine
+        .prepare_worktree(&p.repo(), id, "helper")
+        .await
+        .unwrap();
     engine
         .store
         .insert_agent(&NewAgent {
@@ -333,7 +336,8 @@ async fn child(engine: &Engine, p: &Place, id: &str, background: bool) -> AgentR
                 advertised_tools: None,
                 workspace: Some(made.path.clone()),
             }
-            .to_json(),
+            .to_json()
+            .unwrap(),
             state: AgentState::Running,
         })
         .await
@@ -393,7 +397,10 @@ async fn at_start_stray_worktrees_are_committed_and_removed_but_resumed_ones_sta
     let orphan = "0192f3a4-0000-7000-8000-00000000cccc";
     let kept = child(&engine, &p, resumed, true).await;
     let lost = child(&engine, &p, crashed, false).await;
-    let orphan_tree = engine.prepare_worktree(&repo, orphan, "gone").unwrap();
+    let orphan_tree = engine
+        .prepare_worktree(&repo, orphan, "gone")
+        .await
+        .unwrap();
     let lost_tree = PathBuf::from(lost.worktree.clone().unwrap());
     std::fs::write(lost_tree.join("wip.txt"), "wip\n").unwrap();
     std::fs::write(orphan_tree.path.join("orphan.txt"), "o\n").unwrap();
@@ -433,6 +440,7 @@ async fn not_a_repository_is_refused_before_the_child_starts() {
     let engine = engine(&p).await;
     let err = engine
         .prepare_worktree(&p.repo(), ID, "helper")
+        .await
         .unwrap_err();
     assert!(err.contains("needs a git repository"), "{err}");
 }
@@ -476,4 +484,42 @@ async fn a_resumed_child_gets_its_branch_back_and_reports_the_new_run() {
     let count = p.sh(&repo, &["rev-list", "--count", &format!("main..{branch}")]);
     assert_eq!(count.trim(), "2");
     assert_eq!(p.worktree_count(), 1);
+}
+
+#[test]
+fn a_git_config_changed_while_the_agent_ran_stops_the_commit() {
+    let p = Place::new();
+    let repo = p.init(true);
+    let git = p.git();
+    let made = tree::create(&git, &p.path("data"), &repo, ID, "writer").unwrap();
+    std::fs::write(made.path.join("a.txt"), "a\n").unwrap();
+    // What an agent whose sandbox could not make it read-only might write: a filter
+    // the daemon's `git add` would run.
+    let config = repo.join(".git/config");
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str("[filter \"x\"]\n\tclean = touch pwned\n");
+    std::fs::write(&config, text).unwrap();
+    std::fs::write(made.path.join(".gitattributes"), "* filter=x\n").unwrap();
+    let err = tree::close(&git, &made.path, &made.branch, "m").unwrap_err();
+    assert!(err.contains("changed while the agent ran"), "{err}");
+    assert!(made.path.join("a.txt").is_file(), "its files are left");
+    assert!(!made.path.join("pwned").exists() && !repo.join("pwned").exists());
+    // The hooks directory exists, so the sandbox can keep it read-only.
+    assert!(repo.join(".git/hooks").is_dir());
+}
+
+#[test]
+fn a_head_moved_to_another_branch_is_not_committed_on() {
+    let p = Place::new();
+    let repo = p.init(true);
+    let git = p.git();
+    let made = tree::create(&git, &p.path("data"), &repo, ID, "writer").unwrap();
+    let main = p.sh(&repo, &["symbolic-ref", "--short", "HEAD"]);
+    let before = p.sh(&repo, &["rev-list", "--all", "--count"]);
+    std::fs::write(made.path.join("b.txt"), "b\n").unwrap();
+    p.sh(&made.path, &["checkout", "-q", "-b", "elsewhere"]);
+    let err = tree::close(&git, &made.path, &made.branch, "m").unwrap_err();
+    assert!(err.contains("moved to branch `elsewhere`"), "{err}");
+    let after = p.sh(&repo, &["rev-list", "--all", "--count"]);
+    assert_eq!(before, after, "nothing was committed anywhere ({main})");
 }

@@ -29,6 +29,45 @@ pub struct Record {
     pub base: String,
     #[serde(default)]
     pub note: Option<String>,
+    /// The git configuration files as they were when the worktree was made (None:
+    /// absent). The agent's commands may be able to write them (Landlock cannot make
+    /// them read-only), and the daemon's `git add` would run a filter they define, so
+    /// nothing is committed if one changed.
+    #[serde(default)]
+    pub guarded: Vec<(PathBuf, Option<String>)>,
+    /// The agent's branch, the only one RooCode commits on.
+    #[serde(default)]
+    pub branch: Option<String>,
+}
+
+/// The files whose settings could make the daemon's git run a program: the shared and
+/// per-worktree configuration and the repository's attributes.
+fn guarded_files(common_dir: &Path, git_dir: &Path) -> Vec<PathBuf> {
+    vec![
+        common_dir.join("config"),
+        common_dir.join("config.worktree"),
+        common_dir.join("info/attributes"),
+        git_dir.join("config.worktree"),
+    ]
+}
+
+fn snapshot(files: Vec<PathBuf>) -> Vec<(PathBuf, Option<String>)> {
+    files
+        .into_iter()
+        .map(|f| {
+            let content = std::fs::read_to_string(&f).ok();
+            (f, content)
+        })
+        .collect()
+}
+
+/// The first guarded file that differs from the record, if any.
+fn changed_config(record: &Record) -> Option<PathBuf> {
+    record
+        .guarded
+        .iter()
+        .find(|(file, was)| std::fs::read_to_string(file).ok() != *was)
+        .map(|(file, _)| file.clone())
 }
 
 /// How a worktree ended, for the parent.
@@ -154,7 +193,14 @@ pub fn create(
         return Err("isolation: worktree: git made a worktree RooCode cannot verify; start the agent without isolation".into());
     };
     let note = (dirty > 0).then(|| dirty_note(dirty, &base));
+    // The sandbox keeps an existing hooks directory read-only; one the agent could
+    // create would run at the user's next commit.
+    if let Err(e) = std::fs::create_dir_all(dirs.common_dir.join("hooks")) {
+        tracing::warn!("cannot create the repository's hooks directory: {e}");
+    }
     let record = Record {
+        guarded: snapshot(guarded_files(&dirs.common_dir, &dirs.git_dir)),
+        branch: Some(branch.clone()),
         common_dir: dirs.common_dir,
         base,
         note: note.clone(),
@@ -195,6 +241,8 @@ pub fn reopen(git: &Git, root: &Path, path: &Path, branch: &str) -> Result<(), S
         .map_err(failed)?
         .ok_or_else(|| format!("isolation: worktree: branch `{branch}` has no commit"))?;
     let record = Record {
+        guarded: snapshot(guarded_files(&dirs.common_dir, &dirs.git_dir)),
+        branch: Some(branch.to_string()),
         common_dir: dirs.common_dir,
         base,
         note: None,
@@ -241,12 +289,38 @@ pub fn close(git: &Git, path: &Path, branch: &str, message: &str) -> Result<Repo
             dirs.common_dir.display()
         ));
     }
+    let Some(record) = record else {
+        return Err(format!(
+            "the worktree at {} has no readable record, so RooCode cannot check it before committing; its files are left there",
+            path.display()
+        ));
+    };
+    if let Some(file) = changed_config(&record) {
+        return Err(format!(
+            "{} changed while the agent ran, and git settings can make git run programs: nothing was committed; the agent's files are left in {} for you to inspect",
+            file.display(),
+            path.display()
+        ));
+    }
     let failed = |e: GitError| {
         format!(
             "the agent's work could not be committed ({e}); its files are left in {}",
             path.display()
         )
     };
+    // From here git is told where the worktree's git directory is (verified above),
+    // never reading the `.git` file again.
+    let git = &git.pinned(&dirs.git_dir, path);
+    let branch = record.branch.as_deref().unwrap_or(branch);
+    match git.current_branch(path).map_err(failed)? {
+        Some(current) if current != branch => {
+            return Err(format!(
+                "the worktree's HEAD was moved to branch `{current}`; RooCode commits only on the agent's own branch `{branch}`, so nothing was committed and its files are left in {}",
+                path.display()
+            ));
+        }
+        _ => {}
+    }
     git.commit_all(path, message).map_err(failed)?;
     let branch = match git.current_branch(path).map_err(failed)? {
         Some(current) => current,
@@ -257,28 +331,14 @@ pub fn close(git: &Git, path: &Path, branch: &str, message: &str) -> Result<Repo
             kept
         }
     };
-    let base = match &record {
-        Some(r) => Some(r.base.clone()),
-        None => git
-            .merge_base(path, "HEAD", "main-worktree/HEAD")
-            .map_err(failed)?,
-    };
-    let (commits, stat) = match &base {
-        Some(base) => (
-            git.commits_since(path, base).map_err(failed)?,
-            git.diff_stat(path, base).map_err(failed)?,
-        ),
-        None => (
-            0,
-            "(the commit it started from is unknown: no diff stat)".into(),
-        ),
-    };
+    let commits = git.commits_since(path, &record.base).map_err(failed)?;
+    let stat = git.diff_stat(path, &record.base).map_err(failed)?;
     remove(git, &dirs.common_dir, path);
     Ok(Report {
         branch,
         commits,
         stat,
-        note: record.and_then(|r| r.note),
+        note: record.note,
     })
 }
 

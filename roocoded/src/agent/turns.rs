@@ -146,6 +146,15 @@ impl Engine {
                     state.running = None;
                     break;
                 }
+                // Woken while the turn ran: another turn only if its inbox still holds
+                // something (the turn may have delivered it already).
+                if state.woken && state.queue.is_empty() {
+                    state.woken = engine
+                        .store
+                        .has_queued_injections(&rt.id)
+                        .await
+                        .unwrap_or(true);
+                }
                 if state.queue.is_empty() && !state.woken {
                     state.running = None;
                     drop(state);

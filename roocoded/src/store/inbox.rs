@@ -96,6 +96,17 @@ impl Store {
         Ok(items)
     }
 
+    /// Whether the agent's inbox holds anything not delivered yet.
+    pub async fn has_queued_injections(&self, session_id: &str) -> Result<bool, StoreError> {
+        let (n,): (i64,) = sqlx::query_as(
+            "SELECT COUNT(*) FROM injections WHERE session_id = ? AND status = 'queued'",
+        )
+        .bind(session_id)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(n > 0)
+    }
+
     /// Sessions with queued injections (woken at start, after a crash).
     pub async fn sessions_with_injections(&self) -> Result<Vec<String>, StoreError> {
         let rows: Vec<(String,)> = sqlx::query_as(

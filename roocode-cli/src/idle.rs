@@ -8,7 +8,9 @@
 //! No child running: none of the session's sub-agents is queued, running or waiting —
 //! from `agent.list` when attaching ([`IdleTracker::seed`]), then `agent_spawned` and
 //! `agent_completed` on the stream (an agent the list showed ended stays ended when
-//! the replay shows its start).
+//! the replay shows its start) — and no background child that ended on the stream is
+//! still to be read by its parent (its `<task-notification>` not `injected` yet). An
+//! `injected` event counts as a turn start: the turn that delivers it runs.
 
 use std::collections::HashSet;
 
@@ -29,6 +31,10 @@ pub struct IdleTracker {
     active: HashSet<String>,
     /// Sub-agents `agent.list` showed ended.
     ended: HashSet<String>,
+    /// Sub-agents seen running in the background (they notify their parent).
+    background: HashSet<String>,
+    /// Background sub-agents that ended, their notification not delivered yet.
+    unread: HashSet<String>,
 }
 
 impl IdleTracker {
@@ -38,6 +44,9 @@ impl IdleTracker {
             match a.state {
                 AgentState::Queued | AgentState::Running | AgentState::Waiting => {
                     self.active.insert(a.id.clone());
+                    if a.background {
+                        self.background.insert(a.id.clone());
+                    }
                 }
                 AgentState::Idle
                 | AgentState::Completed
@@ -65,15 +74,33 @@ impl IdleTracker {
             EventPayload::Resync { .. } => return,
             EventPayload::TurnStarted { .. } => self.last_started = Some(ev.seq),
             EventPayload::TurnCompleted { .. } => self.last_completed = Some(ev.seq),
-            EventPayload::AgentSpawned { .. } if !self.ended.contains(agent_id) => {
+            EventPayload::AgentSpawned { background, .. } if !self.ended.contains(agent_id) => {
                 self.active.insert(agent_id.clone());
+                if *background {
+                    self.background.insert(agent_id.clone());
+                }
             }
-            EventPayload::AgentCompleted { .. } => {
-                self.active.remove(agent_id);
+            EventPayload::AgentBackgrounded => {
+                self.background.insert(agent_id.clone());
+            }
+            EventPayload::AgentCompleted { .. } => self.child_ended(agent_id),
+            EventPayload::Injected { text, .. } => {
+                // Delivered by a running turn (before it says it started).
+                self.last_started = Some(ev.seq);
+                if let Some(note) = roocode_client::agents::TaskNotification::parse(text) {
+                    self.unread.remove(note.task_id);
+                }
             }
             _ => {}
         }
         self.seen = self.seen.max(ev.seq);
+    }
+
+    /// A child ended: a background one is still to be read by its parent.
+    fn child_ended(&mut self, id: &str) {
+        if self.active.remove(id) && self.background.contains(id) {
+            self.unread.insert(id.to_string());
+        }
     }
 
     /// Whether the client has caught up, no turn is running and no sub-agent is.
@@ -81,7 +108,7 @@ impl IdleTracker {
         let Some(target) = self.target else {
             return false;
         };
-        if self.seen < target || !self.active.is_empty() {
+        if self.seen < target || !self.active.is_empty() || !self.unread.is_empty() {
             return false;
         }
         match (self.last_started, self.last_completed) {
@@ -178,8 +205,25 @@ mod tests {
             child_ev(2, "A1", spawned()),
             ev(3, completed("T", StopReason::EndTurn)),
             child_ev(4, "A1", agent_completed()),
+            // Its notification wakes the parent: delivered, then the turn says so.
+            ev(5, notification("T2", "A1")),
+            ev(6, started("T2")),
+            ev(7, completed("T2", StopReason::EndTurn)),
         ];
-        assert_eq!(tracker(&events), [false, false, false, false, true]);
+        assert_eq!(
+            tracker(&events),
+            [false, false, false, false, false, false, false, true]
+        );
+    }
+
+    fn notification(turn: &str, id: &str) -> EventPayload {
+        EventPayload::Injected {
+            turn_id: turn.into(),
+            kind: "task_notification".into(),
+            text: format!(
+                "<task-notification>\n<task-id>{id}</task-id>\n<name>scout</name>\n<status>completed</status>\n</task-notification>"
+            ),
+        }
     }
 
     #[test]
@@ -200,6 +244,11 @@ mod tests {
         t.observe(&child_ev(2, "A1", spawned()));
         assert!(!t.is_idle());
         t.observe(&child_ev(3, "A1", agent_completed()));
+        assert!(!t.is_idle(), "its notification is still to be read");
+        t.observe(&ev(4, notification("T", "A1")));
+        t.observe(&ev(5, started("T")));
+        assert!(!t.is_idle());
+        t.observe(&ev(6, completed("T", StopReason::EndTurn)));
         assert!(t.is_idle());
     }
 

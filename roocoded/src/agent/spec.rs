@@ -81,10 +81,10 @@ impl Limits {
     }
 }
 
-/// The main agent's tools: every tool the configuration leaves (`tools.disabled`,
-/// `tools.bash`).
-pub fn main_tools(registry: &Arc<Registry>, config: &Config) -> ToolSet {
-    let selection = Selection::main(&config.tools.disabled, config.tools.bash);
+/// The main agent's tools in `mode`: every tool the configuration leaves
+/// (`tools.disabled`, `tools.bash`), `ExitPlanMode` only while it plans.
+pub fn main_tools(registry: &Arc<Registry>, config: &Config, mode: Mode) -> ToolSet {
+    let selection = Selection::main(&config.tools.disabled, config.tools.bash).in_mode(mode);
     crate::tools::select(registry, &selection)
 }
 
@@ -101,7 +101,7 @@ impl AgentSpec {
         AgentSpec {
             agent_id: row.id.clone(),
             system_prompt: prompt::system_prompt(row),
-            tools: main_tools(tools, config),
+            tools: main_tools(tools, config, row.mode),
             permission: PermissionContext {
                 // An unknown stored mode is treated as the default: the gate asks.
                 mode: row.mode,
@@ -135,6 +135,7 @@ impl AgentSpec {
             custom_disallowed: &config.agents.custom_disallowed,
             allowed: spec.tools.as_deref(),
             disallowed: &spec.disallowed_tools,
+            planning: false,
         };
         let mut set = crate::tools::select(tools, &selection);
         if let Some(advertised) = &spec.advertised_tools {

@@ -4,6 +4,7 @@
 //! the set's names.
 //!
 //! [`select`] computes a set in layers (DESIGN.md §9), each only ever removing:
+//! 0. the permission mode: `ExitPlanMode` only while the agent plans;
 //! 1. the configuration: `tools.disabled` for every agent; `tools.bash: false` removes
 //!    Bash with its helpers BashOutput and KillShell;
 //! 2. no child gets `Agent`, `AskUserQuestion`, `TaskStop` or `ExitPlanMode` (a child
@@ -72,6 +73,8 @@ pub struct Selection<'a> {
     pub allowed: Option<&'a [String]>,
     /// The definition's `disallowed_tools`.
     pub disallowed: &'a [String],
+    /// The agent is in plan mode (only then has it `ExitPlanMode`).
+    pub planning: bool,
 }
 
 impl<'a> Selection<'a> {
@@ -84,6 +87,15 @@ impl<'a> Selection<'a> {
             custom_disallowed: &[],
             allowed: None,
             disallowed: &[],
+            planning: false,
+        }
+    }
+
+    /// The same selection for an agent in `mode`.
+    pub fn in_mode(self, mode: roocode_protocol::Mode) -> Self {
+        Self {
+            planning: mode == roocode_protocol::Mode::Plan,
+            ..self
         }
     }
 }
@@ -123,6 +135,9 @@ pub fn select(registry: &Arc<Registry>, selection: &Selection<'_>) -> ToolSet {
 /// True if every layer keeps `name`.
 fn keeps(s: &Selection<'_>, name: &str) -> bool {
     let listed = |list: &[String]| list.iter().any(|n| n == name);
+    if name == "ExitPlanMode" && !s.planning {
+        return false;
+    }
     if listed(s.disabled) || (s.bash == Some(false) && BASH_TOOLS.contains(&name)) {
         return false;
     }
@@ -142,7 +157,10 @@ impl ToolSet {
     /// Every enabled tool of `registry` (what the main agent gets with nothing
     /// disabled).
     pub fn all(registry: &Arc<Registry>) -> Self {
-        select(registry, &Selection::main(&[], None))
+        select(
+            registry,
+            &Selection::main(&[], None).in_mode(roocode_protocol::Mode::Plan),
+        )
     }
 
     /// The set's names, in order.

@@ -108,6 +108,7 @@ mod tests {
             disabled: &[],
             bash: None,
             custom_disallowed: &[],
+            planning: false,
             allowed: t.tools.as_deref(),
             disallowed: &t.disallowed_tools,
         };

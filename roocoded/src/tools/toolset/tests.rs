@@ -17,7 +17,8 @@ fn registry() -> Arc<Registry> {
     Arc::new(r)
 }
 
-/// A selection of `kind` under `disabled` and `bash`, with no definition.
+/// A selection of `kind` under `disabled` and `bash`, with no definition, for an agent
+/// in plan mode (so that only the other layers take `ExitPlanMode` away).
 fn sel(kind: AgentKind, disabled: &[String], bash: Option<bool>) -> Selection<'_> {
     Selection {
         kind,
@@ -26,6 +27,7 @@ fn sel(kind: AgentKind, disabled: &[String], bash: Option<bool>) -> Selection<'_
         custom_disallowed: &[],
         allowed: None,
         disallowed: &[],
+        planning: true,
     }
 }
 
@@ -77,6 +79,14 @@ fn the_layers_as_a_table() {
             "main, nothing disabled",
             sel(AgentKind::Main, none, None),
             ALL.to_vec(),
+        ),
+        (
+            "main, outside plan mode: no ExitPlanMode",
+            Selection {
+                planning: false,
+                ..sel(AgentKind::Main, none, None)
+            },
+            without(&["ExitPlanMode"]),
         ),
         (
             "main, tools.disabled: [WebFetch]",

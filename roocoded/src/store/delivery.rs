@@ -28,6 +28,8 @@ pub enum Delivered<'a> {
     Input(&'a str),
     /// Queued injections of the agent's inbox (`injections`), all or none.
     Injections(&'a [i64]),
+    /// Unread team mail of the agent (`mailbox`), all or none.
+    Mail(&'a [i64]),
 }
 
 /// One queued item being delivered to a turn.
@@ -71,6 +73,25 @@ impl Store {
                     return Err(StoreError::NotQueued {
                         input_id: input_id.to_string(),
                     });
+                }
+            }
+            Delivered::Mail(ids) => {
+                for id in ids {
+                    let marked = sqlx::query(
+                        "UPDATE mailbox SET read_at = ?, turn_id = ? WHERE id = ? AND recipient = ? AND read_at IS NULL",
+                    )
+                    .bind(crate::clock::now_ms())
+                    .bind(turn_id)
+                    .bind(id)
+                    .bind(session_id)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected();
+                    if marked == 0 {
+                        return Err(StoreError::NotQueued {
+                            input_id: format!("message {id}"),
+                        });
+                    }
                 }
             }
             Delivered::Injections(ids) => {

@@ -17,12 +17,15 @@ mod calls;
 mod delivery;
 mod events;
 mod inbox;
+mod mailbox;
 mod messages;
 mod pending;
 mod processes;
 mod sessions;
 mod short_ids;
 mod spelling;
+mod team_tasks;
+mod teams;
 mod turns;
 
 pub use agents::{AgentRow, NewAgent};
@@ -30,9 +33,12 @@ pub use calls::{COMPACTION_TURN_ID, CONVERSATION_PURPOSE, CallTotals, ModelCallR
 pub use delivery::{ContextWrite, Delivered, Delivery};
 pub use events::WireEvent;
 pub use inbox::{InjectionKind, InjectionRow};
+pub use mailbox::{MailKind, MailRow, NewMail};
 pub use pending::{NewPending, PendingKind, PendingStatus};
 pub use processes::ProcessGroupRow;
 pub use sessions::{NewSession, SessionRow};
+pub use team_tasks::{TaskError, TaskStatus, TeamTask};
+pub use teams::{MemberRow, MemberState, NewMember, TeamRow};
 pub use turns::{InputRow, TurnState};
 
 /// Migrations embedded from the workspace's `migrations/` folder.

@@ -1,0 +1,257 @@
+//! The `mailbox` table: messages between the members of a team (the lead included),
+//! the one source of truth for them. Sending is one transaction — a broadcast writes one
+//! row per recipient — and a recipient's turn marks its unread rows read in the
+//! transaction that writes them into its context (`Delivered::Mail`).
+
+use super::{Store, StoreError};
+use crate::clock;
+
+/// What a message is (`mailbox.kind`); the recipient's prompt treats each differently
+/// (a status update is information, never an order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MailKind {
+    Message,
+    StatusUpdate,
+    TaskAssignment,
+    ShutdownRequest,
+    ShutdownResponse,
+    PlanApprovalRequest,
+    PlanApprovalResponse,
+}
+
+impl MailKind {
+    pub const ALL: [MailKind; 7] = [
+        MailKind::Message,
+        MailKind::StatusUpdate,
+        MailKind::TaskAssignment,
+        MailKind::ShutdownRequest,
+        MailKind::ShutdownResponse,
+        MailKind::PlanApprovalRequest,
+        MailKind::PlanApprovalResponse,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MailKind::Message => "message",
+            MailKind::StatusUpdate => "status_update",
+            MailKind::TaskAssignment => "task_assignment",
+            MailKind::ShutdownRequest => "shutdown_request",
+            MailKind::ShutdownResponse => "shutdown_response",
+            MailKind::PlanApprovalRequest => "plan_approval_request",
+            MailKind::PlanApprovalResponse => "plan_approval_response",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+/// A message to send.
+#[derive(Debug, Clone)]
+pub struct NewMail<'a> {
+    pub team_id: &'a str,
+    /// The sender's agent id.
+    pub sender: &'a str,
+    pub kind: MailKind,
+    pub summary: &'a str,
+    pub body: &'a str,
+    pub request_id: Option<&'a str>,
+    pub approve: Option<bool>,
+}
+
+/// A message as stored, for one recipient.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MailRow {
+    pub id: i64,
+    pub team_id: String,
+    pub sender: String,
+    pub recipient: String,
+    pub kind: MailKind,
+    pub summary: String,
+    pub body: String,
+    pub request_id: Option<String>,
+    pub approve: Option<bool>,
+    pub created_at: i64,
+    pub read: bool,
+}
+
+type StoredMail = (
+    i64,
+    String,
+    String,
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    Option<i64>,
+    i64,
+    Option<i64>,
+);
+
+fn mail(r: StoredMail) -> MailRow {
+    let (
+        id,
+        team_id,
+        sender,
+        recipient,
+        kind,
+        summary,
+        body,
+        request_id,
+        approve,
+        created_at,
+        read_at,
+    ) = r;
+    MailRow {
+        id,
+        team_id,
+        sender,
+        recipient,
+        kind: MailKind::parse(&kind).unwrap_or(MailKind::Message),
+        summary,
+        body,
+        request_id,
+        approve: approve.map(|a| a != 0),
+        created_at,
+        read: read_at.is_some(),
+    }
+}
+
+const SELECT: &str = "SELECT id, team_id, sender, recipient, kind, summary, body, request_id, approve, created_at, read_at FROM mailbox";
+
+impl Store {
+    /// Sends `m` to every agent of `recipients` in one transaction; the new rows' ids.
+    pub async fn send_mail(
+        &self,
+        m: &NewMail<'_>,
+        recipients: &[&str],
+    ) -> Result<Vec<i64>, StoreError> {
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let now = clock::now_ms();
+        let mut ids = Vec::with_capacity(recipients.len());
+        for to in recipients {
+            let (id,): (i64,) = sqlx::query_as(
+                "INSERT INTO mailbox (team_id, sender, recipient, kind, summary, body, request_id, approve, created_at)
+                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            )
+            .bind(m.team_id)
+            .bind(m.sender)
+            .bind(to)
+            .bind(m.kind.as_str())
+            .bind(m.summary)
+            .bind(m.body)
+            .bind(m.request_id)
+            .bind(m.approve.map(i64::from))
+            .bind(now)
+            .fetch_one(&mut *tx)
+            .await?;
+            ids.push(id);
+        }
+        tx.commit().await?;
+        Ok(ids)
+    }
+
+    /// The unread mail of agent `recipient`, oldest first.
+    pub async fn unread_mail(&self, recipient: &str) -> Result<Vec<MailRow>, StoreError> {
+        let rows: Vec<StoredMail> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "{SELECT} WHERE recipient = ? AND read_at IS NULL ORDER BY id"
+        )))
+        .bind(recipient)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows.into_iter().map(mail).collect())
+    }
+
+    /// Every message of the team (`mailbox.list`), or of one agent's mailbox.
+    pub async fn team_mail(
+        &self,
+        team_id: &str,
+        recipient: Option<&str>,
+    ) -> Result<Vec<MailRow>, StoreError> {
+        let rows: Vec<StoredMail> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "{SELECT} WHERE team_id = ?1 AND (?2 IS NULL OR recipient = ?2) ORDER BY id"
+        )))
+        .bind(team_id)
+        .bind(recipient)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows.into_iter().map(mail).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use roocode_protocol::content::Message;
+
+    use super::*;
+    use crate::store::teams::tests::team;
+    use crate::store::{ContextWrite, Delivered, Delivery, StoreError};
+
+    fn note<'a>(sender: &'a str, body: &'a str) -> NewMail<'a> {
+        NewMail {
+            team_id: "t1",
+            sender,
+            kind: MailKind::StatusUpdate,
+            summary: "progress on the build",
+            body,
+            request_id: None,
+            approve: None,
+        }
+    }
+
+    #[tokio::test]
+    async fn mail_is_read_once_in_the_transaction_that_delivers_it() {
+        let store = team().await;
+        // A broadcast from `a`: one row for each of the others.
+        let ids = store
+            .send_mail(&note("a", "half done"), &["lead", "b"])
+            .await
+            .unwrap();
+        assert_eq!(ids.len(), 2);
+        assert!(store.unread_mail("a").await.unwrap().is_empty());
+        let unread = store.unread_mail("b").await.unwrap();
+        assert_eq!(unread.len(), 1);
+        assert_eq!(unread[0].kind, MailKind::StatusUpdate);
+
+        store.insert_turn("t", "b").await.unwrap();
+        let message = Message::user_text("half done");
+        let mine = [unread[0].id];
+        let delivery = Delivery {
+            session_id: "b",
+            item: Delivered::Mail(&mine),
+            turn_id: "t",
+            write: ContextWrite::Push {
+                idx: 0,
+                message: &message,
+            },
+        };
+        store.deliver(delivery, &[]).await.unwrap();
+        assert!(store.unread_mail("b").await.unwrap().is_empty());
+        assert_eq!(store.context("b").await.unwrap(), vec![message.clone()]);
+        let again = Delivery {
+            write: ContextWrite::Push {
+                idx: 1,
+                message: &message,
+            },
+            ..delivery
+        };
+        assert!(matches!(
+            store.deliver(again, &[]).await,
+            Err(StoreError::NotQueued { .. })
+        ));
+        // The lead's copy is still unread; the team's list has both.
+        assert_eq!(store.unread_mail("lead").await.unwrap().len(), 1);
+        assert_eq!(store.team_mail("t1", None).await.unwrap().len(), 2);
+        assert!(store.team_mail("t1", Some("b")).await.unwrap()[0].read);
+    }
+
+    #[test]
+    fn kinds_read_back_as_written() {
+        for kind in MailKind::ALL {
+            assert_eq!(MailKind::parse(kind.as_str()), Some(kind));
+        }
+        assert_eq!(MailKind::parse("order"), None);
+    }
+}

@@ -1,0 +1,303 @@
+//! The `teams` and `team_members` tables: one team per lead session, and its members,
+//! each an agent session with a name unique in the team.
+
+use super::{Store, StoreError};
+use crate::clock;
+
+/// A team as stored.
+#[derive(Debug, Clone, PartialEq, Eq, sqlx::FromRow)]
+pub struct TeamRow {
+    pub id: String,
+    pub name: String,
+    pub lead_session_id: String,
+    pub description: String,
+    /// `none` or `worktree`: whether each member gets its own git worktree.
+    pub isolation: String,
+    pub created_at: i64,
+}
+
+/// Where a member is in its life (`team_members.state`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemberState {
+    /// A turn of it runs, or is about to.
+    Active,
+    /// Its loop ended; a message resumes it.
+    Idle,
+    /// Shut down (it agreed to, or the team was deleted).
+    Stopped,
+}
+
+impl MemberState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MemberState::Active => "active",
+            MemberState::Idle => "idle",
+            MemberState::Stopped => "stopped",
+        }
+    }
+
+    /// An unknown value reads as `stopped` (never run by a build that does not know it).
+    fn parse(s: &str) -> Self {
+        match s {
+            "active" => MemberState::Active,
+            "idle" => MemberState::Idle,
+            _ => MemberState::Stopped,
+        }
+    }
+}
+
+/// A member as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MemberRow {
+    pub team_id: String,
+    pub name: String,
+    /// Its session's id.
+    pub agent_id: String,
+    pub agent_type: String,
+    pub model: String,
+    pub worktree: Option<String>,
+    /// `in-process` or `tmux`.
+    pub backend: String,
+    pub state: MemberState,
+    pub plan_mode_required: bool,
+    pub joined_at: i64,
+}
+
+#[derive(sqlx::FromRow)]
+struct StoredMember {
+    team_id: String,
+    name: String,
+    agent_id: String,
+    agent_type: String,
+    model: String,
+    worktree: Option<String>,
+    backend: String,
+    state: String,
+    plan_mode_required: i64,
+    joined_at: i64,
+}
+
+impl From<StoredMember> for MemberRow {
+    fn from(m: StoredMember) -> Self {
+        MemberRow {
+            team_id: m.team_id,
+            name: m.name,
+            agent_id: m.agent_id,
+            agent_type: m.agent_type,
+            model: m.model,
+            worktree: m.worktree,
+            backend: m.backend,
+            state: MemberState::parse(&m.state),
+            plan_mode_required: m.plan_mode_required != 0,
+            joined_at: m.joined_at,
+        }
+    }
+}
+
+/// What it takes to add a member (its session exists already).
+#[derive(Debug, Clone)]
+pub struct NewMember<'a> {
+    pub team_id: &'a str,
+    pub name: &'a str,
+    pub agent_id: &'a str,
+    pub agent_type: &'a str,
+    pub model: &'a str,
+    pub worktree: Option<&'a str>,
+    pub backend: &'a str,
+    pub plan_mode_required: bool,
+}
+
+const MEMBERS: &str = "SELECT team_id, name, agent_id, agent_type, model, worktree, backend, state, plan_mode_required, joined_at FROM team_members";
+
+impl Store {
+    /// Creates the team of `lead_session_id`; an error if that session leads one
+    /// already (one team per lead).
+    pub async fn create_team(
+        &self,
+        id: &str,
+        name: &str,
+        lead_session_id: &str,
+        description: &str,
+        isolation: &str,
+    ) -> Result<TeamRow, StoreError> {
+        sqlx::query(
+            "INSERT INTO teams (id, name, lead_session_id, description, isolation, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        )
+        .bind(id)
+        .bind(name)
+        .bind(lead_session_id)
+        .bind(description)
+        .bind(isolation)
+        .bind(clock::now_ms())
+        .execute(&self.pool)
+        .await?;
+        self.team(id)
+            .await?
+            .ok_or(StoreError::Sqlx(sqlx::Error::RowNotFound))
+    }
+
+    pub async fn team(&self, id: &str) -> Result<Option<TeamRow>, StoreError> {
+        Ok(
+            sqlx::query_as::<_, TeamRow>("SELECT * FROM teams WHERE id = ?")
+                .bind(id)
+                .fetch_optional(&self.pool)
+                .await?,
+        )
+    }
+
+    /// The team `session_id` belongs to: the one it leads, or the one it is a member of.
+    pub async fn team_of(&self, session_id: &str) -> Result<Option<TeamRow>, StoreError> {
+        Ok(sqlx::query_as::<_, TeamRow>(
+            "SELECT t.* FROM teams t WHERE t.lead_session_id = ?1
+             UNION SELECT t.* FROM teams t JOIN team_members m ON m.team_id = t.id WHERE m.agent_id = ?1",
+        )
+        .bind(session_id)
+        .fetch_optional(&self.pool)
+        .await?)
+    }
+
+    pub async fn teams(&self) -> Result<Vec<TeamRow>, StoreError> {
+        Ok(
+            sqlx::query_as::<_, TeamRow>("SELECT * FROM teams ORDER BY created_at, id")
+                .fetch_all(&self.pool)
+                .await?,
+        )
+    }
+
+    /// Adds a member; an error if the name is taken in the team.
+    pub async fn add_member(&self, m: &NewMember<'_>) -> Result<MemberRow, StoreError> {
+        sqlx::query(
+            "INSERT INTO team_members (team_id, name, agent_id, agent_type, model, worktree, backend, state, plan_mode_required, joined_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)",
+        )
+        .bind(m.team_id)
+        .bind(m.name)
+        .bind(m.agent_id)
+        .bind(m.agent_type)
+        .bind(m.model)
+        .bind(m.worktree)
+        .bind(m.backend)
+        .bind(i64::from(m.plan_mode_required))
+        .bind(clock::now_ms())
+        .execute(&self.pool)
+        .await?;
+        self.member(m.agent_id)
+            .await?
+            .ok_or(StoreError::Sqlx(sqlx::Error::RowNotFound))
+    }
+
+    /// The member whose session is `agent_id`.
+    pub async fn member(&self, agent_id: &str) -> Result<Option<MemberRow>, StoreError> {
+        let row = sqlx::query_as::<_, StoredMember>(sqlx::AssertSqlSafe(format!(
+            "{MEMBERS} WHERE agent_id = ?"
+        )))
+        .bind(agent_id)
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(MemberRow::from))
+    }
+
+    /// The team's members, in the order they joined.
+    pub async fn members(&self, team_id: &str) -> Result<Vec<MemberRow>, StoreError> {
+        let rows = sqlx::query_as::<_, StoredMember>(sqlx::AssertSqlSafe(format!(
+            "{MEMBERS} WHERE team_id = ? ORDER BY joined_at, name"
+        )))
+        .bind(team_id)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows.into_iter().map(MemberRow::from).collect())
+    }
+
+    pub async fn set_member_state(
+        &self,
+        agent_id: &str,
+        state: MemberState,
+    ) -> Result<(), StoreError> {
+        sqlx::query("UPDATE team_members SET state = ? WHERE agent_id = ?")
+            .bind(state.as_str())
+            .bind(agent_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Deletes the team with its members, tasks and mail (their sessions stay).
+    pub async fn delete_team(&self, id: &str) -> Result<bool, StoreError> {
+        let n = sqlx::query("DELETE FROM teams WHERE id = ?")
+            .bind(id)
+            .execute(&self.pool)
+            .await?
+            .rows_affected();
+        Ok(n > 0)
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::store::sessions::tests::new_session;
+
+    /// A store with a lead session `lead` and its team `t1` with members `a` and `b`.
+    pub(crate) async fn team() -> Store {
+        let store = Store::memory().await.unwrap();
+        for id in ["lead", "a", "b"] {
+            store.insert_session(&new_session(id, "/p")).await.unwrap();
+        }
+        store
+            .create_team("t1", "alpha", "lead", "", "none")
+            .await
+            .unwrap();
+        for name in ["a", "b"] {
+            store
+                .add_member(&NewMember {
+                    team_id: "t1",
+                    name,
+                    agent_id: name,
+                    agent_type: "general-purpose",
+                    model: "m",
+                    worktree: None,
+                    backend: "in-process",
+                    plan_mode_required: false,
+                })
+                .await
+                .unwrap();
+        }
+        store
+    }
+
+    #[tokio::test]
+    async fn one_team_per_lead_unique_names_and_membership() {
+        let store = team().await;
+        assert!(
+            store
+                .create_team("t2", "beta", "lead", "", "none")
+                .await
+                .is_err()
+        );
+        let dup = store
+            .add_member(&NewMember {
+                team_id: "t1",
+                name: "a",
+                agent_id: "lead",
+                agent_type: "x",
+                model: "m",
+                worktree: None,
+                backend: "in-process",
+                plan_mode_required: false,
+            })
+            .await;
+        assert!(dup.is_err(), "a name is unique in its team");
+        assert_eq!(store.team_of("lead").await.unwrap().unwrap().id, "t1");
+        assert_eq!(store.team_of("b").await.unwrap().unwrap().id, "t1");
+        store
+            .set_member_state("a", MemberState::Idle)
+            .await
+            .unwrap();
+        let members = store.members("t1").await.unwrap();
+        assert_eq!(members.len(), 2);
+        assert_eq!(members[0].state, MemberState::Idle);
+        assert!(store.delete_team("t1").await.unwrap());
+        assert!(store.team_of("b").await.unwrap().is_none());
+        assert!(store.session("b").await.unwrap().is_some(), "sessions stay");
+    }
+}

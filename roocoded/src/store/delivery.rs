@@ -58,59 +58,39 @@ impl Store {
             write,
         } = delivery;
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        match item {
-            Delivered::Input(input_id) => {
-                let marked = sqlx::query(
-                    "UPDATE inputs SET status = 'delivered', turn_id = ? WHERE id = ? AND session_id = ? AND status = 'queued'",
-                )
-                .bind(turn_id)
-                .bind(input_id)
+        // Each statement marks one item, only if it is still waiting (`?1` the item,
+        // `?2` the agent's session, `?3` the turn, `?4` now).
+        let (mark, ids, what): (&str, Vec<String>, &str) = match item {
+            Delivered::Input(id) => (
+                "UPDATE inputs SET status = 'delivered', turn_id = ?3 WHERE id = ?1 AND session_id = ?2 AND status = 'queued'",
+                vec![id.to_string()],
+                "",
+            ),
+            Delivered::Injections(ids) => (
+                "UPDATE injections SET status = 'delivered', turn_id = ?3 WHERE id = ?1 AND session_id = ?2 AND status = 'queued'",
+                ids.iter().map(i64::to_string).collect(),
+                "injection ",
+            ),
+            Delivered::Mail(ids) => (
+                "UPDATE mailbox SET read_at = ?4, turn_id = ?3 WHERE id = ?1 AND recipient = ?2 AND read_at IS NULL",
+                ids.iter().map(i64::to_string).collect(),
+                "message ",
+            ),
+        };
+        let now = crate::clock::now_ms();
+        for id in &ids {
+            let marked = sqlx::query(mark)
+                .bind(id)
                 .bind(session_id)
+                .bind(turn_id)
+                .bind(now)
                 .execute(&mut *tx)
                 .await?
                 .rows_affected();
-                if marked == 0 {
-                    return Err(StoreError::NotQueued {
-                        input_id: input_id.to_string(),
-                    });
-                }
-            }
-            Delivered::Mail(ids) => {
-                for id in ids {
-                    let marked = sqlx::query(
-                        "UPDATE mailbox SET read_at = ?, turn_id = ? WHERE id = ? AND recipient = ? AND read_at IS NULL",
-                    )
-                    .bind(crate::clock::now_ms())
-                    .bind(turn_id)
-                    .bind(id)
-                    .bind(session_id)
-                    .execute(&mut *tx)
-                    .await?
-                    .rows_affected();
-                    if marked == 0 {
-                        return Err(StoreError::NotQueued {
-                            input_id: format!("message {id}"),
-                        });
-                    }
-                }
-            }
-            Delivered::Injections(ids) => {
-                for id in ids {
-                    let marked = sqlx::query(
-                        "UPDATE injections SET status = 'delivered', turn_id = ? WHERE id = ? AND session_id = ? AND status = 'queued'",
-                    )
-                    .bind(turn_id)
-                    .bind(id)
-                    .bind(session_id)
-                    .execute(&mut *tx)
-                    .await?
-                    .rows_affected();
-                    if marked == 0 {
-                        return Err(StoreError::NotQueued {
-                            input_id: format!("injection {id}"),
-                        });
-                    }
-                }
+            if marked == 0 {
+                return Err(StoreError::NotQueued {
+                    input_id: format!("{what}{id}"),
+                });
             }
         }
         insert_events(&mut tx, events).await?;

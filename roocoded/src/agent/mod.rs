@@ -32,6 +32,7 @@ mod settings;
 mod spec;
 mod stored_context;
 mod summarizer;
+mod team;
 mod turn;
 mod turn_config;
 mod turns;

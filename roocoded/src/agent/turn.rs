@@ -511,7 +511,7 @@ impl Turn<'_> {
     async fn deliver_injections(&mut self) -> Result<(), AgentError> {
         let items = self.engine.store().queued_injections(self.id()).await?;
         if items.is_empty() {
-            return Ok(());
+            return self.deliver_mail().await;
         }
         let blocks: Vec<ContentBlock> = items
             .iter()
@@ -543,12 +543,59 @@ impl Turn<'_> {
             Ok(_) => {}
             Err(StoreError::NotQueued { input_id }) => {
                 tracing::warn!(item = %input_id, "an injection was delivered already; skipped");
-                return Ok(());
+                return self.deliver_mail().await;
             }
             Err(e) => return Err(e.into()),
         }
         self.apply(next);
         tracing::info!(count = ids.len(), "inbox delivered");
+        self.deliver_mail().await
+    }
+
+    /// Delivers the agent's unread team mail, one `<teammate-message>` block each, in
+    /// the transaction that marks it read (the mailbox is the record; a crash before
+    /// the commit leaves it unread, after it delivered once).
+    async fn deliver_mail(&mut self) -> Result<(), AgentError> {
+        let store = self.engine.store();
+        let mail = store.unread_mail(self.id()).await?;
+        if mail.is_empty() {
+            return Ok(());
+        }
+        let mut blocks = Vec::with_capacity(mail.len());
+        let mut payloads = Vec::with_capacity(mail.len());
+        for m in &mail {
+            let from = self.engine.team_name_of(&m.team_id, &m.sender).await;
+            let text = super::team::mail_text(m, &from);
+            blocks.push(ContentBlock::text(text.clone()));
+            payloads.push(EventPayload::Injected {
+                turn_id: self.turn_id.to_string(),
+                kind: "team_message".into(),
+                text,
+            });
+        }
+        let next = self.next_user_message(blocks);
+        let ids: Vec<i64> = mail.iter().map(|m| m.id).collect();
+        let delivery = Delivery {
+            session_id: &self.rt.id,
+            item: Delivered::Mail(&ids),
+            turn_id: self.turn_id,
+            write: next.write(self.context.len()),
+        };
+        match self
+            .engine
+            .events()
+            .append_delivery(delivery, payloads)
+            .await
+        {
+            Ok(_) => {}
+            Err(StoreError::NotQueued { input_id }) => {
+                tracing::warn!(item = %input_id, "a message was read already; skipped");
+                return Ok(());
+            }
+            Err(e) => return Err(e.into()),
+        }
+        self.apply(next);
+        tracing::info!(count = ids.len(), "team mail delivered");
         Ok(())
     }
 

@@ -96,10 +96,12 @@ impl Store {
         Ok(items)
     }
 
-    /// Whether the agent's inbox holds anything not delivered yet.
+    /// Whether the agent's inbox holds anything not delivered yet: a queued injection
+    /// or unread team mail.
     pub async fn has_queued_injections(&self, session_id: &str) -> Result<bool, StoreError> {
         let (n,): (i64,) = sqlx::query_as(
-            "SELECT COUNT(*) FROM injections WHERE session_id = ? AND status = 'queued'",
+            "SELECT (SELECT COUNT(*) FROM injections WHERE session_id = ?1 AND status = 'queued')
+                  + (SELECT COUNT(*) FROM mailbox WHERE recipient = ?1 AND read_at IS NULL)",
         )
         .bind(session_id)
         .fetch_one(&self.pool)

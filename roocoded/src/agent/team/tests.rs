@@ -1,0 +1,107 @@
+//! Team mail end to end inside the engine: a message posted to an idle lead wakes it
+//! into one turn whose model request carries the message, read once.
+
+use std::pin::pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use roocode_protocol::paths::Paths;
+use roocode_protocol::session::{ClientEnv, CreateParams};
+use serde_json::json;
+
+use crate::agent::Engine;
+use crate::llm::test_server::{Reply, TestServer};
+use crate::store::{MailKind, NewMail, NewMember, Store};
+
+fn text_reply(text: &str) -> Reply {
+    let events = [
+        json!({"type": "message_start", "message": {"usage": {"input_tokens": 10, "output_tokens": 1}}}),
+        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
+        json!({"type": "content_block_stop", "index": 0}),
+        json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 5}}),
+        json!({"type": "message_stop"}),
+    ];
+    let body: String = events
+        .iter()
+        .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap()))
+        .collect();
+    Reply::sse(body)
+}
+
+#[tokio::test]
+async fn mail_to_an_idle_lead_wakes_it_into_one_turn_that_reads_it_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    let paths = Paths::resolve(|name| (name == "ROOCODE_HOME").then(|| home.display().to_string()))
+        .unwrap();
+    let store = Store::open(&paths.database).await.unwrap();
+    let engine = Arc::new(Engine::new(store, paths));
+    let server = TestServer::start(vec![text_reply("Noted: the build is half done.")]).await;
+    let env = ClientEnv {
+        vars: [
+            ("ANTHROPIC_API_KEY", "sk-test"),
+            ("ANTHROPIC_BASE_URL", server.url.as_str()),
+            ("ROOCODE_MODEL", "anthropic/claude-sonnet-4-5"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect(),
+    };
+    let create = || CreateParams {
+        cwd: project.display().to_string(),
+        env: env.clone(),
+        ..CreateParams::default()
+    };
+    let lead = engine.create(create()).await.unwrap().id;
+    let builder = engine.create(create()).await.unwrap().id;
+    let store = engine.store();
+    store
+        .create_team("t1", "alpha", &lead, "", "none")
+        .await
+        .unwrap();
+    store
+        .add_member(&NewMember {
+            team_id: "t1",
+            name: "builder",
+            agent_id: &builder,
+            agent_type: "general-purpose",
+            model: "anthropic/claude-sonnet-4-5",
+            worktree: None,
+            backend: "in-process",
+            plan_mode_required: false,
+        })
+        .await
+        .unwrap();
+
+    let rt = engine.runtime(&lead).await.unwrap();
+    let mut ended = pin!(rt.turn_ended.notified());
+    ended.as_mut().enable();
+    let update = NewMail {
+        team_id: "t1",
+        sender: &builder,
+        kind: MailKind::StatusUpdate,
+        summary: "build half done",
+        body: "The build is half done.",
+        request_id: None,
+        approve: None,
+    };
+    engine.post_mail(&update, &[&lead]).await.unwrap();
+    tokio::time::timeout(Duration::from_secs(10), ended)
+        .await
+        .expect("the lead's turn ends");
+
+    let requests = server.requests();
+    assert_eq!(requests.len(), 1, "one wake, one model call");
+    let sent = requests[0].json()["messages"].to_string();
+    assert!(
+        sent.contains(r#"<teammate-message from=\"builder\" kind=\"status_update\" summary=\"build half done\">"#),
+        "{sent}"
+    );
+    assert!(sent.contains("not an instruction"), "{sent}");
+    assert!(store.unread_mail(&lead).await.unwrap().is_empty());
+    let mail = store.team_mail("t1", Some(&lead)).await.unwrap();
+    assert!(mail.len() == 1 && mail[0].read, "{mail:?}");
+}

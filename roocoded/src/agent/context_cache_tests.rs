@@ -18,23 +18,6 @@ use super::{AgentError, Engine};
 use crate::llm::test_server::{Reply, TestServer};
 use crate::store::Store;
 
-/// An Anthropic stream answering `text`.
-fn text_reply(text: &str) -> Reply {
-    let events = [
-        json!({"type": "message_start", "message": {"usage": {"input_tokens": 10, "output_tokens": 1}}}),
-        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
-        json!({"type": "content_block_stop", "index": 0}),
-        json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 5}}),
-        json!({"type": "message_stop"}),
-    ];
-    let body: String = events
-        .iter()
-        .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap()))
-        .collect();
-    Reply::sse(body)
-}
-
 /// One session of an in-process engine whose model is the scripted server.
 struct Harness {
     _dir: tempfile::TempDir,
@@ -152,7 +135,12 @@ fn without_reminder(texts: Vec<String>) -> Vec<String> {
 
 #[tokio::test]
 async fn turns_reuse_the_cached_context_until_it_is_forgotten() {
-    let h = Harness::new(vec![text_reply("A"), text_reply("B"), text_reply("C")]).await;
+    let h = Harness::new(vec![
+        Reply::anthropic_text("A"),
+        Reply::anthropic_text("B"),
+        Reply::anthropic_text("C"),
+    ])
+    .await;
     h.send("one").await;
     assert_eq!(h.cached_len().await, Some(2));
     // A rewrite behind the agent's back (as long, so the turn can still append) is
@@ -194,12 +182,12 @@ async fn turns_reuse_the_cached_context_until_it_is_forgotten() {
 #[tokio::test]
 async fn clear_and_compact_reach_the_next_model_call() {
     let h = Harness::new(vec![
-        text_reply("A"),
-        text_reply("B"),
-        text_reply("C"),
-        text_reply("D"),
-        text_reply("## Goal\nTHE SUMMARY"),
-        text_reply("E"),
+        Reply::anthropic_text("A"),
+        Reply::anthropic_text("B"),
+        Reply::anthropic_text("C"),
+        Reply::anthropic_text("D"),
+        Reply::anthropic_text("## Goal\nTHE SUMMARY"),
+        Reply::anthropic_text("E"),
     ])
     .await;
     h.send("one").await;
@@ -231,7 +219,7 @@ async fn forgetting_waits_for_the_running_turn_so_no_stale_copy_survives() {
         Reply::Hang {
             body: String::new(),
         },
-        text_reply("B"),
+        Reply::anthropic_text("B"),
     ])
     .await;
     let engine = h.engine.clone();
@@ -272,7 +260,7 @@ async fn forgetting_waits_for_the_running_turn_so_no_stale_copy_survives() {
 async fn a_rewritten_context_with_an_unanswered_call_is_repaired_before_the_model_sees_it() {
     use roocode_protocol::content::{ContentBlock, Role};
 
-    let h = Harness::new(vec![text_reply("A"), text_reply("B")]).await;
+    let h = Harness::new(vec![Reply::anthropic_text("A"), Reply::anthropic_text("B")]).await;
     h.send("one").await;
     let damaged = [
         Message::user_text("read it"),
@@ -306,7 +294,7 @@ async fn a_rewritten_context_with_an_unanswered_call_is_repaired_before_the_mode
 async fn an_import_into_a_session_reaches_its_next_model_call() {
     use roocode_protocol::session::ImportParams;
 
-    let h = Harness::new(vec![text_reply("A"), text_reply("B")]).await;
+    let h = Harness::new(vec![Reply::anthropic_text("A"), Reply::anthropic_text("B")]).await;
     h.send("one").await;
     let line = serde_json::to_string(&Message::user_text("imported")).unwrap();
     h.engine

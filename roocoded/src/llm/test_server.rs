@@ -23,6 +23,28 @@ pub(crate) enum Reply {
 }
 
 impl Reply {
+    /// An Anthropic stream answering `text` (end_turn, small usage).
+    pub(crate) fn anthropic_text(text: &str) -> Self {
+        let events = [
+            serde_json::json!({"type": "message_start", "message": {"usage": {"input_tokens": 10, "output_tokens": 1}}}),
+            serde_json::json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+            serde_json::json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
+            serde_json::json!({"type": "content_block_stop", "index": 0}),
+            serde_json::json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 5}}),
+            serde_json::json!({"type": "message_stop"}),
+        ];
+        let body: String = events
+            .iter()
+            .map(|e| {
+                format!(
+                    "event: {}\ndata: {e}\n\n",
+                    e["type"].as_str().unwrap_or_default()
+                )
+            })
+            .collect();
+        Reply::sse(body)
+    }
+
     pub(crate) fn sse(body: impl Into<String>) -> Self {
         Reply::Full {
             status: 200,

@@ -37,6 +37,10 @@ pub const GUARDED: &[&str] = &[
     // outside the command's sandbox.
     "agent.definitions",
     "doctor.run",
+    // What the user does to sub-agents (stop one, move one to the background), from a
+    // terminal, never an agent's command (which could stop another session's agents).
+    "agent.stop",
+    "agent.background",
     "daemon.shutdown",
 ];
 
@@ -159,7 +163,7 @@ fn refused(method: &str, why: &str) -> ErrorObjectOwned {
     super::errors::error_object(
         RpcErrorCode::RefusedFromCommand,
         format!(
-            "{method} refused: {why}. A command can never answer permission requests or questions, change the mode or model, send or import messages, delete sessions or stop the daemon; answer from your own terminal (`roocode-cli approve|deny <id>`, or the TUI)"
+            "{method} refused: {why}. A command can never answer permission requests or questions, change the mode or model, send or import messages, delete sessions, stop or background sub-agents or stop the daemon; answer from your own terminal (`roocode-cli approve|deny <id>`, or the TUI)"
         ),
         None,
     )

@@ -10,6 +10,11 @@ use serde::Deserialize;
 
 use super::{AgentHost, Effect, Spec, ToolCategory, ToolContext, ToolError, ToolOutput, TypedTool};
 
+/// The host's answer as the call's output (its error is the model's error result).
+fn answer(reply: Result<String, String>) -> Result<ToolOutput, ToolError> {
+    reply.map(ToolOutput::text).map_err(ToolError::Failed)
+}
+
 fn host(ctx: &ToolContext) -> Result<&dyn AgentHost, ToolError> {
     ctx.agents
         .as_deref()
@@ -47,11 +52,7 @@ description. Use it to see what is still running before you start more work or a
         _args: TaskListArgs,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        async move {
-            let text = host(ctx)?.task_list().await.map_err(ToolError::Failed)?;
-            Ok(ToolOutput::text(text))
-        }
-        .boxed()
+        async move { answer(host(ctx)?.task_list().await) }.boxed()
     }
 }
 
@@ -106,14 +107,7 @@ do not call it in a loop.",
         args: TaskIdArgs,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        async move {
-            let text = host(ctx)?
-                .task_get(args.id()?)
-                .await
-                .map_err(ToolError::Failed)?;
-            Ok(ToolOutput::text(text))
-        }
-        .boxed()
+        async move { answer(host(ctx)?.task_get(args.id()?).await) }.boxed()
     }
 }
 
@@ -140,13 +134,6 @@ already is left as it is.",
         args: TaskIdArgs,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        async move {
-            let text = host(ctx)?
-                .task_stop(args.id()?)
-                .await
-                .map_err(ToolError::Failed)?;
-            Ok(ToolOutput::text(text))
-        }
-        .boxed()
+        async move { answer(host(ctx)?.task_stop(args.id()?).await) }.boxed()
     }
 }

@@ -83,6 +83,27 @@ pub(crate) fn prepared(tool: &dyn Tool, input: &Value, ctx: &ToolContext) -> Pre
 }
 
 /// Valid inputs for every built-in tool, several where the target depends on them.
+/// The built-in tools' names, in the registry's order.
+pub(crate) const BUILTIN_NAMES: [&str; 17] = [
+    "Read",
+    "Write",
+    "Edit",
+    "Glob",
+    "Grep",
+    "Bash",
+    "BashOutput",
+    "KillShell",
+    "WebFetch",
+    "TodoWrite",
+    "AskUserQuestion",
+    "ExitPlanMode",
+    "Memory",
+    "Agent",
+    "TaskList",
+    "TaskGet",
+    "TaskStop",
+];
+
 pub(crate) fn builtin_inputs() -> Vec<(&'static str, Value)> {
     vec![
         ("Read", serde_json::json!({"file_path": "src/a.rs"})),

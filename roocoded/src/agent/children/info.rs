@@ -74,15 +74,18 @@ impl Engine {
             .ok_or_else(|| AgentError::Invalid(format!("no agent has the id {given}")))
     }
 
+    /// `infos` with their short ids: an agent's id is its session's, so the short form
+    /// is the one `sessions` shows (one read of every id's tail for the whole list).
     async fn with_agent_short_ids(
         &self,
         mut infos: Vec<AgentInfo>,
     ) -> Result<Vec<AgentInfo>, AgentError> {
+        if infos.is_empty() {
+            return Ok(infos);
+        }
+        let tails = self.store.session_tails().await?;
         for info in &mut infos {
-            if let Ok(row) = self.resolve(&info.id).await {
-                let shown = self.sessions.with_short_id(row.to_info()).await?;
-                info.short_id = shown.short_id;
-            }
+            info.short_id = roocode_protocol::short_id::shortest_unique(&info.id, &tails);
         }
         Ok(infos)
     }

@@ -7,27 +7,10 @@ use std::time::Duration;
 
 use roocode_protocol::paths::Paths;
 use roocode_protocol::session::{ClientEnv, CreateParams};
-use serde_json::json;
 
 use crate::agent::Engine;
 use crate::llm::test_server::{Reply, TestServer};
 use crate::store::{MailKind, NewMail, NewMember, Store};
-
-fn text_reply(text: &str) -> Reply {
-    let events = [
-        json!({"type": "message_start", "message": {"usage": {"input_tokens": 10, "output_tokens": 1}}}),
-        json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
-        json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": text}}),
-        json!({"type": "content_block_stop", "index": 0}),
-        json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": {"output_tokens": 5}}),
-        json!({"type": "message_stop"}),
-    ];
-    let body: String = events
-        .iter()
-        .map(|e| format!("event: {}\ndata: {e}\n\n", e["type"].as_str().unwrap()))
-        .collect();
-    Reply::sse(body)
-}
 
 #[tokio::test]
 async fn mail_to_an_idle_lead_wakes_it_into_one_turn_that_reads_it_once() {
@@ -39,7 +22,10 @@ async fn mail_to_an_idle_lead_wakes_it_into_one_turn_that_reads_it_once() {
         .unwrap();
     let store = Store::open(&paths.database).await.unwrap();
     let engine = Arc::new(Engine::new(store, paths));
-    let server = TestServer::start(vec![text_reply("Noted: the build is half done.")]).await;
+    let server = TestServer::start(vec![Reply::anthropic_text(
+        "Noted: the build is half done.",
+    )])
+    .await;
     let env = ClientEnv {
         vars: [
             ("ANTHROPIC_API_KEY", "sk-test"),

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::*;
-use crate::tools::test_support::{FakeTool, Project};
+use crate::tools::test_support::{BUILTIN_NAMES, FakeTool, Project};
 
 /// The built-ins plus an MCP tool (as a fake), so every layer has something to remove.
 fn registry() -> Arc<Registry> {
@@ -35,32 +35,15 @@ fn strings(names: &[&str]) -> Vec<String> {
     names.iter().map(ToString::to_string).collect()
 }
 
-const ALL: &[&str] = &[
-    "Read",
-    "Write",
-    "Edit",
-    "Glob",
-    "Grep",
-    "Bash",
-    "BashOutput",
-    "KillShell",
-    "WebFetch",
-    "TodoWrite",
-    "AskUserQuestion",
-    "ExitPlanMode",
-    "Memory",
-    "Agent",
-    "TaskList",
-    "TaskGet",
-    "TaskStop",
-    "mcp__github__search",
-];
+/// Every tool of [`registry`]: the built-ins, then the MCP tool.
+fn all() -> Vec<&'static str> {
+    let mut all = BUILTIN_NAMES.to_vec();
+    all.push("mcp__github__search");
+    all
+}
 
 fn without(remove: &[&str]) -> Vec<&'static str> {
-    ALL.iter()
-        .copied()
-        .filter(|n| !remove.contains(n))
-        .collect()
+    all().into_iter().filter(|n| !remove.contains(n)).collect()
 }
 
 #[test]
@@ -78,7 +61,7 @@ fn the_layers_as_a_table() {
         (
             "main, nothing disabled",
             sel(AgentKind::Main, none, None),
-            ALL.to_vec(),
+            all(),
         ),
         (
             "main, outside plan mode: no ExitPlanMode",
@@ -101,7 +84,7 @@ fn the_layers_as_a_table() {
         (
             "main, tools.bash: true changes nothing",
             sel(AgentKind::Main, none, Some(true)),
-            ALL.to_vec(),
+            all(),
         ),
         (
             "built-in foreground child",

@@ -226,6 +226,41 @@ pub enum EventPayload {
         kind: String,
         text: String,
     },
+    /// A member joined the team, or its state changed. This and the other team events
+    /// are on the lead's stream; the event's `agent_id` is the member's (for
+    /// `mailbox_message`, the sender's).
+    TeamMember {
+        team: String,
+        name: String,
+        agent_type: String,
+        state: crate::teams::MemberState,
+        /// True on the event of its joining.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        joined: bool,
+    },
+    /// A task of the team's shared list was created or changed.
+    TaskUpdated {
+        team: String,
+        task_id: i64,
+        subject: String,
+        /// `pending`, `in_progress` or `completed`.
+        status: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        owner: Option<String>,
+        /// The tasks it waits for that are not completed yet.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        blocked_by: Vec<i64>,
+    },
+    /// A message was sent in the team (also on the recipient's own stream).
+    MailboxMessage {
+        team: String,
+        /// Team names: a member's name, or `lead`.
+        from: String,
+        to: String,
+        /// `message`, `status_update`, `idle_notification`, …
+        kind: String,
+        summary: String,
+    },
     /// A problem worth showing that does not by itself end the turn.
     Error {
         #[serde(flatten)]
@@ -276,6 +311,9 @@ impl EventPayload {
             EventPayload::AgentBackgrounded => "agent_backgrounded",
             EventPayload::AgentCompleted { .. } => "agent_completed",
             EventPayload::Injected { .. } => "injected",
+            EventPayload::TeamMember { .. } => "team_member",
+            EventPayload::TaskUpdated { .. } => "task_updated",
+            EventPayload::MailboxMessage { .. } => "mailbox_message",
             EventPayload::Error { .. } => "error",
             EventPayload::Snapshot { .. } => "snapshot",
             EventPayload::Resync { .. } => "resync",

@@ -10,6 +10,7 @@
 //! - [`mode`]: the permission mode ([`Mode`]).
 //! - [`error`]: the typed codes of RPC errors; [`error_kind`]: the classes of `error` events.
 //! - [`question`]: the questions of `AskUserQuestion` and how answers resolve.
+//! - [`teams`]: agent teams' member states and team events.
 //! - [`short_id`]: the short session ids people see and type.
 //! - [`paths`]: where the daemon's files live (shared so clients find the socket).
 //! - [`schema`]: the JSON Schema of all of it, for clients not written in Rust.
@@ -45,6 +46,7 @@ pub mod question;
 pub mod schema;
 pub mod session;
 pub mod short_id;
+pub mod teams;
 
 pub use mode::Mode;
 

@@ -340,6 +340,10 @@ impl Transcript {
             | EventPayload::AgentBackgrounded
             | EventPayload::AgentCompleted { .. }
             | EventPayload::Injected { .. }
+            // Team events: `roocode-cli team` shows them.
+            | EventPayload::TeamMember { .. }
+            | EventPayload::TaskUpdated { .. }
+            | EventPayload::MailboxMessage { .. }
             | EventPayload::Unknown => {}
         }
         out

@@ -223,6 +223,10 @@ impl App {
             }
             // Progress: the agents panel only, never a flood of lines.
             EventPayload::AgentProgress { .. } => {}
+            // Team events: the team panel's (not yet drawn in the transcript).
+            EventPayload::TeamMember { .. }
+            | EventPayload::TaskUpdated { .. }
+            | EventPayload::MailboxMessage { .. } => {}
             // A newer daemon's event type: nothing this build can show.
             EventPayload::Resync { .. } | EventPayload::Unknown => {}
         }

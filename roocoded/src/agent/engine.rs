@@ -39,6 +39,8 @@ pub struct Engine {
     pub(super) processes: ProcessBook,
     /// The live side of running sub-agents.
     pub(super) children: super::children::Book,
+    /// The live side of teams (debounced wakes of leads).
+    pub(super) teams: super::team::TeamBook,
 }
 
 impl Engine {
@@ -60,6 +62,7 @@ impl Engine {
             runtimes: Runtimes::default(),
             tasks: TaskTracker::new(),
             children: super::children::Book::default(),
+            teams: super::team::TeamBook::default(),
         }
     }
 

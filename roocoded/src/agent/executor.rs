@@ -167,6 +167,7 @@ fn base_context(
         memory_dirs: Some(memory_dirs.clone()),
         gate: None,
         agents: agent_host(engine, rt, settings, cancel),
+        team: team_link(engine, settings),
         sandbox: Some(crate::sandbox::for_session(
             &engine.paths,
             &root,
@@ -178,14 +179,19 @@ fn base_context(
     }
 }
 
-/// A main agent's sub-agents (children start none of their own).
+/// A main agent's sub-agents and teammates, or a teammate's foreground helpers
+/// (sub-agents start none of their own).
 fn agent_host(
     engine: &Arc<Engine>,
     rt: &Arc<SessionRuntime>,
     settings: &TurnSettings<'_>,
     cancel: &CancellationToken,
 ) -> Option<Arc<dyn tools::AgentHost>> {
-    if settings.session.kind != roocode_protocol::session::SessionKind::Main {
+    use roocode_protocol::session::SessionKind;
+    if !matches!(
+        settings.session.kind,
+        SessionKind::Main | SessionKind::Teammate
+    ) {
         return None;
     }
     let parent = ParentCall {
@@ -198,6 +204,24 @@ fn agent_host(
         files: rt.files.clone(),
     };
     Some(Arc::new(ChildHost::new(engine.clone(), parent)))
+}
+
+/// The team of a main agent (which may lead one) or a teammate; sub-agents have none.
+fn team_link(
+    engine: &Arc<Engine>,
+    settings: &TurnSettings<'_>,
+) -> Option<Arc<dyn tools::TeamHost>> {
+    use roocode_protocol::session::SessionKind;
+    if !matches!(
+        settings.session.kind,
+        SessionKind::Main | SessionKind::Teammate
+    ) {
+        return None;
+    }
+    Some(Arc::new(super::team::TeamLink::new(
+        engine.clone(),
+        settings.session.clone(),
+    )))
 }
 
 /// Live output of running calls becomes `tool_output` events, in arrival order, until

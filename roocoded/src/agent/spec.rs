@@ -2,8 +2,9 @@
 //! permission context, model and limits. The turn loop reads only this (and the
 //! [`TurnSettings`](super::settings::TurnSettings) built around it), never the session
 //! row or the config files directly, so that another kind of agent (a sub-agent, a
-//! teammate, a skill) is another value, not another loop. Today there is one kind: the
-//! session's main agent ([`AgentSpec::main`]).
+//! teammate, a skill) is another value, not another loop: a session's main agent
+//! ([`AgentSpec::main`]), or a sub-agent or teammate as its stored spec describes it
+//! ([`AgentSpec::child`]).
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -125,17 +126,24 @@ impl AgentSpec {
         tools: &Arc<Registry>,
         plan_file: PathBuf,
     ) -> Self {
-        let selection = Selection {
-            kind: AgentKind::Child {
+        let kind = match spec.team {
+            Some(_) => AgentKind::Teammate {
+                custom: spec.custom,
+            },
+            None => AgentKind::Child {
                 custom: spec.custom,
                 background: spec.background,
             },
+        };
+        let selection = Selection {
+            kind,
             disabled: &config.tools.disabled,
             bash: config.tools.bash,
             custom_disallowed: &config.agents.custom_disallowed,
             allowed: spec.tools.as_deref(),
             disallowed: &spec.disallowed_tools,
-            planning: false,
+            // A teammate in plan mode asks its lead to approve its plan with ExitPlanMode.
+            planning: spec.team.is_some() && row.mode == Mode::Plan,
         };
         let mut set = crate::tools::select(tools, &selection);
         if let Some(advertised) = &spec.advertised_tools {

@@ -179,7 +179,7 @@ impl Turn<'_> {
         self.deliver_queued().await?;
         let mut live = None;
         if let Some(row) = store.session(self.id()).await? {
-            if row.kind == SessionKind::SubAgent
+            if matches!(row.kind, SessionKind::SubAgent | SessionKind::Teammate)
                 && let Some(agent) = store.agent(self.id()).await?
             {
                 match ChildSpec::from_json(&agent.spec) {

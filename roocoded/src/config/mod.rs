@@ -19,7 +19,7 @@ pub use guarded::Guarded;
 pub use sections::{
     AgentsConfig, AgentsLimits, ContextConfig, EnvConfig, PermissionsConfig, PriceConfig,
     ProviderConfig, ProviderKind, RetryConfig, SandboxConfig, SandboxMode, SandboxNetwork,
-    SecurityConfig, ToolsConfig,
+    SecurityConfig, TeamBackend, TeamsConfig, TeamsSettings, ToolsConfig,
 };
 
 /// Raw YAML value of a key owned by a later feature (`mcp_servers`, `hooks`, ...).
@@ -63,6 +63,13 @@ pub struct Config {
     pub tools: ToolsConfig,
     #[serde(default)]
     pub agents: AgentsConfig,
+    #[serde(default)]
+    pub teams: TeamsConfig,
+    /// `coordinator: true`: a team lead keeps only its team, task, message and agent
+    /// tools (with TodoWrite, Memory and AskUserQuestion), never a code tool; `/coordinator
+    /// on|off` sets it per session.
+    #[serde(default, deserialize_with = "sections::strict_bool")]
+    pub coordinator: Option<bool>,
     /// Kept raw for the MCP feature; maps of all files are merged by server name.
     #[serde(default)]
     pub mcp_servers: Option<RawValue>,
@@ -152,6 +159,8 @@ impl Config {
             security,
             tools,
             agents,
+            teams,
+            coordinator,
             mcp_servers,
             hooks,
             enable_verification_agent,
@@ -204,6 +213,9 @@ impl Config {
         tighten(&mut self.agents.timeout_s, agents.timeout_s);
         tighten(&mut self.agents.auto_background_s, agents.auto_background_s);
         append_unique(&mut self.agents.custom_disallowed, agents.custom_disallowed);
+        override_with(&mut self.teams.backend, teams.backend);
+        override_with(&mut self.teams.idle_debounce_ms, teams.idle_debounce_ms);
+        override_with(&mut self.coordinator, coordinator);
         // Files only take tools away: a `bash: false` is never undone.
         if self.tools.bash != Some(false) {
             override_with(&mut self.tools.bash, tools.bash);
@@ -227,6 +239,21 @@ impl Config {
                 self.agents.auto_background_s.unwrap_or(120),
             ),
         }
+    }
+
+    /// `teams:` with its defaults; `ROOCODE_TEAM_DEBOUNCE_MS` is applied by the engine.
+    pub fn teams_settings(&self) -> TeamsSettings {
+        TeamsSettings {
+            backend: self.teams.backend.unwrap_or_default(),
+            idle_debounce: std::time::Duration::from_millis(
+                self.teams.idle_debounce_ms.unwrap_or(250),
+            ),
+        }
+    }
+
+    /// Whether team leads of this project run as coordinators (`coordinator: true`).
+    pub fn coordinator(&self) -> bool {
+        self.coordinator == Some(true)
     }
 
     /// Whether the built-in `Verification` agent type exists

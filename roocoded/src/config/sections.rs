@@ -204,6 +204,37 @@ pub struct AgentsLimits {
     pub auto_background: std::time::Duration,
 }
 
+/// `teams:` (agent teams, DESIGN.md §9); see [`crate::config::Config::teams_settings`].
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TeamsConfig {
+    /// Where a teammate is shown: `auto` (a tmux pane when the lead's client runs in
+    /// tmux), `in-process` (no pane) or `tmux` (default `auto`).
+    #[serde(default)]
+    pub backend: Option<TeamBackend>,
+    /// Milliseconds the lead's wake waits after a teammate's idle notice, so one lead
+    /// iteration takes every notice that arrived meanwhile (default 250).
+    #[serde(default)]
+    pub idle_debounce_ms: Option<u64>,
+}
+
+/// `teams.backend`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TeamBackend {
+    #[default]
+    Auto,
+    InProcess,
+    Tmux,
+}
+
+/// [`TeamsConfig`] with its defaults.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TeamsSettings {
+    pub backend: TeamBackend,
+    pub idle_debounce: std::time::Duration,
+}
+
 /// `security:`.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]

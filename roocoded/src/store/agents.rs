@@ -77,7 +77,7 @@ impl From<StoredRow> for AgentRow {
 
 /// `agents.state`, spelled as the wire spells it; an unknown value reads as `failed`
 /// (a newer daemon's state: never run again by this one).
-fn state_name(state: AgentState) -> &'static str {
+pub(super) fn state_name(state: AgentState) -> &'static str {
     match state {
         AgentState::Unknown => "failed",
         other => other.as_str(),

@@ -109,10 +109,12 @@ impl Store {
         Ok(n > 0)
     }
 
-    /// Sessions with queued injections (woken at start, after a crash).
+    /// Sessions with queued injections or unread mail (woken at start, after a crash).
     pub async fn sessions_with_injections(&self) -> Result<Vec<String>, StoreError> {
         let rows: Vec<(String,)> = sqlx::query_as(
-            "SELECT DISTINCT session_id FROM injections WHERE status = 'queued' ORDER BY session_id",
+            "SELECT session_id FROM injections WHERE status = 'queued'
+             UNION SELECT recipient FROM mailbox WHERE read_at IS NULL
+             ORDER BY 1",
         )
         .fetch_all(&self.pool)
         .await?;

@@ -17,10 +17,12 @@ pub enum MailKind {
     ShutdownResponse,
     PlanApprovalRequest,
     PlanApprovalResponse,
+    /// From the daemon on a teammate's behalf: its loop ended and it is idle.
+    IdleNotification,
 }
 
 impl MailKind {
-    pub const ALL: [MailKind; 7] = [
+    pub const ALL: [MailKind; 8] = [
         MailKind::Message,
         MailKind::StatusUpdate,
         MailKind::TaskAssignment,
@@ -28,6 +30,7 @@ impl MailKind {
         MailKind::ShutdownResponse,
         MailKind::PlanApprovalRequest,
         MailKind::PlanApprovalResponse,
+        MailKind::IdleNotification,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -39,6 +42,7 @@ impl MailKind {
             MailKind::ShutdownResponse => "shutdown_response",
             MailKind::PlanApprovalRequest => "plan_approval_request",
             MailKind::PlanApprovalResponse => "plan_approval_response",
+            MailKind::IdleNotification => "idle_notification",
         }
     }
 
@@ -121,6 +125,35 @@ fn mail(r: StoredMail) -> MailRow {
 
 const SELECT: &str = "SELECT id, team_id, sender, recipient, kind, summary, body, request_id, approve, created_at, read_at FROM mailbox";
 
+/// Writes `m` for every agent of `recipients` in `tx`; the new rows' ids.
+pub(super) async fn insert_mail(
+    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    m: &NewMail<'_>,
+    recipients: &[&str],
+) -> Result<Vec<i64>, StoreError> {
+    let now = clock::now_ms();
+    let mut ids = Vec::with_capacity(recipients.len());
+    for to in recipients {
+        let (id,): (i64,) = sqlx::query_as(
+            "INSERT INTO mailbox (team_id, sender, recipient, kind, summary, body, request_id, approve, created_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+        )
+        .bind(m.team_id)
+        .bind(m.sender)
+        .bind(to)
+        .bind(m.kind.as_str())
+        .bind(m.summary)
+        .bind(m.body)
+        .bind(m.request_id)
+        .bind(m.approve.map(i64::from))
+        .bind(now)
+        .fetch_one(&mut **tx)
+        .await?;
+        ids.push(id);
+    }
+    Ok(ids)
+}
+
 impl Store {
     /// Sends `m` to every agent of `recipients` in one transaction; the new rows' ids.
     pub async fn send_mail(
@@ -129,26 +162,7 @@ impl Store {
         recipients: &[&str],
     ) -> Result<Vec<i64>, StoreError> {
         let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        let now = clock::now_ms();
-        let mut ids = Vec::with_capacity(recipients.len());
-        for to in recipients {
-            let (id,): (i64,) = sqlx::query_as(
-                "INSERT INTO mailbox (team_id, sender, recipient, kind, summary, body, request_id, approve, created_at)
-                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-            )
-            .bind(m.team_id)
-            .bind(m.sender)
-            .bind(to)
-            .bind(m.kind.as_str())
-            .bind(m.summary)
-            .bind(m.body)
-            .bind(m.request_id)
-            .bind(m.approve.map(i64::from))
-            .bind(now)
-            .fetch_one(&mut *tx)
-            .await?;
-            ids.push(id);
-        }
+        let ids = insert_mail(&mut tx, m, recipients).await?;
         tx.commit().await?;
         Ok(ids)
     }

@@ -38,7 +38,7 @@ pub use pending::{NewPending, PendingKind, PendingStatus};
 pub use processes::ProcessGroupRow;
 pub use sessions::{NewSession, SessionRow};
 pub use team_tasks::{TaskError, TaskStatus, TeamTask};
-pub use teams::{MemberRow, MemberState, NewMember, TeamRow};
+pub use teams::{MemberEnd, MemberRow, MemberState, NewMember, TeamRow};
 pub use turns::{InputRow, TurnState};
 
 /// Migrations embedded from the workspace's `migrations/` folder.

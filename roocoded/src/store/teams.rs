@@ -16,33 +16,15 @@ pub struct TeamRow {
     pub created_at: i64,
 }
 
-/// Where a member is in its life (`team_members.state`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MemberState {
-    /// A turn of it runs, or is about to.
-    Active,
-    /// Its loop ended; a message resumes it.
-    Idle,
-    /// Shut down (it agreed to, or the team was deleted).
-    Stopped,
-}
+pub use roocode_protocol::teams::MemberState;
 
-impl MemberState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            MemberState::Active => "active",
-            MemberState::Idle => "idle",
-            MemberState::Stopped => "stopped",
-        }
-    }
-
-    /// An unknown value reads as `stopped` (never run by a build that does not know it).
-    fn parse(s: &str) -> Self {
-        match s {
-            "active" => MemberState::Active,
-            "idle" => MemberState::Idle,
-            _ => MemberState::Stopped,
-        }
+/// A stored state; an unknown value reads as `stopped` (never run by a build that does
+/// not know it).
+fn parse_state(s: &str) -> MemberState {
+    match s {
+        "active" => MemberState::Active,
+        "idle" => MemberState::Idle,
+        _ => MemberState::Stopped,
     }
 }
 
@@ -87,7 +69,7 @@ impl From<StoredMember> for MemberRow {
             model: m.model,
             worktree: m.worktree,
             backend: m.backend,
-            state: MemberState::parse(&m.state),
+            state: parse_state(&m.state),
             plan_mode_required: m.plan_mode_required != 0,
             joined_at: m.joined_at,
         }
@@ -105,6 +87,16 @@ pub struct NewMember<'a> {
     pub worktree: Option<&'a str>,
     pub backend: &'a str,
     pub plan_mode_required: bool,
+}
+
+/// How a member's run ended ([`Store::member_ended`]).
+#[derive(Debug, Clone)]
+pub struct MemberEnd<'a> {
+    pub agent_id: &'a str,
+    pub agent_state: roocode_protocol::agents::AgentState,
+    pub member_state: MemberState,
+    pub result: Option<&'a str>,
+    pub error: Option<&'a str>,
 }
 
 const MEMBERS: &str = "SELECT team_id, name, agent_id, agent_type, model, worktree, backend, state, plan_mode_required, joined_at FROM team_members";
@@ -218,6 +210,38 @@ impl Store {
             .bind(agent_id)
             .execute(&self.pool)
             .await?;
+        Ok(())
+    }
+
+    /// Records the end of a member's run in one transaction: its agent row (`agent_state`,
+    /// result, error; its parent counted as told, since a teammate's lead hears of it
+    /// by mail), its member state, and `notice` for its lead (an idle notification) —
+    /// so a crash loses neither the state nor the notice, and never sends it twice.
+    pub async fn member_ended(
+        &self,
+        ended: &MemberEnd<'_>,
+        notice: Option<(&super::NewMail<'_>, &str)>,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        sqlx::query(
+            "UPDATE agents SET state = ?, result = ?, error = ?, ended_at = ?, notified = 1 WHERE session_id = ?",
+        )
+        .bind(super::agents::state_name(ended.agent_state))
+        .bind(ended.result)
+        .bind(ended.error)
+        .bind(clock::now_ms())
+        .bind(ended.agent_id)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("UPDATE team_members SET state = ? WHERE agent_id = ?")
+            .bind(ended.member_state.as_str())
+            .bind(ended.agent_id)
+            .execute(&mut *tx)
+            .await?;
+        if let Some((mail, lead)) = notice {
+            super::mailbox::insert_mail(&mut tx, mail, &[lead]).await?;
+        }
+        tx.commit().await?;
         Ok(())
     }
 

@@ -1,6 +1,7 @@
 //! `Agent`: starts a sub-agent (DESIGN.md §9). Parameters are Claude Code's: `prompt`,
 //! `description`, `subagent_type` (absent: a fork of the caller), `model`,
-//! `run_in_background`, `name`, `isolation`, `resume`. The work is done by the
+//! `run_in_background`, `name`, `isolation`, `resume`, and for a teammate
+//! `team_name`, `mode` and `backend`. The work is done by the
 //! calling agent's [`AgentHost`](super::AgentHost); the child's own calls go through
 //! the permission gate like any agent's, so `Agent` itself asks for nothing.
 
@@ -37,6 +38,12 @@ pub struct AgentArgs {
     pub isolation: Option<String>,
     /// The id of a finished agent to continue with its history
     pub resume: Option<String>,
+    /// Your team (TeamCreate): the agent joins it as a long-lived teammate called `name`
+    pub team_name: Option<String>,
+    /// A teammate's permission mode; "plan": it plans first and you approve its plan
+    pub mode: Option<String>,
+    /// Where a teammate is shown: "in-process", "tmux" (a pane of its own) or "auto"
+    pub backend: Option<String>,
 }
 
 const DESCRIPTION: &str = "\
@@ -53,7 +60,9 @@ it needs, and what to report back.
 ends; do not poll for it (TaskGet never waits). A foreground agent that runs long moves \
 to the background on its own.
 - Its result is for you, not the user: tell the user what matters.
-- resume continues a finished agent (by id) with its history and your new prompt.";
+- resume continues a finished agent (by id) with its history and your new prompt.
+- team_name with name: the agent joins your team (TeamCreate) as a teammate that works \
+alongside you until the team is deleted; talk to it with SendMessage.";
 
 impl TypedTool for AgentTool {
     type Args = AgentArgs;
@@ -87,6 +96,9 @@ impl TypedTool for AgentTool {
                 name: args.name.filter(|n| !n.trim().is_empty()),
                 isolation: args.isolation.filter(|i| !i.trim().is_empty()),
                 resume: args.resume.filter(|r| !r.trim().is_empty()),
+                team_name: args.team_name.filter(|t| !t.trim().is_empty()),
+                mode: args.mode.filter(|m| !m.trim().is_empty()),
+                backend: args.backend.filter(|b| !b.trim().is_empty()),
             };
             let result = host.run_agent(request).await.map_err(ToolError::Failed)?;
             Ok(ToolOutput::text(result))

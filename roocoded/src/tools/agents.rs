@@ -19,6 +19,12 @@ pub struct AgentRequest {
     pub isolation: Option<String>,
     /// The id of a finished child to continue with its history.
     pub resume: Option<String>,
+    /// The caller's team: the agent joins it as a teammate named `name`.
+    pub team_name: Option<String>,
+    /// The permission mode a teammate starts in (`plan`: its lead approves its plan).
+    pub mode: Option<String>,
+    /// Where a teammate is shown: `in-process`, `tmux` or `auto` (`teams.backend`).
+    pub backend: Option<String>,
 }
 
 /// The sub-agents of the calling agent.

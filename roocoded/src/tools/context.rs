@@ -52,6 +52,8 @@ pub struct ToolContext {
     /// The calling agent's sub-agents (`Agent` and the task tools); None: it cannot
     /// start any.
     pub agents: Option<Arc<dyn super::AgentHost>>,
+    /// The calling agent's team (the team tools); None: it has none and can lead none.
+    pub team: Option<Arc<dyn super::TeamHost>>,
     /// The OS sandbox of commands (None: commands run unconfined with `env` as is; only
     /// contexts built by tests have none).
     pub sandbox: Option<Arc<crate::sandbox::CommandSandbox>>,
@@ -95,6 +97,7 @@ impl ToolContext {
             memory_dirs: None,
             gate: None,
             agents: None,
+            team: None,
             sandbox: None,
         }
     }

@@ -41,6 +41,8 @@ mod schema_tests;
 #[cfg(test)]
 mod target_tests;
 mod tasks;
+mod team_create;
+mod teams;
 mod todo;
 mod toolset;
 mod typed;
@@ -76,6 +78,8 @@ pub use prepared::{Invocation, Prepared};
 pub use read::ReadTool;
 pub use registry::{CallError, Registry, RegistryError};
 pub use tasks::{TaskGetTool, TaskListTool, TaskStopTool};
+pub use team_create::TeamCreateTool;
+pub use teams::{NewTeam, TeamHost};
 pub use todo::{TodoItem, TodoList, TodoStatus, TodoWriteTool};
 pub use toolset::{AgentKind, Selection, ToolSet, select};
 pub use typed::TypedTool;

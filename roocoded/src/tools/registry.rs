@@ -13,7 +13,7 @@ use crate::llm::ToolSpec;
 use super::{
     AgentTool, AskUserQuestionTool, BashOutputTool, BashTool, EditTool, ExitPlanModeTool, GlobTool,
     GrepTool, KillShellTool, MemoryTool, Prepared, ReadTool, Spec, TaskGetTool, TaskListTool,
-    TaskStopTool, TodoWriteTool, Tool, ToolContext, WebFetchTool, WriteTool,
+    TaskStopTool, TeamCreateTool, TodoWriteTool, Tool, ToolContext, WebFetchTool, WriteTool,
 };
 
 /// Most problems listed in one validation message.
@@ -100,6 +100,7 @@ impl Registry {
             Arc::new(TaskListTool),
             Arc::new(TaskGetTool),
             Arc::new(TaskStopTool),
+            Arc::new(TeamCreateTool),
         ];
         for tool in builtins {
             if let Err(e) = registry.register(tool) {
@@ -376,10 +377,10 @@ mod tests {
         assert_eq!(names, without_glob);
         assert_eq!(
             registry.validate("Glob", &json!({"pattern": "*"})),
-            Err(
-                "No such tool: Glob. Available tools: Read, Write, Edit, Grep, Bash, BashOutput, KillShell, WebFetch, TodoWrite, AskUserQuestion, ExitPlanMode, Memory, Agent, TaskList, TaskGet, TaskStop."
-                    .to_string()
-            )
+            Err(format!(
+                "No such tool: Glob. Available tools: {}.",
+                without_glob.join(", ")
+            ))
         );
         assert!(registry.set_enabled("Glob", true));
         assert!(registry.get("Glob").is_some());

@@ -84,7 +84,7 @@ pub(crate) fn prepared(tool: &dyn Tool, input: &Value, ctx: &ToolContext) -> Pre
 
 /// Valid inputs for every built-in tool, several where the target depends on them.
 /// The built-in tools' names, in the registry's order.
-pub(crate) const BUILTIN_NAMES: [&str; 17] = [
+pub(crate) const BUILTIN_NAMES: [&str; 18] = [
     "Read",
     "Write",
     "Edit",
@@ -102,6 +102,7 @@ pub(crate) const BUILTIN_NAMES: [&str; 17] = [
     "TaskList",
     "TaskGet",
     "TaskStop",
+    "TeamCreate",
 ];
 
 pub(crate) fn builtin_inputs() -> Vec<(&'static str, Value)> {
@@ -162,6 +163,10 @@ pub(crate) fn builtin_inputs() -> Vec<(&'static str, Value)> {
         ("TaskList", serde_json::json!({})),
         ("TaskGet", serde_json::json!({"task_id": "a1"})),
         ("TaskStop", serde_json::json!({"taskId": "a1"})),
+        (
+            "TeamCreate",
+            serde_json::json!({"team_name": "alpha", "description": "the migration", "isolation": "worktree"}),
+        ),
     ]
 }
 

@@ -8,7 +8,8 @@
 //! 1. the configuration: `tools.disabled` for every agent; `tools.bash: false` removes
 //!    Bash with its helpers BashOutput and KillShell;
 //! 2. no child gets `Agent`, `AskUserQuestion`, `TaskStop` or `ExitPlanMode` (a child
-//!    never talks to the user, and never stops what its parent started);
+//!    never talks to the user, and never stops what its parent started), nor a team
+//!    tool; a teammate keeps everything but the lead's tools ([`NEVER_FOR_TEAMMATES`]);
 //! 3. custom agents (from definition files) lose `agents.custom_disallowed`;
 //! 4. background agents keep only the working set ([`BACKGROUND_TOOLS`], plus skill,
 //!    tool-search and MCP tools), so they can still edit and run tests unattended;
@@ -23,7 +24,22 @@ use super::{CallError, Prepared, Registry, ToolContext};
 use crate::llm::ToolSpec;
 
 /// What a child never gets, whatever its definition says.
-pub const NEVER_FOR_CHILDREN: &[&str] = &["Agent", "AskUserQuestion", "TaskStop", "ExitPlanMode"];
+pub const NEVER_FOR_CHILDREN: &[&str] = &[
+    "Agent",
+    "AskUserQuestion",
+    "TaskStop",
+    "ExitPlanMode",
+    "TeamCreate",
+    "TeamDelete",
+    "SendMessage",
+    "TaskCreate",
+    "TaskUpdate",
+];
+
+/// What a teammate never gets: it talks to its lead, not the user, starts no
+/// background agents and adds no teammates.
+pub const NEVER_FOR_TEAMMATES: &[&str] =
+    &["AskUserQuestion", "TaskStop", "TeamCreate", "TeamDelete"];
 
 /// What a background agent keeps (with `Skill`, `ToolSearch` and MCP tools).
 pub const BACKGROUND_TOOLS: &[&str] = &[
@@ -56,6 +72,11 @@ pub enum AgentKind {
         custom: bool,
         /// Runs in the background (unattended).
         background: bool,
+    },
+    /// A member of a team (long-lived, works beside its lead).
+    Teammate {
+        /// Defined in a file, not built in.
+        custom: bool,
     },
 }
 
@@ -141,12 +162,20 @@ fn keeps(s: &Selection<'_>, name: &str) -> bool {
     if listed(s.disabled) || (s.bash == Some(false) && BASH_TOOLS.contains(&name)) {
         return false;
     }
-    if let AgentKind::Child { custom, background } = s.kind {
-        if NEVER_FOR_CHILDREN.contains(&name) || (custom && listed(s.custom_disallowed)) {
-            return false;
+    match s.kind {
+        AgentKind::Main => {}
+        AgentKind::Child { custom, background } => {
+            if NEVER_FOR_CHILDREN.contains(&name) || (custom && listed(s.custom_disallowed)) {
+                return false;
+            }
+            if background && !BACKGROUND_TOOLS.contains(&name) && !name.starts_with("mcp__") {
+                return false;
+            }
         }
-        if background && !BACKGROUND_TOOLS.contains(&name) && !name.starts_with("mcp__") {
-            return false;
+        AgentKind::Teammate { custom } => {
+            if NEVER_FOR_TEAMMATES.contains(&name) || (custom && listed(s.custom_disallowed)) {
+                return false;
+            }
         }
     }
     let allowed = s.allowed.filter(|a| !a.is_empty()).is_none_or(listed);

@@ -156,6 +156,18 @@ impl Book {
         entry
     }
 
+    /// A new entry for a run of `id`, unless one is open (a run is queued, running or
+    /// ending): then `None`.
+    pub fn open_if_absent(&self, id: &str, phase: Phase) -> Option<Arc<Entry>> {
+        let mut entries = lock(&self.entries);
+        if entries.contains_key(id) {
+            return None;
+        }
+        let entry = Arc::new(Entry::new(phase));
+        entries.insert(id.to_string(), entry.clone());
+        Some(entry)
+    }
+
     pub fn get(&self, id: &str) -> Option<Arc<Entry>> {
         lock(&self.entries).get(id).cloned()
     }

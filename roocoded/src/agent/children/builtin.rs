@@ -38,6 +38,7 @@ pub fn builtin_types(verification: bool) -> Vec<AgentType> {
         permission_mode: None,
         isolation: Isolation::None,
         background: false,
+        plan_mode_required: false,
         timeout_s: None,
         read_only_commands: false,
         custom: false,

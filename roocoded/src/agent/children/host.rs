@@ -122,7 +122,14 @@ impl ChildHost {
 impl AgentHost for ChildHost {
     fn run_agent(&self, request: AgentRequest) -> BoxFuture<'_, Result<String, String>> {
         async move {
+            let teammate = request.team_name.clone();
             let started = self.engine.start_agent(&self.parent, request).await?;
+            if let Some(team) = teammate {
+                return Ok(format!(
+                    "Teammate \"{}\" joined team \"{team}\" (id {}) and is working on its assignment. It works alongside you until the team is deleted: talk to it with SendMessage to \"{}\". Its messages, and a notice whenever it goes idle, reach you as <teammate-message> blocks; do not poll for them.",
+                    started.name, started.id, started.name
+                ));
+            }
             if started.background {
                 return Ok(format!(
                     "Started agent \"{}\" in the background (id {}). You will get a <task-notification> with its result when it ends: do not poll for it; go on with other work, or end your turn if there is none.",

@@ -109,7 +109,7 @@ impl Engine {
     /// Before a child that ran in a worktree is resumed (`Agent` with `resume`): its
     /// branch checked out again where its spec says it works, so its tools and sandbox
     /// find it. Nothing to do for a child without one, or whose worktree is still there.
-    pub(super) async fn reopen_worktree(&self, row: &AgentRow) -> Result<(), String> {
+    pub(in crate::agent) async fn reopen_worktree(&self, row: &AgentRow) -> Result<(), String> {
         let spec = super::ChildSpec::from_json(&row.spec)
             .map_err(|e| format!("agent {} has a corrupt spec: {e}", row.id))?;
         let Some(path) = spec.workspace else {

@@ -29,8 +29,10 @@ mod run;
 mod spawn;
 mod types;
 
-pub use book::{Book, SlotGuard};
+pub use book::{Book, Outcome, Phase, SlotGuard, StopCause};
 pub use builtin::builtin_types;
 pub use host::ChildHost;
+pub use notification::summary_of;
 pub use spawn::ParentCall;
-pub use types::ChildSpec;
+pub(in crate::agent) use spawn::Started;
+pub use types::{ChildSpec, latitude};

@@ -38,9 +38,27 @@ impl Engine {
         let Some(row) = self.store.agent(id).await? else {
             return Err(AgentError::Invalid(format!("agent {id} does not exist")));
         };
-        let spec = ChildSpec::from_json(&row.spec)
-            .map_err(|e| AgentError::Invalid(format!("agent {id} has a corrupt spec: {e}")))?;
         let entry = self.children.open(id, phase);
+        self.run_opened(&row, entry).await
+    }
+
+    /// Starts the run of `row` whose book entry is `entry` (see [`Engine::run_child`]).
+    pub(in crate::agent) async fn run_opened(
+        self: &Arc<Self>,
+        row: &AgentRow,
+        entry: Arc<Entry>,
+    ) -> Result<(), AgentError> {
+        let id = row.id.as_str();
+        let phase = entry.phase();
+        let spec = match ChildSpec::from_json(&row.spec) {
+            Ok(spec) => spec,
+            Err(e) => {
+                self.children.close_if(id, &entry);
+                return Err(AgentError::Invalid(format!(
+                    "agent {id} has a corrupt spec: {e}"
+                )));
+            }
+        };
         let limit = match self.store.session(id).await? {
             Some(session) => self
                 .config(std::path::Path::new(&session.root))
@@ -213,6 +231,13 @@ impl Engine {
 
     /// The turns of session `id` ended: if it is a child, its run is over.
     pub(crate) async fn child_ended(self: &Arc<Self>, id: &str) {
+        match self.store.member(id).await {
+            Ok(Some(member)) => return self.teammate_ended(id, &member).await,
+            Ok(None) => {}
+            Err(e) => {
+                tracing::error!(agent = %id, "cannot tell whether the agent is a teammate: {e}")
+            }
+        }
         if let Err(e) = self.finish_child(id).await {
             tracing::error!(agent = %id, "cannot finish the sub-agent: {e}");
         }
@@ -315,7 +340,7 @@ impl Engine {
 
     /// How the child's run ended, from why it was stopped and how its last turn ended;
     /// `None` when the daemon interrupted it (it is resumed, not finished).
-    async fn outcome_of(
+    pub(in crate::agent) async fn outcome_of(
         &self,
         row: &AgentRow,
         stopped: Option<StopCause>,
@@ -403,7 +428,7 @@ impl Engine {
                 tracing::error!(session = %session, "cannot wake the session for its inbox: {e}");
             }
         }
-        Ok(())
+        self.resume_teammates().await
     }
 
     /// Resumes one agent a previous daemon left live: a background one continues, told

@@ -34,7 +34,7 @@ pub struct ParentCall {
 }
 
 /// A child that has started (or queued for a slot).
-pub struct Started {
+pub(in crate::agent) struct Started {
     pub id: String,
     pub name: String,
     pub background: bool,
@@ -64,18 +64,36 @@ impl Engine {
         parent: &ParentCall,
         request: AgentRequest,
     ) -> Result<Started, String> {
-        if parent.session.kind != SessionKind::Main {
-            return Err(
-                "sub-agents cannot start agents of their own: do this part of the task yourself"
-                    .into(),
-            );
+        match parent.session.kind {
+            SessionKind::Main => {}
+            SessionKind::Teammate => helper_of_teammate(&request)?,
+            _ => {
+                return Err(
+                    "sub-agents cannot start agents of their own: do this part of the task yourself"
+                        .into(),
+                );
+            }
+        }
+        if let Some(team) = request.team_name.clone() {
+            return self.start_teammate(parent, request, &team).await;
         }
         if let Some(id) = &request.resume {
             return self.resume_agent(parent, id, &request).await;
         }
         let plan = self.plan_child(parent, &request)?;
+        self.record_planned(parent, &request, plan).await
+    }
+
+    /// Records and starts the child `plan` describes; if that fails, nothing of it
+    /// stays.
+    pub(in crate::agent) async fn record_planned(
+        self: &Arc<Self>,
+        parent: &ParentCall,
+        request: &AgentRequest,
+        plan: Plan,
+    ) -> Result<Started, String> {
         let id = uuid::Uuid::now_v7().to_string();
-        match self.record_child(&id, parent, &request, plan).await {
+        match self.record_child(&id, parent, request, plan).await {
             Ok(started) => Ok(started),
             Err(e) => {
                 // Whatever was stored of it goes (its worktree, if made, is cleaned at
@@ -89,7 +107,11 @@ impl Engine {
     }
 
     /// Everything about the child that can be decided (and refused) before it exists.
-    fn plan_child(&self, parent: &ParentCall, request: &AgentRequest) -> Result<Plan, String> {
+    pub(in crate::agent) fn plan_child(
+        &self,
+        parent: &ParentCall,
+        request: &AgentRequest,
+    ) -> Result<Plan, String> {
         let ty = match &request.subagent_type {
             None => None,
             Some(name) => {
@@ -140,6 +162,7 @@ impl Engine {
                     timeout_s: limits.timeout.as_secs(),
                     advertised_tools: Some(parent.tool_names.clone()),
                     workspace: None,
+                    team: None,
                 };
                 (spec, "fork".to_string(), parent.session.mode)
             }
@@ -176,6 +199,7 @@ impl Engine {
                     timeout_s: t.timeout_s.unwrap_or(limits.timeout.as_secs()),
                     advertised_tools: None,
                     workspace: None,
+                    team: None,
                 };
                 let mode = super::types::child_mode(t, parent.session.mode);
                 (spec, t.name.clone(), mode)
@@ -189,6 +213,9 @@ impl Engine {
             model,
             mode,
             isolation,
+            kind: SessionKind::SubAgent,
+            joining: None,
+            plan_mode_required: ty.as_ref().is_some_and(|t| t.plan_mode_required),
         })
     }
 
@@ -248,7 +275,7 @@ impl Engine {
                 session: NewSession {
                     id: id.clone(),
                     parent_session_id: Some(parent.session.id.clone()),
-                    kind: SessionKind::SubAgent,
+                    kind: plan.kind,
                     title: request.description.clone(),
                     cwd,
                     root: parent.session.root.clone(),
@@ -269,6 +296,11 @@ impl Engine {
         if let Some(wt) = &worktree {
             self.store
                 .set_agent_worktree(&id, Some(&wt.path.display().to_string()), Some(&wt.branch))
+                .await?;
+        }
+        if let Some(joining) = &plan.joining {
+            let worktree = worktree.as_ref().map(|w| w.path.display().to_string());
+            self.join_team(&row, joining, worktree.as_deref(), plan.plan_mode_required)
                 .await?;
         }
         match fork_context {
@@ -407,13 +439,37 @@ impl Engine {
 }
 
 /// A child before it exists.
-struct Plan {
-    spec: ChildSpec,
-    agent_type: String,
-    name: String,
-    model: String,
-    mode: roocode_protocol::Mode,
-    isolation: Isolation,
+pub(in crate::agent) struct Plan {
+    pub spec: ChildSpec,
+    pub agent_type: String,
+    pub name: String,
+    pub model: String,
+    pub mode: roocode_protocol::Mode,
+    pub isolation: Isolation,
+    /// `sub_agent`, or `teammate` for a member of a team.
+    pub kind: SessionKind,
+    /// The team a teammate joins.
+    pub joining: Option<crate::agent::team::Joining>,
+    /// Its type asks for plan approval when it runs as a teammate.
+    pub plan_mode_required: bool,
+}
+
+/// What a teammate may start: foreground helpers of a named type only (no background
+/// agents, forks, resumes or teammates of its own).
+fn helper_of_teammate(request: &AgentRequest) -> Result<(), String> {
+    if request.team_name.is_some() {
+        return Err("only the team's lead adds teammates: ask the lead with SendMessage".into());
+    }
+    if request.run_in_background || request.resume.is_some() {
+        return Err("a teammate starts foreground helpers only: leave out run_in_background and resume, and wait for the helper's answer".into());
+    }
+    if request.subagent_type.is_none() {
+        return Err(
+            "a teammate cannot fork itself: name a subagent_type (such as Explore or general-purpose)"
+                .into(),
+        );
+    }
+    Ok(())
 }
 
 /// The model a child runs: `inherit` is the parent's; a tier is the parent's

@@ -27,6 +27,8 @@ pub struct AgentType {
     pub isolation: Isolation,
     /// Always runs in the background.
     pub background: bool,
+    /// As a teammate it plans first, its lead approving the plan.
+    pub plan_mode_required: bool,
     pub timeout_s: Option<u64>,
     /// Its Bash may run read-only commands only (the gate enforces it).
     pub read_only_commands: bool,
@@ -51,6 +53,7 @@ impl From<&Definition> for AgentType {
             permission_mode: d.permission_mode,
             isolation: d.isolation,
             background: d.background,
+            plan_mode_required: d.plan_mode_required,
             timeout_s: d.timeout_s,
             read_only_commands: false,
             custom: true,
@@ -112,6 +115,11 @@ pub struct ChildSpec {
     /// Its git worktree (`isolation: worktree`): where it works instead of the project.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workspace: Option<PathBuf>,
+    /// A teammate: the id of its team. It runs like its lead's main agent (its own
+    /// turns, every tool but the lead's), goes idle when its loop ends and is resumed
+    /// by a message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team: Option<String>,
 }
 
 impl ChildSpec {
@@ -140,6 +148,7 @@ mod tests {
             permission_mode: Some(mode),
             isolation: Isolation::None,
             background: false,
+            plan_mode_required: false,
             timeout_s: None,
             read_only_commands: false,
             custom: true,

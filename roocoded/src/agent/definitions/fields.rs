@@ -23,6 +23,7 @@ enum Key {
     Isolation,
     Background,
     TimeoutS,
+    PlanModeRequired,
 }
 
 /// Claude Code keys accepted and listed as not applied.
@@ -40,6 +41,7 @@ fn key(spelling: &str) -> Option<Key> {
         "isolation" => Key::Isolation,
         "background" => Key::Background,
         "timeout_s" | "timeoutS" => Key::TimeoutS,
+        "plan_mode_required" | "planModeRequired" => Key::PlanModeRequired,
         _ => return None,
     })
 }
@@ -63,6 +65,7 @@ pub(crate) fn definition(
         isolation: Isolation::None,
         background: false,
         timeout_s: None,
+        plan_mode_required: false,
         not_applied: Vec::new(),
         unknown_keys: Vec::new(),
         lenient_yaml: false,
@@ -122,6 +125,7 @@ fn apply(def: &mut Definition, known: Key, spelling: &str, value: Value) -> Resu
         Key::PermissionMode => def.permission_mode = mode(spelling, value)?,
         Key::Isolation => def.isolation = isolation(spelling, value)?,
         Key::Background => def.background = boolean(spelling, value)?,
+        Key::PlanModeRequired => def.plan_mode_required = boolean(spelling, value)?,
         Key::TimeoutS => def.timeout_s = Some(count(spelling, value, u64::MAX)?),
     }
     Ok(())

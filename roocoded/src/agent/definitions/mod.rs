@@ -122,6 +122,9 @@ pub struct Definition {
     pub permission_mode: Option<Mode>,
     pub isolation: Isolation,
     pub background: bool,
+    /// As a teammate it starts in plan mode, and its lead approves its plan
+    /// (`plan_mode_required`).
+    pub plan_mode_required: bool,
     pub timeout_s: Option<u64>,
     /// Claude Code keys RooCode accepts but does not apply (`color`, `skills`,
     /// `mcpServers`, `hooks`), as the file spelled them.

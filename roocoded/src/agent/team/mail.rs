@@ -3,6 +3,8 @@
 
 use std::sync::Arc;
 
+use roocode_protocol::event::EventPayload;
+
 use crate::agent::{AgentError, Engine};
 use crate::store::{MailKind, MailRow, NewMail};
 
@@ -17,9 +19,40 @@ impl Engine {
     ) -> Result<Vec<i64>, AgentError> {
         let ids = self.store.send_mail(mail, recipients).await?;
         for to in recipients {
-            self.wake(to).await?;
+            self.announce_mail(mail, to).await;
+        }
+        for to in recipients {
+            if mail.kind == MailKind::IdleNotification {
+                self.wake_lead_soon(to);
+            } else {
+                self.wake(to).await?;
+            }
         }
         Ok(ids)
+    }
+
+    /// `mailbox_message` on the lead's stream and, for a member, on its own (best
+    /// effort: the mailbox table is the record).
+    pub(crate) async fn announce_mail(&self, mail: &NewMail<'_>, to: &str) {
+        let Ok(Some(team)) = self.store.team(mail.team_id).await else {
+            return;
+        };
+        let event = EventPayload::MailboxMessage {
+            team: team.name.clone(),
+            from: self.team_name_of(mail.team_id, mail.sender).await,
+            to: self.team_name_of(mail.team_id, to).await,
+            kind: mail.kind.as_str().to_string(),
+            summary: mail.summary.to_string(),
+        };
+        let mut streams = vec![team.lead_session_id.as_str()];
+        if to != team.lead_session_id {
+            streams.push(to);
+        }
+        for stream in streams {
+            if let Err(e) = self.events.append(stream, mail.sender, event.clone()).await {
+                tracing::warn!(session = %stream, "cannot record mailbox_message: {e}");
+            }
+        }
     }
 
     /// The name `agent_id` goes by in its team: a member's name, `lead` for the lead.
@@ -47,6 +80,9 @@ fn reading_note(kind: MailKind) -> Option<&'static str> {
         ),
         MailKind::PlanApprovalRequest => Some(
             "This asks you to approve a plan: answer with SendMessage kind plan_approval_response (approve, or refuse with feedback).",
+        ),
+        MailKind::IdleNotification => Some(
+            "This teammate is idle: send it a message to give it more work; do not wait for it.",
         ),
         _ => None,
     }

@@ -2,13 +2,28 @@
 //! talk through mailboxes and share a task list, all in SQLite (`store::teams`,
 //! `store::team_tasks`, `store::mailbox`).
 //!
-//! Built so far: mail. [`Engine::post_mail`] stores a message for its recipients in one
-//! transaction and wakes each; a recipient's turn reads its unread mail at the start of
-//! every iteration, in the transaction that writes it into its context, as one
-//! `<teammate-message>` block each ([`mail_text`]).
+//! - `spawn`: an `Agent` call with `team_name` makes a teammate — a child of the lead
+//!   (session kind `teammate`) planned like any sub-agent, recorded as a member.
+//! - `life`: a teammate's loop ending makes it idle (its lead gets an idle notice,
+//!   debounced) or stopped; a message resumes it with its full history, in a turn slot.
+//! - `mail`: [`Engine::post_mail`] stores a message for its recipients in one
+//!   transaction and wakes each; a recipient's turn reads its unread mail at the start
+//!   of every iteration, in the transaction that writes it into its context, as one
+//!   `<teammate-message>` block each ([`mail_text`]).
+//! - `host`: the [`TeamHost`](crate::tools::TeamHost) of a lead's or a teammate's calls.
+//! - `cleanup`: deleting a team once no member is active.
+//! - `backend`: where a teammate is shown (`in-process`, or a tmux pane too).
 
+pub mod backend;
+mod cleanup;
+mod host;
+mod life;
 mod mail;
+mod spawn;
 #[cfg(test)]
 mod tests;
 
+pub use host::TeamLink;
+pub use life::TeamBook;
 pub use mail::mail_text;
+pub use spawn::Joining;

@@ -87,9 +87,29 @@ fn the_layers_as_a_table() {
             all(),
         ),
         (
-            "built-in foreground child",
+            "built-in foreground child: no Agent, user or team tools",
             sel(child(false, false), none, None),
-            without(&["Agent", "AskUserQuestion", "TaskStop", "ExitPlanMode"]),
+            without(NEVER_FOR_CHILDREN),
+        ),
+        (
+            "teammate: everything but the user's and the lead's tools",
+            sel(AgentKind::Teammate { custom: false }, none, None),
+            without(&["AskUserQuestion", "TaskStop", "TeamCreate", "TeamDelete"]),
+        ),
+        (
+            "custom teammate loses agents.custom_disallowed",
+            Selection {
+                custom_disallowed: &custom_off,
+                ..sel(AgentKind::Teammate { custom: true }, none, None)
+            },
+            without(&[
+                "AskUserQuestion",
+                "TaskStop",
+                "TeamCreate",
+                "TeamDelete",
+                "Bash",
+                "WebFetch",
+            ]),
         ),
         (
             "background child keeps the working set and MCP tools",
@@ -115,14 +135,7 @@ fn the_layers_as_a_table() {
                 custom_disallowed: &custom_off,
                 ..sel(child(true, false), none, None)
             },
-            without(&[
-                "Agent",
-                "AskUserQuestion",
-                "TaskStop",
-                "ExitPlanMode",
-                "Bash",
-                "WebFetch",
-            ]),
+            without(&[NEVER_FOR_CHILDREN, &["Bash", "WebFetch"]].concat()),
         ),
         (
             "custom_disallowed does not touch built-in children",
@@ -130,7 +143,7 @@ fn the_layers_as_a_table() {
                 custom_disallowed: &custom_off,
                 ..sel(child(false, false), none, None)
             },
-            without(&["Agent", "AskUserQuestion", "TaskStop", "ExitPlanMode"]),
+            without(NEVER_FOR_CHILDREN),
         ),
         (
             "a definition's tools: only those (never a forbidden or unknown one)",

@@ -335,6 +335,7 @@ async fn child(engine: &Engine, p: &Place, id: &str, background: bool) -> AgentR
                 timeout_s: 60,
                 advertised_tools: None,
                 workspace: Some(made.path.clone()),
+                team: None,
             }
             .to_json()
             .unwrap(),

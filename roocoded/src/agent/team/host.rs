@@ -1,0 +1,85 @@
+//! [`TeamLink`]: the [`TeamHost`] of one agent's tool calls — a lead's (its team, or
+//! the team it may create) or a teammate's (the team it is a member of).
+
+use std::sync::Arc;
+
+use futures_util::FutureExt as _;
+use futures_util::future::BoxFuture;
+use roocode_protocol::session::SessionKind;
+
+use crate::agent::Engine;
+use crate::store::SessionRow;
+use crate::tools::{NewTeam, TeamHost};
+
+/// The team side of one agent's calls.
+pub struct TeamLink {
+    engine: Arc<Engine>,
+    /// The calling agent's session.
+    session: SessionRow,
+}
+
+impl std::fmt::Debug for TeamLink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TeamLink")
+            .field("session", &self.session.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl TeamLink {
+    pub fn new(engine: Arc<Engine>, session: SessionRow) -> Self {
+        Self { engine, session }
+    }
+}
+
+impl TeamHost for TeamLink {
+    fn create_team(&self, team: NewTeam) -> BoxFuture<'_, Result<String, String>> {
+        async move {
+            if self.session.kind != SessionKind::Main {
+                return Err("only a main agent leads a team: a teammate cannot create one".into());
+            }
+            let name = &team.team_name;
+            let valid = !name.is_empty()
+                && name.len() <= 64
+                && name
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+            if !valid {
+                return Err(format!(
+                    "the team name \"{name}\" is not valid: use up to 64 letters, digits, `-` or `_`"
+                ));
+            }
+            let isolation = match team.isolation.as_deref() {
+                None | Some("none") => "none",
+                Some("worktree") => "worktree",
+                Some(other) => {
+                    return Err(format!(
+                        "unknown isolation `{other}`: the only isolation is \"worktree\""
+                    ));
+                }
+            };
+            let store = self.engine.store();
+            if let Some(existing) = store.team_of(&self.session.id).await.map_err(|e| e.to_string())? {
+                return Err(format!(
+                    "you lead the team \"{}\" already (one team per lead): add teammates to it, or delete it with TeamDelete first",
+                    existing.name
+                ));
+            }
+            let id = uuid::Uuid::now_v7().to_string();
+            store
+                .create_team(&id, name, &self.session.id, &team.description, isolation)
+                .await
+                .map_err(|e| e.to_string())?;
+            tracing::info!(session = %self.session.id, team = %name, isolation, "team created");
+            let worktrees = if isolation == "worktree" {
+                " Each teammate works in its own git worktree and branch; merging them is work to assign."
+            } else {
+                ""
+            };
+            Ok(format!(
+                "Team \"{name}\" created; you are its lead (teammates address you as \"lead\").{worktrees} Next: create the tasks (TaskCreate, with add_blocked_by where one needs another), then start each teammate with Agent (team_name \"{name}\" and a name), saying which tasks are its own."
+            ))
+        }
+        .boxed()
+    }
+}

@@ -1,0 +1,321 @@
+//! A teammate's life between runs. When its loop ends it becomes idle (or stopped, when
+//! it was stopped), recorded with an idle notice for its lead in one transaction; a
+//! message to an idle or stopped teammate starts a new run with its full history, in a
+//! turn slot of `agents.max_concurrent` (teammates count only while a turn runs).
+//!
+//! A lead is woken for idle notices after `teams.idle_debounce_ms`, so one lead
+//! iteration takes every notice that arrived meanwhile; other mail wakes at once.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use futures_util::future::BoxFuture;
+use roocode_protocol::agents::AgentState;
+use roocode_protocol::event::EventPayload;
+
+use crate::agent::children::{Outcome, Phase, StopCause, summary_of};
+use crate::agent::{AgentError, Engine};
+use crate::store::{AgentRow, MailKind, MemberEnd, MemberRow, MemberState, NewMail};
+
+/// The live side of teams.
+#[derive(Default)]
+pub struct TeamBook {
+    /// Leads with a debounced wake pending.
+    waking: Mutex<HashSet<String>>,
+}
+
+impl TeamBook {
+    /// True if no wake of `lead` is pending (and one is now).
+    fn claim_wake(&self, lead: &str) -> bool {
+        let mut waking = self.waking.lock().unwrap_or_else(PoisonError::into_inner);
+        waking.insert(lead.to_string())
+    }
+
+    fn release_wake(&self, lead: &str) {
+        let mut waking = self.waking.lock().unwrap_or_else(PoisonError::into_inner);
+        waking.remove(lead);
+    }
+}
+
+impl Engine {
+    /// Whether session `id` is a member of a team.
+    pub(crate) async fn is_teammate(&self, id: &str) -> bool {
+        matches!(self.store.member(id).await, Ok(Some(_)))
+    }
+
+    /// Something arrived for teammate `id`: a running teammate reads it before its next
+    /// model call; an idle or stopped one starts a run that reads it.
+    ///
+    /// Boxed: a run's end can resume it again, and the compiler needs that cycle cut.
+    pub(crate) fn wake_teammate<'a>(
+        self: &'a Arc<Self>,
+        id: &'a str,
+    ) -> BoxFuture<'a, Result<(), AgentError>> {
+        Box::pin(self.wake_teammate_now(id))
+    }
+
+    async fn wake_teammate_now(self: &Arc<Self>, id: &str) -> Result<(), AgentError> {
+        let rt = self.runtime(id).await?;
+        {
+            let mut state = rt.state.lock().await;
+            state.woken = true;
+            if state.running.is_some() {
+                return Ok(());
+            }
+        }
+        // A run queued for a slot, starting or ending sees it (an ending one looks for
+        // unread mail after it closed).
+        let Some(entry) = self.children.open_if_absent(id, Phase::Background) else {
+            return Ok(());
+        };
+        let row = match self.store.agent(id).await {
+            Ok(Some(row)) => row,
+            Ok(None) => {
+                self.children.close_if(id, &entry);
+                return Ok(());
+            }
+            Err(e) => {
+                self.children.close_if(id, &entry);
+                return Err(e.into());
+            }
+        };
+        if let Err(e) = self.restart_member(&row, &rt).await {
+            self.children.close_if(id, &entry);
+            return Err(e);
+        }
+        tracing::info!(agent = %id, name = %row.name, "teammate resumed by its mail");
+        self.run_opened(&row, entry).await
+    }
+
+    /// Marks `row` running again and gives it its lead's environment if it has none yet.
+    async fn restart_member(
+        self: &Arc<Self>,
+        row: &AgentRow,
+        rt: &crate::agent::runtime::SessionRuntime,
+    ) -> Result<(), AgentError> {
+        self.store.restart_agent(&row.id, true).await?;
+        // It was moved to the previous run's state only when that run ended, so its
+        // worktree (if any) was kept; a teammate stopped with its team has none left.
+        self.reopen_worktree(row)
+            .await
+            .map_err(AgentError::Invalid)?;
+        if rt.state.lock().await.env.vars.is_empty()
+            && let Some(lead) = self.runtimes.get(&row.parent_id)
+        {
+            let env = lead.state.lock().await.env.clone();
+            rt.state.lock().await.env = env;
+        }
+        self.set_member_state(row, MemberState::Active).await
+    }
+
+    /// Records `state` for the member and shows it on its lead's stream.
+    pub(crate) async fn set_member_state(
+        &self,
+        row: &AgentRow,
+        state: MemberState,
+    ) -> Result<(), AgentError> {
+        self.store.set_member_state(&row.id, state).await?;
+        self.announce_member(row, state).await;
+        Ok(())
+    }
+
+    async fn announce_member(&self, row: &AgentRow, state: MemberState) {
+        let Ok(Some(member)) = self.store.member(&row.id).await else {
+            return;
+        };
+        let team = match self.store.team(&member.team_id).await {
+            Ok(Some(team)) => team.name,
+            _ => member.team_id.clone(),
+        };
+        let changed = EventPayload::TeamMember {
+            team,
+            name: member.name.clone(),
+            agent_type: member.agent_type.clone(),
+            state,
+            joined: false,
+        };
+        if let Err(e) = self.events.append(&row.parent_id, &row.id, changed).await {
+            tracing::warn!(agent = %row.id, "cannot record team_member: {e}");
+        }
+    }
+
+    /// The turns of teammate `id` ended: it is idle (its lead told) or stopped.
+    pub(crate) async fn teammate_ended(self: &Arc<Self>, id: &str, member: &MemberRow) {
+        if let Err(e) = self.end_member_run(id, member).await {
+            tracing::error!(agent = %id, "cannot record the end of the teammate's run: {e}");
+        }
+        // Mail that came while the run ended found it still open: a new run reads it.
+        match self.store.has_queued_injections(id).await {
+            Ok(true) => {
+                if let Err(e) = self.wake_teammate(id).await {
+                    tracing::error!(agent = %id, "cannot resume the teammate for its mail: {e}");
+                }
+            }
+            Ok(false) => {}
+            Err(e) => tracing::error!(agent = %id, "cannot read the teammate's inbox: {e}"),
+        }
+    }
+
+    async fn end_member_run(
+        self: &Arc<Self>,
+        id: &str,
+        member: &MemberRow,
+    ) -> Result<(), AgentError> {
+        let entry = self.children.get(id);
+        let Some(row) = self.store.agent(id).await? else {
+            if let Some(entry) = &entry {
+                self.children.close_if(id, entry);
+            }
+            return Ok(());
+        };
+        let entry = entry.unwrap_or_else(|| self.children.open(id, Phase::Background));
+        let stopped = entry.stop_cause() == Some(StopCause::Stopped);
+        let Some(outcome) = self.outcome_of(&row, entry.stop_cause()).await? else {
+            // The daemon is stopping: the teammate resumes at the next start.
+            self.children.close_if(id, &entry);
+            return Ok(());
+        };
+        let (agent_state, member_state) = if stopped {
+            // Its shells end with it; an idle teammate keeps its own (a dev server).
+            if let Some(rt) = self.runtimes.get(id) {
+                rt.shell.kill_all().await;
+            }
+            (AgentState::Cancelled, MemberState::Stopped)
+        } else {
+            (AgentState::Idle, MemberState::Idle)
+        };
+        let body = idle_notice(&member.name, &outcome);
+        let summary = format!("{} is idle", member.name);
+        let notice = NewMail {
+            team_id: &member.team_id,
+            sender: id,
+            kind: MailKind::IdleNotification,
+            summary: &summary,
+            body: &body,
+            request_id: None,
+            approve: None,
+        };
+        let end = MemberEnd {
+            agent_id: id,
+            agent_state,
+            member_state,
+            result: Some(&outcome.result),
+            error: outcome.error.as_deref(),
+        };
+        let told = (!stopped).then_some((&notice, row.parent_id.as_str()));
+        self.store.member_ended(&end, told).await?;
+        entry.finish(outcome);
+        self.children.close_if(id, &entry);
+        tracing::info!(agent = %id, name = %member.name, state = %member_state, "teammate's run ended");
+        self.announce_member(&row, member_state).await;
+        if !stopped {
+            self.announce_mail(&notice, &row.parent_id).await;
+            self.wake_lead_soon(&row.parent_id);
+        }
+        Ok(())
+    }
+
+    /// Wakes `lead` after the idle debounce, once for every notice arriving meanwhile.
+    pub(crate) fn wake_lead_soon(self: &Arc<Self>, lead: &str) {
+        if !self.teams.claim_wake(lead) {
+            return;
+        }
+        let engine = self.clone();
+        let lead = lead.to_string();
+        tokio::spawn(async move {
+            let delay = engine.idle_debounce(&lead).await;
+            tokio::time::sleep(delay).await;
+            engine.teams.release_wake(&lead);
+            if let Err(e) = engine.wake(&lead).await {
+                tracing::error!(session = %lead, "cannot wake the team's lead: {e}");
+            }
+        });
+    }
+
+    /// `ROOCODE_TEAM_DEBOUNCE_MS` of the lead's client, else `teams.idle_debounce_ms`.
+    async fn idle_debounce(&self, lead: &str) -> Duration {
+        if let Some(rt) = self.runtimes.get(lead)
+            && let Some(ms) = rt
+                .state
+                .lock()
+                .await
+                .env
+                .get("ROOCODE_TEAM_DEBOUNCE_MS")
+                .and_then(|v| v.parse::<u64>().ok())
+        {
+            return Duration::from_millis(ms);
+        }
+        match self.store.session(lead).await {
+            Ok(Some(session)) => self
+                .config(std::path::Path::new(&session.root))
+                .map(|c| c.teams_settings().idle_debounce)
+                .unwrap_or(Duration::from_millis(250)),
+            _ => Duration::from_millis(250),
+        }
+    }
+
+    /// After a start: idle or stopped teammates with unread mail resume (running ones
+    /// were resumed with the other background agents).
+    pub(crate) async fn resume_teammates(self: &Arc<Self>) -> Result<(), AgentError> {
+        for session in self.store.sessions_with_injections().await? {
+            if self.is_teammate(&session).await
+                && let Err(e) = self.wake_teammate(&session).await
+            {
+                tracing::error!(agent = %session, "cannot resume the teammate for its mail: {e}");
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What the lead reads when a teammate goes idle.
+fn idle_notice(name: &str, outcome: &Outcome) -> String {
+    let mut text = match (&outcome.state, &outcome.error) {
+        (_, Some(error)) => format!("{name} stopped working on an error: {error}."),
+        (AgentState::Cancelled, None) => format!("{name} was interrupted."),
+        _ => format!("{name} finished its turn and is idle."),
+    };
+    let last = summary_of(&outcome.result);
+    if !last.is_empty() {
+        text.push_str(&format!(" Its last message: {last}"));
+    }
+    text.push_str(" Send it a message to give it more work; it keeps everything it did.");
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_idle_notice_says_how_the_run_ended_and_how_to_resume() {
+        let done = Outcome {
+            state: AgentState::Completed,
+            result: "All three files are migrated.".into(),
+            error: None,
+        };
+        let text = idle_notice("builder", &done);
+        assert!(
+            text.starts_with("builder finished its turn and is idle."),
+            "{text}"
+        );
+        assert!(text.contains("All three files are migrated."), "{text}");
+        let failed = Outcome {
+            state: AgentState::Failed,
+            result: String::new(),
+            error: Some("it ran out of time".into()),
+        };
+        assert!(idle_notice("b", &failed).contains("error: it ran out of time."));
+    }
+
+    #[test]
+    fn one_debounced_wake_is_pending_per_lead() {
+        let book = TeamBook::default();
+        assert!(book.claim_wake("lead"));
+        assert!(!book.claim_wake("lead"));
+        assert!(book.claim_wake("other"));
+        book.release_wake("lead");
+        assert!(book.claim_wake("lead"));
+    }
+}

@@ -6,15 +6,18 @@
 //! (`turn_started` with no user message). The wait is over when no turn of the parent
 //! runs, every sub-agent we know of has ended, and every background one that ended
 //! has had its notification delivered (its `injected` event, whose turn then ran to
-//! its end). Everything comes from the parent's events (`agent_spawned`,
-//! `agent_backgrounded`, `agent_completed`, `injected`, turn events) plus one
-//! `agent.list` for the agents started before we subscribed; no polling.
+//! its end). A teammate never completes: it is done with when it is idle and the lead
+//! has read its idle notice (or when it stopped). Everything comes from the parent's
+//! events (`agent_spawned`, `agent_backgrounded`, `agent_completed`, `team_member`,
+//! `injected`, turn events) plus one `agent.list` for the agents started before we
+//! subscribed; no polling.
 
 use std::collections::HashMap;
 
 use roocode_client::agents::TaskNotification;
 use roocode_protocol::agents::{AgentInfo, AgentState};
 use roocode_protocol::event::{Event, EventPayload};
+use roocode_protocol::teams::MemberState;
 
 /// What we know of one sub-agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,6 +32,8 @@ struct Child {
 #[derive(Debug, Default)]
 pub struct AgentWait {
     children: HashMap<String, Child>,
+    /// Agent ids by name, for the idle notices of teammates (which name their sender).
+    names: HashMap<String, String>,
     /// The parent's running turn.
     running: Option<String>,
 }
@@ -58,7 +63,10 @@ impl AgentWait {
         let agent_id = &ev.agent_id;
         match &ev.payload {
             // A resumed agent is spawned again: it runs (and notifies) anew.
-            EventPayload::AgentSpawned { background, .. } => {
+            EventPayload::AgentSpawned {
+                background, name, ..
+            } => {
+                self.names.insert(name.clone(), agent_id.clone());
                 self.children.insert(
                     agent_id.clone(),
                     Child {
@@ -103,6 +111,29 @@ impl AgentWait {
                 {
                     c.notified = true;
                 }
+                if kind == "team_message"
+                    && let Some(name) = idle_notice_sender(text)
+                    && let Some(id) = self.names.get(name)
+                    && let Some(c) = self.children.get_mut(id)
+                {
+                    c.notified = true;
+                }
+            }
+            // A teammate: idle until a message resumes it; its lead reads a notice of it.
+            EventPayload::TeamMember { state, .. } => {
+                if let Some(c) = self.children.get_mut(agent_id) {
+                    match state {
+                        MemberState::Active => {
+                            c.ended = false;
+                            c.notified = false;
+                        }
+                        MemberState::Idle => c.ended = true,
+                        MemberState::Stopped | MemberState::Unknown => {
+                            c.ended = true;
+                            c.notified = true;
+                        }
+                    }
+                }
             }
             EventPayload::TurnStarted { turn_id } => self.running = Some(turn_id.clone()),
             EventPayload::UserMessage { turn_id, .. } if self.running.is_none() => {
@@ -134,6 +165,15 @@ impl AgentWait {
     pub fn is_done(&self) -> bool {
         !self.turn_running() && self.outstanding() == 0
     }
+}
+
+/// The teammate an idle notice is about: the `from` of a delivered
+/// `<teammate-message … kind="idle_notification">`.
+fn idle_notice_sender(text: &str) -> Option<&str> {
+    let head = text.strip_prefix("<teammate-message from=\"")?;
+    let (from, rest) = head.split_once('"')?;
+    rest.starts_with(" kind=\"idle_notification\"")
+        .then_some(from)
 }
 
 #[cfg(test)]
@@ -303,5 +343,51 @@ mod tests {
         // An agent never heard of that ends is not waited for.
         w.observe(&child_ev(9, "NEW", ended()));
         assert!(w.is_done());
+    }
+
+    fn member(state: MemberState) -> EventPayload {
+        EventPayload::TeamMember {
+            team: "alpha".into(),
+            name: "scout".into(),
+            agent_type: "general-purpose".into(),
+            state,
+            joined: false,
+        }
+    }
+
+    fn idle_notice(turn: &str) -> EventPayload {
+        EventPayload::Injected {
+            turn_id: turn.into(),
+            kind: "team_message".into(),
+            text: "<teammate-message from=\"scout\" kind=\"idle_notification\" summary=\"scout is idle\">\nscout finished its turn and is idle.\n</teammate-message>".into(),
+        }
+    }
+
+    #[test]
+    fn a_teammate_is_waited_for_until_its_lead_read_its_idle_notice() {
+        let mut w = AgentWait::new(&[]);
+        let done = trace(
+            &mut w,
+            &[
+                s(started("T1")),
+                a("M1", spawned(true)),
+                s(completed("T1", StopReason::EndTurn)),
+                a("M1", member(MemberState::Idle)),
+                s(idle_notice("T2")),
+                s(started("T2")),
+                s(completed("T2", StopReason::EndTurn)),
+                // A message resumes it: waited for again; stopping ends the wait.
+                a("M1", member(MemberState::Active)),
+                a("M1", member(MemberState::Stopped)),
+            ],
+        );
+        assert_eq!(
+            done,
+            [false, false, false, false, false, false, true, false, true]
+        );
+        assert_eq!(
+            idle_notice_sender("<teammate-message from=\"x\" kind=\"message\">"),
+            None
+        );
     }
 }

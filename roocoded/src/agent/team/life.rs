@@ -142,8 +142,14 @@ impl Engine {
 
     /// The turns of teammate `id` ended: it is idle (its lead told) or stopped.
     pub(crate) async fn teammate_ended(self: &Arc<Self>, id: &str, member: &MemberRow) {
-        if let Err(e) = self.end_member_run(id, member).await {
-            tracing::error!(agent = %id, "cannot record the end of the teammate's run: {e}");
+        match self.end_member_run(id, member).await {
+            Ok(Some(MemberState::Idle)) => {}
+            // Stopped (a message resumes it later), or still running after a restart.
+            Ok(_) => return,
+            Err(e) => {
+                tracing::error!(agent = %id, "cannot record the end of the teammate's run: {e}");
+                return;
+            }
         }
         // Mail that came while the run ended found it still open: a new run reads it.
         match self.store.has_queued_injections(id).await {
@@ -157,24 +163,26 @@ impl Engine {
         }
     }
 
+    /// Records how the run ended; the member's new state (`None`: it was not ended —
+    /// deleted, or interrupted by the daemon stopping).
     async fn end_member_run(
         self: &Arc<Self>,
         id: &str,
         member: &MemberRow,
-    ) -> Result<(), AgentError> {
+    ) -> Result<Option<MemberState>, AgentError> {
         let entry = self.children.get(id);
         let Some(row) = self.store.agent(id).await? else {
             if let Some(entry) = &entry {
                 self.children.close_if(id, entry);
             }
-            return Ok(());
+            return Ok(None);
         };
         let entry = entry.unwrap_or_else(|| self.children.open(id, Phase::Background));
         let stopped = entry.stop_cause() == Some(StopCause::Stopped);
         let Some(outcome) = self.outcome_of(&row, entry.stop_cause()).await? else {
             // The daemon is stopping: the teammate resumes at the next start.
             self.children.close_if(id, &entry);
-            return Ok(());
+            return Ok(None);
         };
         let (agent_state, member_state) = if stopped {
             // Its shells end with it; an idle teammate keeps its own (a dev server).
@@ -213,7 +221,7 @@ impl Engine {
             self.announce_mail(&notice, &row.parent_id).await;
             self.wake_lead_soon(&row.parent_id);
         }
-        Ok(())
+        Ok(Some(member_state))
     }
 
     /// Wakes `lead` after the idle debounce, once for every notice arriving meanwhile.

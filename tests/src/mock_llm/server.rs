@@ -143,6 +143,9 @@ async fn handle(
         body,
         raw: raw.to_vec(),
         at: state.started.elapsed(),
+        wall_ms: std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
     };
     let reply = state.record(recorded, problem.is_none());
     if let Some((status, message)) = problem {

@@ -25,6 +25,9 @@ pub struct RecordedRequest {
     pub raw: Vec<u8>,
     /// When it arrived, since the mock started.
     pub at: std::time::Duration,
+    /// When it arrived, in milliseconds since the Unix epoch (to compare with times the
+    /// daemon records, such as a message's `created_at`).
+    pub wall_ms: i64,
 }
 
 impl RecordedRequest {

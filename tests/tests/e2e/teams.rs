@@ -6,7 +6,7 @@
 //! first user message); the lead takes the shared queue.
 
 use roocode_protocol::api::{AgentApiClient, SessionApiClient};
-use roocode_tests::mock_llm::{Reply, RouteMatch, Script, ToolCall};
+use roocode_tests::mock_llm::{Reply, RouteMatch, Script, ScriptedReply, ToolCall};
 use serde_json::{Value, json};
 
 use crate::harness::{World, count, events_until, last_results, rpc};
@@ -140,5 +140,71 @@ async fn a_teammate_works_beside_its_lead_and_its_idle_notice_wakes_the_lead() {
     assert_eq!(
         serde_json::to_value(teammate.kind).unwrap(),
         json!("teammate")
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn teammates_going_idle_together_cost_their_lead_one_model_call() {
+    const MATES: usize = 4;
+    let mut script = Script::new();
+    for n in 0..MATES {
+        script = script.route(
+            first_user(&format!("MATE-{n}-TASK")),
+            [
+                ScriptedReply::from(Reply::text(format!("Part {n} is done.")))
+                    .with_gate(&format!("mate-{n}")),
+            ],
+        );
+    }
+    let calls = (0..MATES)
+        .map(|n| {
+            ToolCall::new(
+                "Agent",
+                json!({"team_name": "alpha", "name": format!("mate{n}"),
+                       "description": format!("part {n}"),
+                       "prompt": format!("MATE-{n}-TASK: do part {n}")}),
+            )
+        })
+        .collect();
+    let script = script
+        .reply(Reply::tool_calls(vec![ToolCall::new(
+            "TeamCreate",
+            json!({"team_name": "alpha"}),
+        )]))
+        .reply(Reply::tool_calls(calls))
+        .reply(Reply::text("Four teammates are on it."))
+        .reply(Reply::text("Every part is done."));
+    let mut w = World::new(script).await;
+    // Long enough that four notices released together always fall in one window.
+    w.vars
+        .push(("ROOCODE_TEAM_DEBOUNCE_MS".into(), "2000".into()));
+
+    let out = w.run(&["send", "split it in four"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let lead = out.session_id();
+    for n in 0..MATES {
+        w.mock.wait_for_gate_reached(&format!("mate-{n}")).await;
+    }
+    for n in 0..MATES {
+        w.mock.open_gate(&format!("mate-{n}"));
+    }
+    let events = events_until(&w, &lead, |e| count(e, "turn_completed") == 2).await;
+    let idle = events
+        .iter()
+        .filter_map(|e| serde_json::to_value(&e.payload).ok())
+        .filter(|p| p["type"] == "team_member" && p["state"] == "idle")
+        .count();
+    assert_eq!(idle, MATES);
+    let lead_requests = requests_of(&w, "split it in four");
+    assert_eq!(
+        lead_requests.len(),
+        4,
+        "TeamCreate, Agent, answer, one woken call"
+    );
+    let woken = lead_requests[3]["messages"].to_string();
+    assert_eq!(
+        woken.matches(r#"kind=\"idle_notification\""#).count(),
+        MATES,
+        "{woken}"
     );
 }

@@ -54,7 +54,9 @@ impl ChildHost {
         let auto = self.parent.config.agents_limits().auto_background;
         let auto = tokio::time::sleep(auto);
         tokio::pin!(auto);
-        let mut auto_fired = false;
+        // A teammate's helpers stay in the foreground: it starts no background agents.
+        let mut auto_fired =
+            self.parent.session.kind == roocode_protocol::session::SessionKind::Teammate;
         loop {
             tokio::select! {
                 done = async { outcome.wait_for(Option::is_some).await.ok().and_then(|o| o.clone()) } => {

@@ -152,7 +152,7 @@ async fn teammates_going_idle_together_cost_their_lead_one_model_call() {
             first_user(&format!("MATE-{n}-TASK")),
             [
                 ScriptedReply::from(Reply::text(format!("Part {n} is done.")))
-                    .with_gate(&format!("mate-{n}")),
+                    .with_gate(format!("mate-{n}")),
             ],
         );
     }

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use roocode_protocol::Mode;
-use roocode_protocol::session::ClientEnv;
+use roocode_protocol::session::{ClientEnv, SessionKind};
 
 use super::children::ChildSpec;
 use super::prompt;
@@ -82,11 +82,21 @@ impl Limits {
     }
 }
 
-/// The main agent's tools in `mode`: every tool the configuration leaves
-/// (`tools.disabled`, `tools.bash`), `ExitPlanMode` only while it plans.
-pub fn main_tools(registry: &Arc<Registry>, config: &Config, mode: Mode) -> ToolSet {
-    let selection = Selection::main(&config.tools.disabled, config.tools.bash).in_mode(mode);
+/// The session's main agent's tools: every tool the configuration leaves
+/// (`tools.disabled`, `tools.bash`), `ExitPlanMode` only while it plans, and only the
+/// coordinator's tools in coordinator mode ([`coordinating`]).
+pub fn main_tools(registry: &Arc<Registry>, config: &Config, row: &SessionRow) -> ToolSet {
+    let selection = Selection::main(&config.tools.disabled, config.tools.bash)
+        .in_mode(row.mode)
+        .coordinating(coordinating(row, config));
     crate::tools::select(registry, &selection)
+}
+
+/// Whether the session's main agent runs as a coordinator: the session's own choice
+/// (`/coordinator on|off`), else the project's `coordinator: true`. Only a main session
+/// coordinates (a teammate or sub-agent never does).
+pub fn coordinating(row: &SessionRow, config: &Config) -> bool {
+    row.kind == SessionKind::Main && row.coordinator.unwrap_or_else(|| config.coordinator())
 }
 
 impl AgentSpec {
@@ -101,8 +111,8 @@ impl AgentSpec {
     ) -> Self {
         AgentSpec {
             agent_id: row.id.clone(),
-            system_prompt: prompt::system_prompt(row),
-            tools: main_tools(tools, config, row.mode),
+            system_prompt: prompt::system_prompt(row, prompt::Role::of(row, config)),
+            tools: main_tools(tools, config, row),
             permission: PermissionContext {
                 // An unknown stored mode is treated as the default: the gate asks.
                 mode: row.mode,

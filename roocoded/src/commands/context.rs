@@ -20,14 +20,14 @@ pub async fn report(engine: &Engine, row: &SessionRow) -> Result<String, AgentEr
     let window =
         llm::context_window(&row.model, &config).map_err(|e| AgentError::Config(e.to_string()))?;
     // The main agent's tools, as its turns send them.
-    let tools = crate::agent::main_tools(engine.tools(), &config, row.mode);
+    let tools = crate::agent::main_tools(engine.tools(), &config, row);
     let tools_len = serde_json::to_string(&tools.defs()).map_or(0, |s| s.len());
     let user_dir = &engine.paths().user_dir;
     let instructions = load_instructions(root, user_dir).ok().flatten();
     let memory = index_for_prompt(&MemoryDirs::new(user_dir, root));
     let messages = engine.store().context(&row.id).await?;
     let parts = breakdown(
-        &prompt::system_prompt(row),
+        &prompt::system_prompt(row, prompt::Role::of(row, &config)),
         tools_len,
         instructions.as_deref(),
         memory.as_deref(),

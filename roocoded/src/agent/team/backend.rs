@@ -2,10 +2,18 @@
 //! a daemon-owned agent; with `tmux`, also a pane running `roocode-tui --session
 //! <teammate>`. `auto` opens panes when the client that started the lead's turn runs
 //! inside tmux (clients forward `TMUX` and `TMUX_PANE`).
+//!
+//! A pane that cannot be opened changes nothing for the teammate: the failure is logged,
+//! shown on the lead's stream as an `error` event, and the member is recorded as
+//! `in-process`, which is what it is.
 
+use roocode_protocol::event::{ErrorInfo, ErrorKind, EventPayload};
 use roocode_protocol::session::ClientEnv;
 
+use super::tmux::{PaneError, PaneSpec};
+use crate::agent::Engine;
 use crate::config::{Config, TeamBackend};
+use crate::store::AgentRow;
 
 pub const IN_PROCESS: &str = "in-process";
 pub const TMUX: &str = "tmux";
@@ -35,6 +43,41 @@ pub fn choose(
         TeamBackend::Auto if in_tmux => TMUX,
         TeamBackend::Auto => IN_PROCESS,
     })
+}
+
+impl Engine {
+    /// Opens the tmux pane `pane` describes for the teammate `row` (just joined); never
+    /// fails the teammate.
+    pub(super) async fn show_in_pane(&self, row: &AgentRow, pane: &Result<PaneSpec, PaneError>) {
+        let opened = match pane {
+            Ok(spec) => spec.open(&row.id).await,
+            Err(e) => Err(e.clone()),
+        };
+        let e = match opened {
+            Ok(pane) => {
+                tracing::info!(agent = %row.id, name = %row.name, %pane, "teammate shown in a tmux pane");
+                return;
+            }
+            Err(e) => e,
+        };
+        tracing::warn!(agent = %row.id, name = %row.name, "cannot open the teammate's tmux pane: {e}");
+        if let Err(e) = self.store.set_member_backend(&row.id, IN_PROCESS).await {
+            tracing::error!(agent = %row.id, "cannot record the teammate's backend: {e}");
+        }
+        let message = format!(
+            "Teammate \"{}\" runs in-process only, without a tmux pane: {e}. Watch it with `roocode-tui --session {}`.",
+            row.name, row.id
+        );
+        let shown = EventPayload::Error {
+            error: ErrorInfo {
+                kind: ErrorKind::Config,
+                message,
+            },
+        };
+        if let Err(e) = self.events.append(&row.parent_id, &row.id, shown).await {
+            tracing::error!(agent = %row.id, "cannot record the pane failure: {e}");
+        }
+    }
 }
 
 #[cfg(test)]

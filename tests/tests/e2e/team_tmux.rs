@@ -17,7 +17,9 @@ use crate::interactive::{Tmux, line_for};
 /// lead's `Agent` call).
 const PATIENCE: Duration = Duration::from_secs(30);
 
-fn builder_script(gate: Option<&str>) -> Script {
+/// The lead's first command looks for `TMUX`, `TMUX_PANE` and the tmux server
+/// `server` (the private one of the test, by name).
+fn builder_script(gate: Option<&str>, server: &str) -> Script {
     let work = ScriptedReply::from(Reply::text("Built the parser; its tests pass."));
     let work = match gate {
         Some(g) => work.with_gate(g),
@@ -28,7 +30,10 @@ fn builder_script(gate: Option<&str>) -> Script {
         .reply(Reply::tool_calls(vec![ToolCall::with_id(
             "call-env",
             "Bash",
-            json!({"command": "echo \"tmux=[${TMUX:-}] pane=[${TMUX_PANE:-}]\""}),
+            json!({"command": format!(
+                "echo \"tmux=[${{TMUX:-}}] pane=[${{TMUX_PANE:-}}]\"; \
+                 tmux -L {server} list-panes >/dev/null 2>&1 && echo server=reached || echo server=unreachable"
+            )}),
         )]))
         .reply(Reply::tool_calls(vec![ToolCall::with_id(
             "call-team",
@@ -61,7 +66,8 @@ fn panes(t: &Tmux) -> Vec<(String, String)> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tmux_teammate_gets_a_pane_whose_closing_never_stops_it() {
-    let w = World::new(builder_script(Some("builder"))).await;
+    let t = Tmux::new("team");
+    let w = World::new(builder_script(Some("builder"), &t.socket_name())).await;
     // The world's daemon, started by the world (not from inside the tmux server).
     assert_eq!(w.run(&["sessions"]).await.code, 0);
     let project = w.project_path().display().to_string();
@@ -75,7 +81,6 @@ async fn a_tmux_teammate_gets_a_pane_whose_closing_never_stops_it() {
         "env -i TMUX=\"$TMUX\" TMUX_PANE=\"$TMUX_PANE\" ROOCODE_TEAM_DEBOUNCE_MS=0 ",
         1,
     );
-    let t = Tmux::new("team");
     t.run(&[
         "new-session",
         "-d",
@@ -141,7 +146,8 @@ async fn a_tmux_teammate_gets_a_pane_whose_closing_never_stops_it() {
         .find(|p| p["type"] == "error" && p["message"].to_string().contains("tmux"));
     assert_eq!(complaint, None, "the pane opened without a complaint");
 
-    // The lead ran inside tmux, but its command saw neither TMUX nor TMUX_PANE.
+    // The lead ran inside tmux, but its command saw neither TMUX nor TMUX_PANE, and
+    // could not reach the tmux server.
     let seen = w
         .mock
         .requests()
@@ -150,14 +156,14 @@ async fn a_tmux_teammate_gets_a_pane_whose_closing_never_stops_it() {
         .find(|r| r.tool_use_id == "call-env")
         .unwrap();
     assert!(
-        seen.content.contains("tmux=[] pane=[]"),
+        seen.content.contains("tmux=[] pane=[]") && seen.content.contains("server=unreachable"),
         "a command saw tmux: {seen:?}"
     );
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn outside_tmux_a_tmux_teammate_runs_in_process_and_the_lead_is_told_why() {
-    let mut w = World::new(builder_script(None)).await;
+    let mut w = World::new(builder_script(None, "none")).await;
     w.vars.push(("ROOCODE_TEAM_DEBOUNCE_MS".into(), "0".into()));
     let out = w
         .run(&[

@@ -131,6 +131,18 @@ complete, call ExitPlanMode with it so the user can approve it.\n</system-remind
     )
 }
 
+/// [`plan_mode_reminder`] for a coordinator, which has no tool to explore or write with:
+/// it plans through its teammates.
+pub fn coordinator_plan_reminder() -> String {
+    "<system-reminder>\nPlan mode is active. The user wants a plan before any change. You \
+have no code tools: have teammates explore and report what you need (they are in plan \
+mode too and change nothing), ask with AskUserQuestion when a decision is the user's, and \
+dispatch no work that changes anything yet. When the plan is complete (the tasks, who does \
+each, their order and dependencies, how the result is verified), call ExitPlanMode with it \
+so the user can approve it.\n</system-reminder>"
+        .to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -37,6 +37,9 @@ pub struct AgentSpec {
     /// (`anthropic/sonnet`); resolved with the client's keys in `TurnSettings`.
     pub model: String,
     pub limits: Limits,
+    /// A session's main agent in coordinator mode (no code tools: its plan-mode reminder
+    /// says to plan through teammates).
+    pub coordinator: bool,
     /// Where the agent works instead of the project root: its git worktree
     /// (`isolation: worktree`). Its configuration, instructions, memory and
     /// "allow always" rules still come from the project root.
@@ -109,10 +112,12 @@ impl AgentSpec {
         tools: &Arc<Registry>,
         plan_file: PathBuf,
     ) -> Self {
+        let role = prompt::Role::of(row, config);
         AgentSpec {
             agent_id: row.id.clone(),
-            system_prompt: prompt::system_prompt(row, prompt::Role::of(row, config)),
+            system_prompt: prompt::system_prompt(row, role),
             tools: main_tools(tools, config, row),
+            coordinator: role == prompt::Role::Coordinator,
             permission: PermissionContext {
                 // An unknown stored mode is treated as the default: the gate asks.
                 mode: row.mode,
@@ -167,6 +172,7 @@ impl AgentSpec {
             agent_id: row.id.clone(),
             system_prompt: spec.system_prompt.clone(),
             tools: set,
+            coordinator: false,
             permission: PermissionContext {
                 mode: row.mode,
                 plan_file,
@@ -181,8 +187,10 @@ impl AgentSpec {
     /// The reminder added to the newest message while the agent plans (plan mode
     /// constrains by prompt; the system prompt stays unchanged).
     pub fn plan_reminder(&self) -> Option<String> {
-        (self.permission.mode == Mode::Plan)
-            .then(|| prompt::plan_mode_reminder(&self.permission.plan_file))
+        (self.permission.mode == Mode::Plan).then(|| match self.coordinator {
+            true => prompt::coordinator_plan_reminder(),
+            false => prompt::plan_mode_reminder(&self.permission.plan_file),
+        })
     }
 }
 

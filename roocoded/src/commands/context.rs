@@ -3,7 +3,9 @@
 //!
 //! The window is the one the agent loop budgets with: the session's model resolved as
 //! the loop resolves it ([`llm::context_window`]: aliases such as `anthropic/sonnet`
-//! expanded, `context.window_tokens` first), so the two never disagree.
+//! expanded, `context.window_tokens` first), so the two never disagree. The tools and
+//! the system prompt are the main agent's as its turns send them (a coordinator's
+//! without code tools, and the header says so).
 
 use std::path::Path;
 
@@ -33,8 +35,13 @@ pub async fn report(engine: &Engine, row: &SessionRow) -> Result<String, AgentEr
         memory.as_deref(),
         &messages,
     );
+    let coordinator = if crate::agent::coordinating(row, &config) {
+        "; coordinator mode: no code tools"
+    } else {
+        ""
+    };
     Ok(format!(
-        "Context of {} ({} messages)\n{}",
+        "Context of {} ({} messages{coordinator})\n{}",
         row.model,
         messages.len(),
         parts.render(window)

@@ -21,8 +21,10 @@ fn tool_names(body: &Value) -> Vec<String> {
         .collect()
 }
 
-/// What a coordinator may be sent (the built-in team tools other parts add included).
+/// What a coordinator may be sent (the built-in team tools other parts add included;
+/// ExitPlanMode only while it plans).
 const COORDINATOR_TOOLS: &[&str] = &[
+    "ExitPlanMode",
     "TeamCreate",
     "TeamDelete",
     "SendMessage",
@@ -110,6 +112,11 @@ async fn with_coordinator_true_the_lead_gets_no_code_tool_and_cannot_call_one() 
     let id = out.session_id();
     let requests = w.mock.requests();
     assert_coordinator(&requests[0].body);
+    assert!(
+        !tool_names(&requests[0].body)
+            .iter()
+            .any(|n| n == "ExitPlanMode")
+    );
     // Sent no Read, and refused one all the same.
     let refused = last_results(&requests[1].body)
         .into_iter()
@@ -168,15 +175,36 @@ async fn coordinator_on_and_off_are_kept_with_the_session_across_a_daemon_restar
         status.stdout.starts_with("Coordinator mode: on (chosen"),
         "{status:?}"
     );
+    let context = w.run(&["send", "--session", &id, "/context"]).await;
+    assert!(
+        context.stdout.contains("coordinator mode: no code tools"),
+        "{context:?}"
+    );
     // /help lists it.
     let help = w.run(&["send", "--session", &id, "/help"]).await;
     assert!(help.stdout.contains("/coordinator [on|off]"), "{help:?}");
+
+    // A coordinator that plans is told to plan through its teammates.
+    let plan = w.run(&["send", "--session", &id, "/mode plan"]).await;
+    assert_eq!(plan.code, 0, "{plan:?}");
+    let planned = w.run(&["send", "--session", &id, "plan it"]).await;
+    assert_eq!(planned.code, 0, "{planned:?}");
+    let body = &w.mock.requests()[2].body;
+    assert_coordinator(body);
+    assert!(tool_names(body).iter().any(|n| n == "ExitPlanMode"));
+    let messages = body["messages"].to_string();
+    assert!(
+        messages.contains("have teammates explore") && !messages.contains("(Read, Glob, Grep)"),
+        "{messages}"
+    );
+    let default = w.run(&["send", "--session", &id, "/mode default"]).await;
+    assert_eq!(default.code, 0, "{default:?}");
 
     let off = w.run(&["send", "--session", &id, "/coordinator off"]).await;
     assert!(off.stdout.contains("every tool again"), "{off:?}");
     let third = w.run(&["send", "--session", &id, "do it yourself"]).await;
     assert_eq!(third.code, 0, "{third:?}");
-    assert_full(&w.mock.requests()[2].body);
+    assert_full(&w.mock.requests()[3].body);
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

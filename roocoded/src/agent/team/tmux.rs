@@ -14,8 +14,12 @@
 //! client's `ROOCODE_HOME` and `ROOCODE_DAEMON_BIN` when it sent them. No key is passed:
 //! the TUI only shows the teammate.
 //!
-//! Commands run for the model never see `TMUX` or `TMUX_PANE` (`sandbox::env`): a hostile
-//! model must not drive the user's other panes.
+//! A pane is opened when the teammate joins, once: after a daemon restart a TUI left
+//! open reconnects by itself, and `roocode-tui --session <teammate>` opens another.
+//!
+//! Commands run for the model never see `TMUX` or `TMUX_PANE` (`sandbox::env`), nor the
+//! tmux socket directories (hidden by the sandbox): a hostile model must not drive the
+//! user's other panes.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

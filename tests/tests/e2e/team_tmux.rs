@@ -2,7 +2,9 @@
 //! started inside tmux adds a teammate with backend `tmux`, and the daemon opens a pane
 //! in that server running `roocode-tui --session <teammate>`; killing the pane leaves
 //! the teammate working. The lead's commands never see `TMUX` or `TMUX_PANE`. Outside
-//! tmux, asking for the backend is reported and the teammate runs in-process.
+//! tmux, asking for the backend is reported and the teammate runs in-process. Whatever
+//! the backend, a teammate holds a turn slot of `agents.max_concurrent` only while it
+//! runs: an idle one leaves it to the next.
 
 use std::time::Duration;
 
@@ -197,4 +199,52 @@ async fn outside_tmux_a_tmux_teammate_runs_in_process_and_the_lead_is_told_why()
             .any(|p| p["type"] == "team_member" && p["state"] == "idle"),
         "the teammate still worked: {payloads:?}"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_idle_teammate_leaves_its_turn_slot_to_the_next() {
+    let teammate = |id: &str, name: &str, marker: &str| {
+        Reply::tool_calls(vec![ToolCall::with_id(
+            id,
+            "Agent",
+            json!({"team_name": "alpha", "name": name, "description": name,
+                   "prompt": format!("{marker}: your part")}),
+        )])
+    };
+    let script = Script::new()
+        .route(
+            RouteMatch::FirstUserContains("ONE-TASK".into()),
+            [Reply::text("One done.")],
+        )
+        .route(
+            RouteMatch::FirstUserContains("TWO-TASK".into()),
+            [Reply::text("Two done.")],
+        )
+        .reply(Reply::tool_calls(vec![ToolCall::new(
+            "TeamCreate",
+            json!({"team_name": "alpha"}),
+        )]))
+        .reply(teammate("call-one", "one", "ONE-TASK"))
+        .reply(Reply::text("One is working."))
+        // Woken by one's idle notice: one is idle and holds no slot, so two can run.
+        .reply(teammate("call-two", "two", "TWO-TASK"))
+        .reply(Reply::text("Two is working."))
+        .reply(Reply::text("Both are done."));
+    let mut w = World::new(script).await;
+    w.vars.push(("ROOCODE_TEAM_DEBOUNCE_MS".into(), "0".into()));
+    let dir = w.project_path().join(".roocode");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("config.yaml"), "agents:\n  max_concurrent: 1\n").unwrap();
+
+    let out = w.run(&["send", "split it in two"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let lead = out.session_id();
+    let events = events_until(&w, &lead, |e| count(e, "turn_completed") == 3).await;
+    let idle: Vec<String> = events
+        .iter()
+        .filter_map(|e| serde_json::to_value(&e.payload).ok())
+        .filter(|p| p["type"] == "team_member" && p["state"] == "idle")
+        .filter_map(|p| p["name"].as_str().map(String::from))
+        .collect();
+    assert_eq!(idle, ["one", "two"], "each ran in the one slot, in turn");
 }

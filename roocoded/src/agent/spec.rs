@@ -187,9 +187,12 @@ impl AgentSpec {
     /// The reminder added to the newest message while the agent plans (plan mode
     /// constrains by prompt; the system prompt stays unchanged).
     pub fn plan_reminder(&self) -> Option<String> {
-        (self.permission.mode == Mode::Plan).then(|| match self.coordinator {
-            true => prompt::coordinator_plan_reminder(),
-            false => prompt::plan_mode_reminder(&self.permission.plan_file),
+        (self.permission.mode == Mode::Plan).then(|| {
+            if self.coordinator {
+                prompt::coordinator_plan_reminder()
+            } else {
+                prompt::plan_mode_reminder(&self.permission.plan_file)
+            }
         })
     }
 }

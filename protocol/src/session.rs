@@ -101,8 +101,9 @@ pub struct ClientEnv {
 
 impl ClientEnv {
     /// Prefixes and names of the variables a client forwards. Besides what the daemon
-    /// needs (keys, `ROOCODE_*`), the defaults of `env.forward` that commands get
-    /// (`TERM`, `LC_*`, `TZ`, `USER`, tool homes, `SSH_AUTH_SOCK`).
+    /// needs (keys, `ROOCODE_*`, `TMUX` and `TMUX_PANE` for teammates' panes), the
+    /// defaults of `env.forward` that commands get (`TERM`, `LC_*`, `TZ`, `USER`, tool
+    /// homes, `SSH_AUTH_SOCK`). Commands never get `TMUX` or `TMUX_PANE`.
     pub const PREFIXES: &'static [&'static str] = &["ROOCODE_", "ANTHROPIC_", "OPENAI_", "LC_"];
     pub const NAMES: &'static [&'static str] = &[
         "PATH",
@@ -118,6 +119,8 @@ impl ClientEnv {
         "GOPATH",
         "JAVA_HOME",
         "SSH_AUTH_SOCK",
+        "TMUX",
+        "TMUX_PANE",
     ];
 
     /// Whether a client forwards the variable `name` (provider keys named in config,

@@ -337,7 +337,10 @@ impl Engine {
 
     /// The main agent's system prompt for the session (what `/context` counts).
     pub fn system_prompt(&self, row: &SessionRow) -> String {
-        prompt::system_prompt(row)
+        let role = self
+            .config(Path::new(&row.root))
+            .map_or(prompt::Role::Solo, |c| prompt::Role::of(row, &c));
+        prompt::system_prompt(row, role)
     }
 
     /// Instruction files and the memory index for a session's conversation.

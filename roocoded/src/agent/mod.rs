@@ -43,4 +43,4 @@ pub use error::AgentError;
 pub use processes::ProcessBook;
 pub use sessions::Sessions;
 pub use settings::TurnSettings;
-pub use spec::{AgentSpec, Limits, PermissionContext, main_tools};
+pub use spec::{AgentSpec, Limits, PermissionContext, coordinating, main_tools};

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use roocode_protocol::Mode;
-use roocode_protocol::session::ClientEnv;
+use roocode_protocol::session::{ClientEnv, SessionKind};
 
 use super::children::ChildSpec;
 use super::prompt;
@@ -37,6 +37,9 @@ pub struct AgentSpec {
     /// (`anthropic/sonnet`); resolved with the client's keys in `TurnSettings`.
     pub model: String,
     pub limits: Limits,
+    /// A session's main agent in coordinator mode (no code tools: its plan-mode reminder
+    /// says to plan through teammates).
+    pub coordinator: bool,
     /// Where the agent works instead of the project root: its git worktree
     /// (`isolation: worktree`). Its configuration, instructions, memory and
     /// "allow always" rules still come from the project root.
@@ -82,11 +85,21 @@ impl Limits {
     }
 }
 
-/// The main agent's tools in `mode`: every tool the configuration leaves
-/// (`tools.disabled`, `tools.bash`), `ExitPlanMode` only while it plans.
-pub fn main_tools(registry: &Arc<Registry>, config: &Config, mode: Mode) -> ToolSet {
-    let selection = Selection::main(&config.tools.disabled, config.tools.bash).in_mode(mode);
+/// The session's main agent's tools: every tool the configuration leaves
+/// (`tools.disabled`, `tools.bash`), `ExitPlanMode` only while it plans, and only the
+/// coordinator's tools in coordinator mode ([`coordinating`]).
+pub fn main_tools(registry: &Arc<Registry>, config: &Config, row: &SessionRow) -> ToolSet {
+    let selection = Selection::main(&config.tools.disabled, config.tools.bash)
+        .in_mode(row.mode)
+        .coordinating(coordinating(row, config));
     crate::tools::select(registry, &selection)
+}
+
+/// Whether the session's main agent runs as a coordinator: the session's own choice
+/// (`/coordinator on|off`), else the project's `coordinator: true`. Only a main session
+/// coordinates (a teammate or sub-agent never does).
+pub fn coordinating(row: &SessionRow, config: &Config) -> bool {
+    row.kind == SessionKind::Main && row.coordinator.unwrap_or_else(|| config.coordinator())
 }
 
 impl AgentSpec {
@@ -99,10 +112,12 @@ impl AgentSpec {
         tools: &Arc<Registry>,
         plan_file: PathBuf,
     ) -> Self {
+        let role = prompt::Role::of(row, config);
         AgentSpec {
             agent_id: row.id.clone(),
-            system_prompt: prompt::system_prompt(row),
-            tools: main_tools(tools, config, row.mode),
+            system_prompt: prompt::system_prompt(row, role),
+            tools: main_tools(tools, config, row),
+            coordinator: role == prompt::Role::Coordinator,
             permission: PermissionContext {
                 // An unknown stored mode is treated as the default: the gate asks.
                 mode: row.mode,
@@ -157,6 +172,7 @@ impl AgentSpec {
             agent_id: row.id.clone(),
             system_prompt: spec.system_prompt.clone(),
             tools: set,
+            coordinator: false,
             permission: PermissionContext {
                 mode: row.mode,
                 plan_file,
@@ -171,8 +187,13 @@ impl AgentSpec {
     /// The reminder added to the newest message while the agent plans (plan mode
     /// constrains by prompt; the system prompt stays unchanged).
     pub fn plan_reminder(&self) -> Option<String> {
-        (self.permission.mode == Mode::Plan)
-            .then(|| prompt::plan_mode_reminder(&self.permission.plan_file))
+        (self.permission.mode == Mode::Plan).then(|| {
+            if self.coordinator {
+                prompt::coordinator_plan_reminder()
+            } else {
+                prompt::plan_mode_reminder(&self.permission.plan_file)
+            }
+        })
     }
 }
 

@@ -3,7 +3,9 @@
 //!
 //! The window is the one the agent loop budgets with: the session's model resolved as
 //! the loop resolves it ([`llm::context_window`]: aliases such as `anthropic/sonnet`
-//! expanded, `context.window_tokens` first), so the two never disagree.
+//! expanded, `context.window_tokens` first), so the two never disagree. The tools and
+//! the system prompt are the main agent's as its turns send them (a coordinator's
+//! without code tools, and the header says so).
 
 use std::path::Path;
 
@@ -20,21 +22,26 @@ pub async fn report(engine: &Engine, row: &SessionRow) -> Result<String, AgentEr
     let window =
         llm::context_window(&row.model, &config).map_err(|e| AgentError::Config(e.to_string()))?;
     // The main agent's tools, as its turns send them.
-    let tools = crate::agent::main_tools(engine.tools(), &config, row.mode);
+    let tools = crate::agent::main_tools(engine.tools(), &config, row);
     let tools_len = serde_json::to_string(&tools.defs()).map_or(0, |s| s.len());
     let user_dir = &engine.paths().user_dir;
     let instructions = load_instructions(root, user_dir).ok().flatten();
     let memory = index_for_prompt(&MemoryDirs::new(user_dir, root));
     let messages = engine.store().context(&row.id).await?;
     let parts = breakdown(
-        &prompt::system_prompt(row),
+        &prompt::system_prompt(row, prompt::Role::of(row, &config)),
         tools_len,
         instructions.as_deref(),
         memory.as_deref(),
         &messages,
     );
+    let coordinator = if crate::agent::coordinating(row, &config) {
+        "; coordinator mode: no code tools"
+    } else {
+        ""
+    };
     Ok(format!(
-        "Context of {} ({} messages)\n{}",
+        "Context of {} ({} messages{coordinator})\n{}",
         row.model,
         messages.len(),
         parts.render(window)

@@ -1,11 +1,12 @@
 //! Slash commands handled by the daemon itself (`/help`, `/clear`, `/cost`, `/context`,
-//! `/compact`, `/memory`, `/mode`, `/model`): one table of handlers, run by the RPC
+//! `/compact`, `/memory`, `/mode`, `/model`, `/coordinator`): one table of handlers, run by the RPC
 //! layer (`session.command`). They never reach the model, and the engine never calls
 //! into them: a handler uses the engine's public methods only. Later features add
 //! prompt commands and skills beside these. Reports that take more than a line are
-//! built in their own files (`cost.rs`, `context.rs`, `memory.rs`).
+//! built in their own files (`cost.rs`, `context.rs`, `memory.rs`, `coordinator.rs`).
 
 mod context;
+mod coordinator;
 mod cost;
 mod memory;
 
@@ -80,6 +81,12 @@ const COMMANDS: &[Command] = &[
         usage: "/model [provider/model]",
         description: "Show or change the model",
         run: model,
+    },
+    Command {
+        name: "coordinator",
+        usage: "/coordinator [on|off]",
+        description: "Show or change coordinator mode (the lead keeps no code tool; teammates do the work)",
+        run: |engine, row, args| coordinator::run(engine, row, args).boxed(),
     },
 ];
 

@@ -9,6 +9,8 @@
 //!    the client did not send is taken from the daemon's own environment, which is the
 //!    environment of the client that started it;
 //! 2. removed: `ROOCODE_*`, `ANTHROPIC_*`, `OPENAI_*`, every `*_API_KEY` and `*_BASE_URL`,
+//!    `TMUX` and `TMUX_PANE` (the client forwards them so the daemon can open teammates'
+//!    panes; a command that had them could drive the user's other panes),
 //!    the `api_key_env` of configured providers, and `sandbox.scrub_env`
 //!    (globs allowed). Removal wins over forwarding: `env.forward` cannot bring a
 //!    provider key back;
@@ -23,6 +25,8 @@ pub const ALWAYS_SCRUBBED: &[&str] = &[
     "OPENAI_*",
     "*_API_KEY",
     "*_BASE_URL",
+    "TMUX",
+    "TMUX_PANE",
 ];
 
 /// What [`command_env`] needs besides the snapshot.
@@ -112,12 +116,19 @@ mod tests {
             ("ROOCODE_HOME", "/r"),
             ("MY_TOKEN", "t"),
             ("TERM", "xterm"),
+            ("TMUX", "/tmp/tmux-1000/default,1,0"),
+            ("TMUX_PANE", "%1"),
         ]
         .into_iter()
         .map(|(a, b)| (a.to_string(), b.to_string()))
         .collect();
         let policy = EnvPolicy {
-            forward: vec!["GOFLAGS".into(), "X_*".into(), "OPENAI_API_KEY".into()],
+            forward: vec![
+                "GOFLAGS".into(),
+                "X_*".into(),
+                "OPENAI_API_KEY".into(),
+                "TMUX*".into(),
+            ],
             scrub: vec!["MY_*".into()],
         };
         let daemon = vec![
@@ -126,6 +137,7 @@ mod tests {
             ("OPENAI_API_KEY".to_string(), "sk-daemon".to_string()),
             ("UNLISTED".to_string(), "u".to_string()),
             ("PATH".to_string(), "/daemon/bin".to_string()),
+            ("TMUX".to_string(), "/tmp/tmux-1000/daemon,2,0".to_string()),
         ];
         let env = command_env(
             &client,

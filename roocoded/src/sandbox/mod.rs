@@ -67,7 +67,8 @@ pub struct CommandSandbox {
 pub struct SessionPlaces<'a> {
     /// `~/.roocode` or `ROOCODE_HOME` (its config file is read here).
     pub user_dir: &'a Path,
-    /// RooCode's directories hidden from commands (user dir, data, state, run dir).
+    /// RooCode's directories hidden from commands (user dir, data, state, run dir), and
+    /// the user's tmux socket directories ([`tmux_socket_dirs`]).
     pub roocode_dirs: Vec<PathBuf>,
     /// The workspace: project root or agent worktree.
     pub workspace: &'a Path,
@@ -163,6 +164,33 @@ impl CommandSandbox {
     }
 }
 
+/// Where the user's tmux servers listen: the directory of the client's `TMUX` socket
+/// and tmux's default `${TMUX_TMPDIR:-/tmp}/tmux-<uid>`. Commands cannot see them (the
+/// client forwards `TMUX` so the daemon can open teammates' panes; a command that
+/// reached the server could type into the user's other panes). Missing ones are left
+/// out of the policy.
+fn tmux_socket_dirs(client_env: &BTreeMap<String, String>) -> Vec<PathBuf> {
+    let mut dirs = Vec::new();
+    if let Some(socket) = client_env
+        .get("TMUX")
+        .and_then(|t| t.split(',').next())
+        .map(Path::new)
+        .filter(|p| p.is_absolute())
+        && let Some(dir) = socket.parent()
+    {
+        dirs.push(dir.to_path_buf());
+    }
+    let base = std::env::var_os("TMUX_TMPDIR")
+        .map(PathBuf::from)
+        .filter(|p| p.is_absolute())
+        .unwrap_or_else(|| PathBuf::from("/tmp"));
+    let default = base.join(format!("tmux-{}", nix::unistd::getuid()));
+    if !dirs.contains(&default) {
+        dirs.push(default);
+    }
+    dirs
+}
+
 /// The daemon's own executable, for the Landlock helper. `/proc/self/exe` is resolved by
 /// the forked child just before `exec`, so it is still the daemon's image even after the
 /// binary on disk was replaced or deleted (an upgrade while it runs).
@@ -227,14 +255,16 @@ pub fn for_session(
     config: &Config,
     settings: &SandboxSettings,
 ) -> std::sync::Arc<CommandSandbox> {
+    let mut hidden = vec![
+        paths.user_dir.clone(),
+        paths.data_dir.clone(),
+        paths.state_dir.clone(),
+        paths.run_dir.clone(),
+    ];
+    hidden.extend(tmux_socket_dirs(client_env));
     let places = SessionPlaces {
         user_dir: &paths.user_dir,
-        roocode_dirs: vec![
-            paths.user_dir.clone(),
-            paths.data_dir.clone(),
-            paths.state_dir.clone(),
-            paths.run_dir.clone(),
-        ],
+        roocode_dirs: hidden,
         workspace,
         cwd,
         client_env,
@@ -245,4 +275,27 @@ pub fn for_session(
         config,
         capabilities(),
     ))
+}
+
+#[cfg(test)]
+mod tmux_tests {
+    use super::*;
+
+    #[test]
+    fn the_client_s_tmux_socket_directory_and_tmux_s_default_one_are_hidden() {
+        let client: BTreeMap<String, String> = [(
+            "TMUX".to_string(),
+            "/run/user/7/tmux-private/main,4242,0".to_string(),
+        )]
+        .into_iter()
+        .collect();
+        let dirs = tmux_socket_dirs(&client);
+        assert_eq!(dirs[0], PathBuf::from("/run/user/7/tmux-private"));
+        let uid = nix::unistd::getuid();
+        assert!(
+            dirs[1].ends_with(format!("tmux-{uid}")),
+            "tmux's default directory: {dirs:?}"
+        );
+        assert_eq!(tmux_socket_dirs(&BTreeMap::new()).len(), 1);
+    }
 }

@@ -31,6 +31,10 @@ pub struct SessionRow {
     pub cost_usd: Option<f64>,
     pub cost_unknown: i64,
     pub message_count: i64,
+    /// `/coordinator on|off` for this session; `None` follows the `coordinator:` setting.
+    pub coordinator: Option<bool>,
+    /// The session leads a team (`TeamCreate`, until the team is deleted).
+    pub leads_team: bool,
 }
 
 /// A row as SQLite returns it, the enum columns still text; read only through
@@ -57,6 +61,8 @@ struct StoredRow {
     cost_usd: Option<f64>,
     cost_unknown: i64,
     message_count: i64,
+    coordinator: Option<i64>,
+    leads_team: bool,
 }
 
 impl From<StoredRow> for SessionRow {
@@ -82,6 +88,8 @@ impl From<StoredRow> for SessionRow {
             cost_usd: r.cost_usd,
             cost_unknown: r.cost_unknown,
             message_count: r.message_count,
+            coordinator: r.coordinator.map(|c| c != 0),
+            leads_team: r.leads_team,
         }
     }
 }
@@ -164,10 +172,11 @@ pub(super) async fn insert_session_in(
     Ok(())
 }
 
-/// A session row with its message count. The count is `MAX(idx) + 1`, one lookup in
-/// the primary key, valid because a context's `idx` run 0..n with no gap (the invariant
-/// of `messages.rs`); `COUNT(*)` would read every stored message (content is inline).
-const SELECT: &str = "SELECT s.*, (SELECT COALESCE(MAX(m.idx) + 1, 0) FROM messages m WHERE m.session_id = s.id) AS message_count FROM sessions s";
+/// A session row with its message count and whether it leads a team. The count is
+/// `MAX(idx) + 1`, one lookup in the primary key, valid because a context's `idx` run
+/// 0..n with no gap (the invariant of `messages.rs`); `COUNT(*)` would read every stored
+/// message (content is inline). The team is one lookup in `teams`' unique lead index.
+const SELECT: &str = "SELECT s.*, (SELECT COALESCE(MAX(m.idx) + 1, 0) FROM messages m WHERE m.session_id = s.id) AS message_count, EXISTS (SELECT 1 FROM teams t WHERE t.lead_session_id = s.id) AS leads_team FROM sessions s";
 
 impl Store {
     pub async fn insert_session(&self, s: &NewSession) -> Result<SessionRow, StoreError> {
@@ -289,6 +298,20 @@ impl Store {
     pub async fn set_session_model(&self, id: &str, model: &str) -> Result<(), StoreError> {
         sqlx::query("UPDATE sessions SET model = ? WHERE id = ?")
             .bind(model)
+            .bind(id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// `/coordinator on|off` (`Some`), or back to the project's setting (`None`).
+    pub async fn set_session_coordinator(
+        &self,
+        id: &str,
+        coordinator: Option<bool>,
+    ) -> Result<(), StoreError> {
+        sqlx::query("UPDATE sessions SET coordinator = ? WHERE id = ?")
+            .bind(coordinator.map(i64::from))
             .bind(id)
             .execute(&self.pool)
             .await?;
@@ -488,6 +511,26 @@ pub(crate) mod tests {
             1,
             "main sessions only"
         );
+    }
+
+    #[tokio::test]
+    async fn coordinator_choice_and_team_lead_read_with_the_row() {
+        let store = Store::memory().await.unwrap();
+        store.insert_session(&new_session("s", "/p")).await.unwrap();
+        let row = store.session("s").await.unwrap().unwrap();
+        assert_eq!((row.coordinator, row.leads_team), (None, false));
+        for choice in [Some(true), Some(false), None] {
+            store.set_session_coordinator("s", choice).await.unwrap();
+            let row = store.session("s").await.unwrap().unwrap();
+            assert_eq!(row.coordinator, choice);
+        }
+        store
+            .create_team("t", "alpha", "s", "", "none")
+            .await
+            .unwrap();
+        assert!(store.session("s").await.unwrap().unwrap().leads_team);
+        assert!(store.delete_team("t").await.unwrap());
+        assert!(!store.session("s").await.unwrap().unwrap().leads_team);
     }
 
     #[tokio::test]

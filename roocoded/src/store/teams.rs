@@ -213,6 +213,20 @@ impl Store {
         Ok(())
     }
 
+    /// Where a member is shown (`in-process` once its tmux pane could not be opened).
+    pub async fn set_member_backend(
+        &self,
+        agent_id: &str,
+        backend: &str,
+    ) -> Result<(), StoreError> {
+        sqlx::query("UPDATE team_members SET backend = ? WHERE agent_id = ?")
+            .bind(backend)
+            .bind(agent_id)
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
     /// Records the end of a member's run in one transaction: its agent row (`agent_state`,
     /// result, error; its parent counted as told, since a teammate's lead hears of it
     /// by mail), its member state, and `notice` for its lead (an idle notification) —

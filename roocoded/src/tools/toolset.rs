@@ -13,7 +13,10 @@
 //! 3. custom agents (from definition files) lose `agents.custom_disallowed`;
 //! 4. background agents keep only the working set ([`BACKGROUND_TOOLS`], plus skill,
 //!    tool-search and MCP tools), so they can still edit and run tests unattended;
-//! 5. the definition's `tools` (when it names any), then its `disallowed_tools`.
+//! 5. the definition's `tools` (when it names any), then its `disallowed_tools`;
+//! 6. a coordinator (a main agent in coordinator mode: `/coordinator on`, or
+//!    `coordinator: true`) keeps only [`COORDINATOR_TOOLS`] — no code tool, no MCP
+//!    tool — so code never fills its context: its teammates read and write the code.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -58,6 +61,26 @@ pub const BACKGROUND_TOOLS: &[&str] = &[
     "ToolSearch",
 ];
 
+/// What a coordinator keeps: its team, task, message and agent tools, its notes
+/// (`TodoWrite`, `Memory`), `AskUserQuestion` to report what it cannot resolve, and
+/// `ExitPlanMode` while it plans. An allow-list, so a tool added later (or an MCP
+/// tool) is a code tool until it is named here.
+pub const COORDINATOR_TOOLS: &[&str] = &[
+    "TeamCreate",
+    "TeamDelete",
+    "SendMessage",
+    "TaskCreate",
+    "TaskUpdate",
+    "TaskList",
+    "TaskGet",
+    "TaskStop",
+    "Agent",
+    "TodoWrite",
+    "Memory",
+    "AskUserQuestion",
+    "ExitPlanMode",
+];
+
 /// The tools that go with Bash: `tools.bash: false` removes them all.
 const BASH_TOOLS: &[&str] = &["Bash", "BashOutput", "KillShell"];
 
@@ -66,6 +89,9 @@ const BASH_TOOLS: &[&str] = &["Bash", "BashOutput", "KillShell"];
 pub enum AgentKind {
     /// A session's main agent (talks to the user).
     Main,
+    /// A session's main agent in coordinator mode: it decomposes, dispatches and
+    /// monitors, and does no code work itself ([`COORDINATOR_TOOLS`]).
+    Coordinator,
     /// An agent another agent started.
     Child {
         /// Defined in a file (`.roocode/agents`, `.claude/agents`), not built in.
@@ -109,6 +135,18 @@ impl<'a> Selection<'a> {
             allowed: None,
             disallowed: &[],
             planning: false,
+        }
+    }
+
+    /// The same selection for a main agent in coordinator mode (`coordinator`), or not.
+    pub fn coordinating(self, coordinator: bool) -> Self {
+        Self {
+            kind: if coordinator {
+                AgentKind::Coordinator
+            } else {
+                AgentKind::Main
+            },
+            ..self
         }
     }
 
@@ -164,6 +202,11 @@ fn keeps(s: &Selection<'_>, name: &str) -> bool {
     }
     match s.kind {
         AgentKind::Main => {}
+        AgentKind::Coordinator => {
+            if !COORDINATOR_TOOLS.contains(&name) {
+                return false;
+            }
+        }
         AgentKind::Child { custom, background } => {
             if NEVER_FOR_CHILDREN.contains(&name) || (custom && listed(s.custom_disallowed)) {
                 return false;

@@ -21,6 +21,11 @@ impl Tmux {
         }
     }
 
+    /// The server's name (`tmux -L NAME`).
+    pub fn socket_name(&self) -> String {
+        self.socket.clone()
+    }
+
     pub fn run(&self, args: &[&str]) -> String {
         let out = Command::new("tmux")
             .arg("-L")

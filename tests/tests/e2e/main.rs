@@ -30,6 +30,8 @@ mod read_only_agents;
 mod sandbox;
 mod secrets;
 mod send;
+mod team_coordinator;
+mod team_tmux;
 mod teams;
 mod tool_sets;
 mod tools;

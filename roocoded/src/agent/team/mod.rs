@@ -13,6 +13,7 @@
 //! - `host`: the [`TeamHost`](crate::tools::TeamHost) of a lead's or a teammate's calls.
 //! - `cleanup`: deleting a team once no member is active.
 //! - `backend`: where a teammate is shown (`in-process`, or a tmux pane too).
+//! - `tmux`: opening a teammate's pane in the tmux of its lead's client.
 
 pub mod backend;
 mod cleanup;
@@ -22,6 +23,7 @@ mod mail;
 mod spawn;
 #[cfg(test)]
 mod tests;
+mod tmux;
 
 pub use host::TeamLink;
 pub use life::TeamBook;

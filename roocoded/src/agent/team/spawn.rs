@@ -22,6 +22,8 @@ pub struct Joining {
     pub team_name: String,
     /// `in-process` or `tmux`.
     pub backend: String,
+    /// With `tmux`: the pane to open once it has joined, or why there can be none.
+    pub pane: Option<Result<super::tmux::PaneSpec, super::tmux::PaneError>>,
 }
 
 /// Names a teammate cannot have: the lead's and the broadcast address.
@@ -112,10 +114,13 @@ impl Engine {
             plan.spec.system_prompt.trim_end(),
             teammate_prompt(&name, &team.name, plan_required)
         );
+        let pane = (backend == super::backend::TMUX)
+            .then(|| super::tmux::PaneSpec::for_client(&lead.env, &self.paths().socket));
         plan.joining = Some(Joining {
             team_id: team.id.clone(),
             team_name: team.name.clone(),
             backend: backend.to_string(),
+            pane,
         });
         self.record_planned(lead, &request, plan).await
     }
@@ -151,6 +156,9 @@ impl Engine {
             joined: true,
         };
         self.events.append(&row.parent_id, &row.id, joined).await?;
+        if let Some(pane) = &joining.pane {
+            self.show_in_pane(row, pane).await;
+        }
         Ok(())
     }
 }

@@ -46,11 +46,26 @@ fn without(remove: &[&str]) -> Vec<&'static str> {
     all().into_iter().filter(|n| !remove.contains(n)).collect()
 }
 
+/// Every code tool of [`registry`]: what a coordinator never gets.
+const CODE_TOOLS: &[&str] = &[
+    "Read",
+    "Write",
+    "Edit",
+    "Glob",
+    "Grep",
+    "Bash",
+    "BashOutput",
+    "KillShell",
+    "WebFetch",
+    "mcp__github__search",
+];
+
 #[test]
 fn the_layers_as_a_table() {
     let registry = registry();
     let none: Vec<String> = Vec::new();
     let web = strings(&["WebFetch"]);
+    let ask = strings(&["AskUserQuestion"]);
     let custom_off = strings(&["Bash", "WebFetch"]);
     let reviewer = strings(&["Read", "Grep", "Glob", "AskUserQuestion", "Nonexistent"]);
     let no_write = strings(&["Write", "Edit"]);
@@ -172,6 +187,29 @@ fn the_layers_as_a_table() {
             ],
         ),
         (
+            "coordinator: no code tool; team, task, agent tools, notes and the user's",
+            sel(AgentKind::Coordinator, none, None),
+            without(CODE_TOOLS),
+        ),
+        (
+            "coordinator outside plan mode: no ExitPlanMode either",
+            Selection {
+                planning: false,
+                ..Selection::main(none, None).coordinating(true)
+            },
+            without(&[CODE_TOOLS, &["ExitPlanMode"]].concat()),
+        ),
+        (
+            "coordinator under tools.disabled and tools.bash: false",
+            sel(AgentKind::Coordinator, &ask, Some(false)),
+            without(&[CODE_TOOLS, &["AskUserQuestion"]].concat()),
+        ),
+        (
+            "coordinating(false) is the plain main agent",
+            sel(AgentKind::Coordinator, none, None).coordinating(false),
+            all(),
+        ),
+        (
             "an empty tools list means every tool left",
             Selection {
                 allowed: Some(&[]),
@@ -230,4 +268,44 @@ fn a_tool_outside_the_set_is_unknown_and_the_error_lists_the_set() {
         set.prepare("Read", &json!({"file_path": "a.txt"}), &project.ctx)
             .is_ok()
     );
+}
+
+#[test]
+fn a_coordinator_keeps_the_team_tools_by_name_and_nothing_unnamed() {
+    let mut r = Registry::with_builtins();
+    let schema = json!({"type": "object", "properties": {}});
+    for name in [
+        "TeamDelete",
+        "SendMessage",
+        "TaskCreate",
+        "TaskUpdate",
+        "Skill",
+        "mcp__fs__read",
+    ] {
+        if !BUILTIN_NAMES.contains(&name) {
+            r.register(Arc::new(FakeTool::new(name, schema.clone())))
+                .unwrap();
+        }
+    }
+    let set = select(&Arc::new(r), &Selection::main(&[], None).coordinating(true));
+    let got: Vec<&str> = set.names().collect();
+    for kept in [
+        "TeamCreate",
+        "TeamDelete",
+        "SendMessage",
+        "TaskCreate",
+        "TaskUpdate",
+        "TaskList",
+        "TaskGet",
+        "TaskStop",
+        "Agent",
+        "TodoWrite",
+        "Memory",
+        "AskUserQuestion",
+    ] {
+        assert!(got.contains(&kept), "{kept} missing from {got:?}");
+    }
+    for dropped in ["Skill", "mcp__fs__read", "Read", "Bash", "ExitPlanMode"] {
+        assert!(!got.contains(&dropped), "{dropped} in {got:?}");
+    }
 }

@@ -266,3 +266,62 @@ async fn a_command_the_model_runs_cannot_delete_a_team() {
     assert_eq!(team.code, 0, "{team:?}");
     assert_eq!(team.json()["name"], "alpha");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_tui_team_panel_follows_a_member_from_active_to_idle() {
+    use crate::interactive::{Tmux, line_for};
+    let script = Script::new()
+        .route(
+            RouteMatch::FirstUserContains("BUILDER-TASK".into()),
+            [ScriptedReply::new(Reply::text("Built the parser.")).with_gate("builder")],
+        )
+        .reply(Reply::tool_calls(vec![ToolCall::new(
+            "TeamCreate",
+            json!({"team_name": "alpha"}),
+        )]))
+        .reply(Reply::tool_calls(vec![ToolCall::new(
+            "Agent",
+            json!({"team_name": "alpha", "name": "builder", "description": "build the parser",
+                   "prompt": "BUILDER-TASK: build the parser"}),
+        )]))
+        .reply(Reply::text("The team is working."))
+        .reply(Reply::text("The builder is done."));
+    let w = team_world(script).await;
+    let out = w.run(&["send", "build the parser with a team"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let lead = out.session_id();
+    w.mock.wait_for_gate_reached("builder").await;
+
+    let project = w.project_path().display().to_string();
+    let t = Tmux::new("team");
+    t.run(&[
+        "new-session",
+        "-d",
+        "-s",
+        "one",
+        "-x",
+        "120",
+        "-y",
+        "40",
+        "-c",
+        &project,
+        &line_for(&w, "roocode-tui", &format!("--session {lead}")),
+    ]);
+    // The transcript has the team's lines; the panel (Ctrl+P) its members.
+    t.wait_for_on(
+        "one",
+        "⟶ teammate builder (general-purpose) joined team alpha",
+    )
+    .await;
+    t.run(&["send-keys", "-t", "one", "C-p"]);
+    t.wait_for_on("one", "Team alpha (1)").await;
+    t.wait_for_on("one", "● builder active").await;
+    w.mock.open_gate("builder");
+    let screen = t.wait_for_on("one", "○ builder idle").await;
+    assert!(
+        !screen.contains("● builder active"),
+        "one row per member: {screen}"
+    );
+    t.wait_for_on("one", "✉ builder → lead (idle notification)")
+        .await;
+}

@@ -8,7 +8,7 @@
 
 use clap::{Args, Subcommand};
 use roocode_client::teams::{self, TeamBoard};
-use roocode_protocol::api::TeamApiClient;
+use roocode_protocol::api::{SessionApiClient, TeamApiClient};
 use roocode_protocol::teams::TeamInfo;
 use tokio::signal::unix::{SignalKind, signal};
 
@@ -75,7 +75,10 @@ async fn show(team: Option<String>, json: bool, watch: bool) -> anyhow::Result<i
             }
             match teams.as_slice() {
                 [one] => get(&conn.rpc, &one.id).await?,
-                [] => return Err(UsageError("no team to watch: there are no teams".into()).into()),
+                [] => {
+                    let none = "no team to watch: there are no teams (a lead creates one with the TeamCreate tool)";
+                    return Err(Failure::new("team_not_found", none).into());
+                }
                 _ => {
                     return Err(UsageError(
                         "several teams: name the one to watch (`roocode-cli team NAME --watch`)"
@@ -86,34 +89,41 @@ async fn show(team: Option<String>, json: bool, watch: bool) -> anyhow::Result<i
             }
         }
     };
-    if json {
-        let text = if watch {
-            serde_json::to_string(&info)?
-        } else {
-            serde_json::to_string_pretty(&info)?
-        };
-        out_line(&text);
-    } else {
-        out(&team_view::team_page(&info));
-    }
     if !watch {
+        print_team(&info, json, /*one_line*/ false)?;
         return Ok(0);
     }
-    follow(&conn.rpc, info, json, &paths).await
+    // The lead's position first, then the team as of then or later: every event after
+    // it is followed, none is lost between the two.
+    let lead = SessionApiClient::get(&conn.rpc, info.lead_session_id.clone())
+        .await
+        .map_err(Failure::from)?;
+    let info = get(&conn.rpc, &info.id).await?;
+    print_team(&info, json, /*one_line*/ true)?;
+    follow(&conn.rpc, info, lead.last_seq, json, &paths).await
 }
 
-/// Follows the team's lead stream from now on, printing each team event.
+/// The team as JSON (`one_line` when JSON lines of events follow) or as its page.
+fn print_team(info: &TeamInfo, json: bool, one_line: bool) -> anyhow::Result<()> {
+    if json && one_line {
+        out_line(&serde_json::to_string(info)?);
+    } else if json {
+        out_line(&serde_json::to_string_pretty(info)?);
+    } else {
+        out(&team_view::team_page(info));
+    }
+    Ok(())
+}
+
+/// Follows the team's lead stream after `since`, printing each team event.
 async fn follow(
     rpc: &roocode_client::RpcClient,
     info: TeamInfo,
+    since: u64,
     json: bool,
     paths: &roocode_protocol::paths::Paths,
 ) -> anyhow::Result<i32> {
-    use roocode_protocol::api::SessionApiClient;
-    let lead = SessionApiClient::get(rpc, info.lead_session_id.clone())
-        .await
-        .map_err(Failure::from)?;
-    let mut events = stream::open(rpc, &lead.id, lead.last_seq).await?;
+    let mut events = stream::open(rpc, &info.lead_session_id, since).await?;
     let mut sigint = signal(SignalKind::interrupt())?;
     let mut board = TeamBoard::default();
     let name = info.name.clone();

@@ -16,6 +16,7 @@ use crate::session::{
     CommandInfo, CommandOutput, CreateParams, ExportPage, HistoryPage, ImportParams,
     PendingRequest, PermissionDecision, SendParams, SendResponse, SessionInfo,
 };
+use crate::teams::{MailInfo, TeamInfo};
 
 /// Result type of every RPC method.
 pub type RpcResult<T> = Result<T, ErrorObjectOwned>;
@@ -195,6 +196,36 @@ pub trait AgentApi {
     /// moved (false: it was in the background already, or has ended).
     #[method(name = "background", param_kind = map)]
     async fn background(&self, agent_id: String) -> RpcResult<bool>;
+}
+
+/// `team.*`: agent teams (a lead session, its teammates and their shared task list).
+/// A team is named by its id, its name (when no other team has it) or any session of
+/// it (the lead's or a member's: an id or a unique prefix).
+#[rpc(server, client, namespace = "team", namespace_separator = ".")]
+pub trait TeamApi {
+    /// Teams, oldest first, with their members (no task list: `team.get` has it); only
+    /// the team of `session_id` (lead or member) when given.
+    #[method(name = "list", param_kind = map)]
+    async fn list(&self, session_id: Option<String>) -> RpcResult<Vec<TeamInfo>>;
+
+    /// One team, with its members and its task list.
+    #[method(name = "get", param_kind = map)]
+    async fn get(&self, team: String) -> RpcResult<TeamInfo>;
+
+    /// Deletes a team: refused while a member is active; otherwise stops every member
+    /// and removes the team's state (members, tasks, mail). Returns what was done.
+    #[method(name = "delete", param_kind = map)]
+    async fn delete(&self, team: String) -> RpcResult<String>;
+}
+
+/// `mailbox.*`: the messages of teams' members.
+#[rpc(server, client, namespace = "mailbox", namespace_separator = ".")]
+pub trait MailboxApi {
+    /// Messages, oldest first: of `team` (as `team.get` names one) or of every team;
+    /// only those addressed to `agent` when given (a member's name in the team, `lead`,
+    /// or an agent id; without `team`, an agent id or prefix names its team too).
+    #[method(name = "list", param_kind = map)]
+    async fn list(&self, team: Option<String>, agent: Option<String>) -> RpcResult<Vec<MailInfo>>;
 }
 
 /// `doctor.*`: the health report of `roocode-cli doctor`.

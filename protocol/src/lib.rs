@@ -1,7 +1,7 @@
 //! The RooCode wire contract: every type that crosses the daemon's socket and the
 //! JSON-RPC API declared once, used by `roocoded` (server) and every client.
 //!
-//! - [`api`]: the RPC traits (`daemon.*`, `session.*`, `commands.*`, `pending.*`).
+//! - [`api`]: the RPC traits (`daemon.*`, `session.*`, `commands.*`, `pending.*`, `team.*`, …).
 //! - [`event`]: the numbered session events clients replay and follow.
 //! - [`content`]: messages as lists of content blocks (what the model sees).
 //! - [`session`], [`daemon`]: request and response types.
@@ -10,7 +10,7 @@
 //! - [`mode`]: the permission mode ([`Mode`]).
 //! - [`error`]: the typed codes of RPC errors; [`error_kind`]: the classes of `error` events.
 //! - [`question`]: the questions of `AskUserQuestion` and how answers resolve.
-//! - [`teams`]: agent teams' member states and team events.
+//! - [`teams`]: agent teams: member states, `team.*` and `mailbox.*` answers.
 //! - [`short_id`]: the short session ids people see and type.
 //! - [`paths`]: where the daemon's files live (shared so clients find the socket).
 //! - [`schema`]: the JSON Schema of all of it, for clients not written in Rust.

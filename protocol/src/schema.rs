@@ -18,6 +18,7 @@ use crate::session::{
     ClientEnv, CommandInfo, CommandOutput, CreateParams, ExportPage, HistoryPage, ImportParams,
     PendingRequest, PermissionDecision, SendParams, SendResponse, SessionInfo,
 };
+use crate::teams::{MailInfo, TeamInfo};
 
 /// Where the schema is checked in, relative to the crate.
 pub const SCHEMA_FILE: &str = "schema/protocol.json";
@@ -46,6 +47,8 @@ pub fn protocol_schema() -> Value {
     generator.subschema_for::<PermissionDecision>();
     generator.subschema_for::<ClientEnv>();
     generator.subschema_for::<DoctorReport>();
+    generator.subschema_for::<TeamInfo>();
+    generator.subschema_for::<MailInfo>();
     generator.subschema_for::<Event>();
     generator.subschema_for::<RpcErrorData>();
     let defs = generator.take_definitions(true);

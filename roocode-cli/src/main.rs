@@ -14,6 +14,7 @@ mod idle;
 mod import;
 mod input;
 mod logs;
+mod mailbox;
 mod output;
 mod pending;
 mod prompt;
@@ -27,6 +28,8 @@ mod sessions;
 mod stream;
 mod summary;
 mod table;
+mod team;
+mod team_view;
 mod terminal;
 #[cfg(test)]
 mod test_support;
@@ -40,11 +43,13 @@ use crate::agents::AgentsArgs;
 use crate::attach::AttachArgs;
 use crate::daemon_cmd::DaemonCmd;
 use crate::failure::UsageError;
+use crate::mailbox::MailboxArgs;
 use crate::output::err_line;
 use crate::pending::PendingArgs;
 use crate::respond::{AnswerArgs, ApproveArgs, DenyArgs};
 use crate::send::SendArgs;
 use crate::sessions::SessionsArgs;
+use crate::team::TeamArgs;
 
 /// Scriptable client of the RooCode daemon (roocoded), started on demand.
 #[derive(Debug, Parser)]
@@ -99,6 +104,11 @@ enum Cmd {
         /// The agent (its short id as `agents` shows it, the full id, or a unique prefix).
         id: String,
     },
+    /// Show the agent teams, or one (members, their state, current task and unread
+    /// mail; its tasks), `--watch` to follow it live; `team delete NAME` deletes one.
+    Team(TeamArgs),
+    /// List the messages of agent teams (only AGENT's with AGENT).
+    Mailbox(MailboxArgs),
 }
 
 fn main() {
@@ -146,6 +156,8 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Cmd::Doctor => doctor::run().await,
         Cmd::Agents(args) => agents::run(args).await,
         Cmd::Background { id } => agents::background(&id).await,
+        Cmd::Team(args) => team::run(args).await,
+        Cmd::Mailbox(args) => mailbox::run(args).await,
     }
 }
 
@@ -305,6 +317,43 @@ mod tests {
             parse(&["sessions", "--all"]).unwrap().cmd,
             Cmd::Sessions(SessionsArgs { all: true, .. })
         ));
+    }
+
+    #[test]
+    fn team_commands() {
+        use crate::team::TeamCmd;
+        match parse(&["team"]).unwrap().cmd {
+            Cmd::Team(t) => assert!(t.team.is_none() && t.cmd.is_none() && !t.json && !t.watch),
+            other => panic!("{other:?}"),
+        }
+        match parse(&["team", "alpha", "--json", "--watch"]).unwrap().cmd {
+            Cmd::Team(t) => assert!(t.team.as_deref() == Some("alpha") && t.json && t.watch),
+            other => panic!("{other:?}"),
+        }
+        match parse(&["team", "delete", "alpha"]).unwrap().cmd {
+            Cmd::Team(t) => {
+                assert!(matches!(t.cmd, Some(TeamCmd::Delete { team }) if team == "alpha"));
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse(&["mailbox", "builder", "--team", "alpha", "--json"])
+            .unwrap()
+            .cmd
+        {
+            Cmd::Mailbox(m) => {
+                assert_eq!(m.agent.as_deref(), Some("builder"));
+                assert_eq!(m.team.as_deref(), Some("alpha"));
+                assert!(m.json && !m.unread);
+            }
+            other => panic!("{other:?}"),
+        }
+        for args in [
+            &["team", "delete"][..],
+            &["team", "a", "b"],
+            &["mailbox", "a", "b"],
+        ] {
+            assert_eq!(parse(args).unwrap_err().exit_code(), 2, "{args:?}");
+        }
     }
 
     #[test]

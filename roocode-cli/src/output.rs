@@ -3,6 +3,11 @@
 //! fail. Renderers write through the [`Sink`] trait so tests can capture both streams;
 //! it also knows the one-line prompt of `send`'s questions to the user, so other output
 //! never lands on the line where the user types.
+//!
+//! Text bound for a terminal loses its control characters but newlines and tabs
+//! ([`for_terminal`]): the model's words (its answers, tool output, team messages)
+//! cannot move the cursor, retitle the window, set the clipboard or hide lines. The CLI
+//! itself writes none; redirected output is left as it is.
 
 use std::io::{ErrorKind, IsTerminal, Write};
 
@@ -91,8 +96,34 @@ impl Sink for Stdio {
     }
 }
 
+/// `text` without the control characters a terminal would act on: every C0 and C1
+/// control, ESC and DEL included, but newlines and tabs.
+pub fn for_terminal(text: &str) -> std::borrow::Cow<'_, str> {
+    let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    std::borrow::Cow::Owned(text.chars().filter(|c| !unsafe_char(*c)).collect())
+}
+
+/// Whether stdout and stderr are terminals (looked at once).
+fn terminals() -> (bool, bool) {
+    static TERMINALS: std::sync::OnceLock<(bool, bool)> = std::sync::OnceLock::new();
+    *TERMINALS.get_or_init(|| {
+        (
+            std::io::stdout().is_terminal(),
+            std::io::stderr().is_terminal(),
+        )
+    })
+}
+
 /// Writes `text` to stdout and flushes it; exits 0 at once if stdout is a closed pipe.
 pub fn out(text: &str) {
+    let text = if terminals().0 {
+        for_terminal(text)
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    };
     let mut stdout = std::io::stdout().lock();
     let result = stdout
         .write_all(text.as_bytes())
@@ -113,16 +144,41 @@ pub fn out_line(line: &str) {
 
 /// Writes one line to stderr, ignoring failures (there is nowhere left to report them).
 pub fn err_line(line: &str) {
+    let line = if terminals().1 {
+        for_terminal(line)
+    } else {
+        std::borrow::Cow::Borrowed(line)
+    };
     let mut stderr = std::io::stderr().lock();
     let _ = writeln!(stderr, "{line}");
 }
 
 /// Writes `text` to stderr as is and flushes it, ignoring failures.
 pub fn err_text(text: &str) {
+    let text = if terminals().1 {
+        for_terminal(text)
+    } else {
+        std::borrow::Cow::Borrowed(text)
+    };
     let mut stderr = std::io::stderr().lock();
     let _ = stderr
         .write_all(text.as_bytes())
         .and_then(|()| stderr.flush());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::for_terminal;
+
+    #[test]
+    fn terminal_text_keeps_lines_and_tabs_but_no_control_sequence() {
+        assert_eq!(for_terminal("plain\ttext\n"), "plain\ttext\n");
+        assert!(matches!(for_terminal("ok"), std::borrow::Cow::Borrowed(_)));
+        assert_eq!(
+            for_terminal("a\x1b[2Jb\x1b]0;title\x07c\r\nd\u{9b}31me\x7f"),
+            "a[2Jb]0;titlec\nd31me"
+        );
+    }
 }
 
 /// Captures both streams, for tests (an open prompt is ended like on a terminal).

@@ -1,5 +1,5 @@
 //! Events as text: the one-line forms shared by `send` and `attach` (tool calls,
-//! retries, permission waits and their outcomes, errors, sub-agents) and the
+//! retries, permission waits and their outcomes, errors, sub-agents, teams) and the
 //! [`Transcript`] that `attach` prints. A sub-agent's waits on a human, which also show
 //! on its parent's stream, are labelled with its name (`[Explore] permission: …`).
 //!
@@ -157,8 +157,9 @@ pub fn message_text(content: &[ContentBlock]) -> String {
 }
 
 /// The line of a sub-agent event on its parent's stream (`agent_spawned`,
-/// `agent_backgrounded`, `agent_completed`, `injected`); `None` for other events and
-/// for `agent_progress`, which would flood a transcript.
+/// `agent_backgrounded`, `agent_completed`, `injected`) or of a team event
+/// (`team_member`, `task_updated`, `mailbox_message`: `roocode_client::teams`); `None`
+/// for other events and for `agent_progress`, which would flood a transcript.
 pub fn agent_event_line(ev: &Event, names: &AgentNames) -> Option<String> {
     // Sub-agent events carry the child's id as the event's agent id.
     let agent_id = &ev.agent_id;
@@ -182,6 +183,9 @@ pub fn agent_event_line(ev: &Event, names: &AgentNames) -> Option<String> {
             summary,
         )),
         EventPayload::Injected { kind, text, .. } => Some(agents::injected_line(kind, text)),
+        EventPayload::TeamMember { .. }
+        | EventPayload::TaskUpdated { .. }
+        | EventPayload::MailboxMessage { .. } => roocode_client::teams::event_line(ev),
         _ => None,
     }
 }
@@ -340,7 +344,7 @@ impl Transcript {
             | EventPayload::AgentBackgrounded
             | EventPayload::AgentCompleted { .. }
             | EventPayload::Injected { .. }
-            // Team events: `roocode-cli team` shows them.
+            // Team events: shown above too.
             | EventPayload::TeamMember { .. }
             | EventPayload::TaskUpdated { .. }
             | EventPayload::MailboxMessage { .. }

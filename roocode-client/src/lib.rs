@@ -2,7 +2,8 @@
 //! the same way: opening the socket and the `daemon.hello` handshake ([`mod@connect`]),
 //! starting the daemon when nothing answers ([`autostart`]), following a session's
 //! numbered events without losing or repeating one ([`feed`]), naming a tool call on
-//! one line ([`display`]) and sub-agents and their events ([`agents`]).
+//! one line ([`display`]), sub-agents and their events ([`agents`]) and teams and
+//! theirs ([`teams`]).
 //!
 //! The wire types and RPC traits themselves live in `roocode-protocol`, which the
 //! daemon shares; nothing here is used by the daemon.
@@ -14,6 +15,7 @@ pub mod display;
 pub mod feed;
 pub mod rpc_error;
 pub mod sequence;
+pub mod teams;
 
 pub use connect::{ConnectError, RpcClient, build_mismatch_warning, connect, connect_raw};
 pub use feed::EventFeed;

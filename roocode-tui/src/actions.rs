@@ -4,8 +4,10 @@
 use roocode_protocol::agents::AgentInfo;
 use roocode_protocol::api::{
     AgentApiClient, PendingApiClient, PermissionApiClient, QuestionApiClient, SessionApiClient,
+    TeamApiClient,
 };
 use roocode_protocol::session::{ClientEnv, SendParams};
+use roocode_protocol::teams::TeamInfo;
 use tokio::sync::mpsc;
 
 use crate::feed::SharedClient;
@@ -25,6 +27,8 @@ pub enum ActionResult {
     },
     /// The session's sub-agents (`agent.list`).
     Agents(Vec<AgentInfo>),
+    /// The session's team (`team.get`), `None` outside a team.
+    Team(Option<Box<TeamInfo>>),
 }
 
 /// Performs `action` in the background; results go to `tx`.
@@ -95,6 +99,14 @@ pub fn perform(
                 .await
                 .ok()
                 .map(ActionResult::Agents)),
+            // Outside a team (or with an older daemon, which has no `team.get`) there
+            // is no team to show.
+            Action::RefreshTeam => Ok(Some(ActionResult::Team(
+                TeamApiClient::get(&*rpc, session_id)
+                    .await
+                    .ok()
+                    .map(Box::new),
+            ))),
             Action::Quit => Ok(None),
         };
         match result {

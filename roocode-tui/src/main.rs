@@ -220,11 +220,15 @@ async fn ui(
                     while let Ok(FeedMsg::Event(ev)) = feed_rx.try_recv() {
                         app.on_event(&ev);
                     }
+                    if app.take_team_refresh() {
+                        actions::perform(Action::RefreshTeam, session_id.clone(), client.clone(), result_tx.clone());
+                    }
                 }
                 Some(FeedMsg::Connected) => {
                     app.set_connection(Connection::Connected);
                     // The sub-agents, as of now (the stream keeps them current).
                     actions::perform(Action::RefreshAgents, session_id.clone(), client.clone(), result_tx.clone());
+                    actions::perform(Action::RefreshTeam, session_id.clone(), client.clone(), result_tx.clone());
                 }
                 Some(FeedMsg::OverviewChanged) => actions::perform(
                     Action::RefreshOverview,
@@ -244,6 +248,7 @@ async fn ui(
                 Some(ActionResult::Output { line, text }) => app.command_output(&line, &text),
                 Some(ActionResult::Overview { pending, sessions }) => app.set_overview(pending, sessions),
                 Some(ActionResult::Agents(list)) => app.set_agents(&list),
+                Some(ActionResult::Team(team)) => app.set_team(team.map(|t| *t)),
                 None => {}
             },
             _ = tick.tick() => app.on_tick(),

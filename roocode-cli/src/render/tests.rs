@@ -358,3 +358,49 @@ fn the_transcript_shows_sub_agents_on_the_parents_stream() {
 "
     );
 }
+
+#[test]
+fn team_events_are_one_line_notices_without_control_sequences() {
+    let out = transcript(&[
+        child_ev(
+            1,
+            "A1",
+            EventPayload::TeamMember {
+                team: "alpha".into(),
+                name: "builder".into(),
+                agent_type: "general-purpose".into(),
+                state: roocode_protocol::teams::MemberState::Active,
+                joined: true,
+            },
+        ),
+        child_ev(
+            2,
+            "A1",
+            EventPayload::TaskUpdated {
+                team: "alpha".into(),
+                task_id: 3,
+                subject: "parse\x1b[2J the input".into(),
+                status: "in_progress".into(),
+                owner: Some("builder".into()),
+                blocked_by: vec![],
+            },
+        ),
+        child_ev(
+            3,
+            "A1",
+            EventPayload::MailboxMessage {
+                team: "alpha".into(),
+                from: "builder".into(),
+                to: "lead".into(),
+                kind: "status_update".into(),
+                summary: "half done\r\x1b]0;title\x07".into(),
+            },
+        ),
+    ]);
+    assert_eq!(
+        out,
+        "⟶ teammate builder (general-purpose) joined team alpha\n\
+         ◦ task #3 \"parse[2J the input\" in progress: builder\n\
+         ✉ builder → lead (status update): half done]0;title\n"
+    );
+}

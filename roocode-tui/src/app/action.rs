@@ -31,6 +31,9 @@ pub enum Action {
     /// (Re)connected: fetch `agent.list` of the session and pass it to
     /// [`super::App::set_agents`].
     RefreshAgents,
+    /// (Re)connected, or team events arrived: fetch `team.get` of the session and pass
+    /// it to [`super::App::set_team`].
+    RefreshTeam,
     /// Leave the client (agents keep running).
     Quit,
 }

@@ -26,6 +26,7 @@ impl App {
             }
             self.last_seq = ev.seq;
             self.agents.on_event(ev, self.tick);
+            self.team.on_event(ev);
         }
         // The child asking, for a request's label.
         let asker = is_child_event(ev).then(|| self.agents.names().name(&ev.agent_id));
@@ -223,10 +224,14 @@ impl App {
             }
             // Progress: the agents panel only, never a flood of lines.
             EventPayload::AgentProgress { .. } => {}
-            // Team events: the team panel's (not yet drawn in the transcript).
+            // Team events: one line each (the panel's team section has the details).
             EventPayload::TeamMember { .. }
             | EventPayload::TaskUpdated { .. }
-            | EventPayload::MailboxMessage { .. } => {}
+            | EventPayload::MailboxMessage { .. } => {
+                if let Some(line) = roocode_client::teams::event_line(ev) {
+                    t.notice(line, theme::DIM);
+                }
+            }
             // A newer daemon's event type: nothing this build can show.
             EventPayload::Resync { .. } | EventPayload::Unknown => {}
         }

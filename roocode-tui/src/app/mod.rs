@@ -86,6 +86,8 @@ pub struct App {
     pub(crate) agents: Agents,
     /// Inside tmux, whose prefix is Ctrl+B: the hint says to press it twice.
     pub(crate) tmux: bool,
+    /// The session's team, live (the side panel's team section).
+    pub(crate) team: roocode_client::teams::TeamBoard,
 }
 
 impl App {
@@ -113,6 +115,7 @@ impl App {
             calls_of_requests: HashMap::new(),
             agents: Agents::default(),
             tmux: false,
+            team: roocode_client::teams::TeamBoard::default(),
         };
         app.apply_session(&session);
         app
@@ -159,6 +162,18 @@ impl App {
     pub fn set_agents(&mut self, list: &[roocode_protocol::agents::AgentInfo]) {
         let parent = self.session.id.clone();
         self.agents.set(&parent, list, self.tick);
+    }
+
+    /// The session's team as `team.get` gives it (on every (re)connect, and after
+    /// team events: `None` when the session is in no team).
+    pub fn set_team(&mut self, team: Option<roocode_protocol::teams::TeamInfo>) {
+        self.team.set(team);
+    }
+
+    /// Whether team events since the last call may have moved what only `team.get`
+    /// knows (unread mail): then perform [`Action::RefreshTeam`].
+    pub fn take_team_refresh(&mut self) -> bool {
+        self.team.take_stale()
     }
 
     /// The UI runs inside tmux (`TMUX` is set): Ctrl+B, tmux's prefix, reaches the UI

@@ -9,6 +9,7 @@ mod input;
 mod panel;
 pub mod picker;
 mod status;
+mod team;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};

@@ -1,6 +1,7 @@
 //! The side panel: requests waiting in every session (selectable, a sub-agent's
 //! labelled with its name), the other sessions with their status, and the attached
-//! session's sub-agents, live (name, type, state, elapsed time, tokens, last activity).
+//! session's sub-agents, live (name, type, state, elapsed time, tokens, last activity),
+//! and its team's members (`super::team`).
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
@@ -167,6 +168,8 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) {
             Span::styled(": run it in the background", theme::DIM),
         ]));
     }
+
+    lines.extend(super::team::lines(app, width));
 
     for (i, line) in lines.iter().take(inner.height as usize).enumerate() {
         let y = inner.y + i as u16;

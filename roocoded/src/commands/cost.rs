@@ -1,5 +1,6 @@
-//! `/cost`: what a session's model calls cost and used — its sub-agents' included — in
-//! total, per agent (the main agent as `main`, a sub-agent by its name and short id),
+//! `/cost`: what a session's model calls cost and used — its sub-agents' included, and
+//! for a team's lead its teammates' and their helpers' (`team_cost.rs`), with a line
+//! saying what the lead and what the teammates spent — in total, per agent (the main agent as `main`, a sub-agent by its name and short id),
 //! per purpose (the conversation itself,
 //! compaction, calls made by tools such as WebFetch) and per model — as plain-text
 //! tables for a monospace terminal.
@@ -15,9 +16,16 @@ use crate::store::{COMPACTION_TURN_ID, CONVERSATION_PURPOSE, CallTotals, Session
 /// The `/cost` report of `row`'s session.
 pub async fn report(engine: &Engine, row: &SessionRow) -> Result<String, AgentError> {
     let store = engine.store();
-    let mut totals = store.call_totals(&row.id).await?;
+    let team = super::team_cost::team_totals(engine, &row.id).await?;
+    let mut totals = match &team {
+        Some(t) if t.lead_session_id == row.id => t.totals.clone(),
+        _ => store.call_totals(&row.id).await?,
+    };
+    let team_line = team
+        .as_ref()
+        .map(|t| team_line(t, t.lead_session_id == row.id));
     // Sub-agents are shown by name (with the start of their id: names repeat).
-    let names: std::collections::HashMap<String, String> = store
+    let mut names: std::collections::HashMap<String, String> = store
         .children(&row.id)
         .await?
         .into_iter()
@@ -28,12 +36,47 @@ pub async fn report(engine: &Engine, row: &SessionRow) -> Result<String, AgentEr
             (c.id, label)
         })
         .collect();
+    if let Some(t) = &team {
+        names.extend(t.labels.clone());
+    }
     for t in &mut totals {
         if let Some(name) = names.get(&t.agent_id) {
             t.agent_id.clone_from(name);
         }
     }
-    Ok(render(&row.id, &totals))
+    Ok(render(&row.id, &totals, team_line.as_deref()))
+}
+
+/// What a team spent, split between its lead (with its own sub-agents) and its
+/// teammates (with their helpers): in the lead's report, the parts of the sums below
+/// it; in a teammate's, the team's whole.
+fn team_line(team: &super::team_cost::TeamTotals, lead_here: bool) -> String {
+    let (mut lead, mut mates, mut all) = (Sum::default(), Sum::default(), Sum::default());
+    for t in &team.totals {
+        all.add(t);
+        if team.teammate_agents.contains(&t.agent_id) {
+            mates.add(t);
+        } else {
+            lead.add(t);
+        }
+    }
+    let teammates = plural(team.members as i64, "teammate", "teammates");
+    if lead_here {
+        format!(
+            "Team {}: the lead {}, its {teammates} {} (with their helpers); both in the sums below.",
+            team.name,
+            lead.cost_cell(),
+            mates.cost_cell()
+        )
+    } else {
+        format!(
+            "Team {} in all: {} (the lead {}, {teammates} {}); /cost in the lead's session shows each agent.",
+            team.name,
+            all.cost_cell(),
+            lead.cost_cell(),
+            mates.cost_cell()
+        )
+    }
 }
 
 /// Sums of some model calls.
@@ -128,10 +171,15 @@ impl Breakdown {
     }
 }
 
-/// The report for `totals` (the store's groups of one session, `session_id`).
-fn render(session_id: &str, totals: &[CallTotals]) -> String {
+/// The report for `totals` (the store's groups of one session, `session_id`), with
+/// `team`'s line under the first when the session is in a team.
+fn render(session_id: &str, totals: &[CallTotals], team: Option<&str>) -> String {
     if totals.is_empty() {
-        return "No model calls yet: this session has cost nothing.".to_string();
+        let none = "No model calls yet: this session has cost nothing.".to_string();
+        return match team {
+            Some(line) => format!("{none}\n{line}"),
+            None => none,
+        };
     }
     let mut session = Sum::default();
     let mut agents = Breakdown::default();
@@ -181,7 +229,9 @@ fn render(session_id: &str, totals: &[CallTotals]) -> String {
         .map(|(model, sum)| Row::Cells(vec![model.clone(), sum.cost_cell(), thousands(sum.calls)]))
         .collect();
 
-    let mut out = vec![cost_line(&session), String::new()];
+    let mut out = vec![cost_line(&session)];
+    out.extend(team.map(str::to_string));
+    out.push(String::new());
     out.extend(table(&header, &rows));
     out.push(String::new());
     out.extend(table(&["model", "cost", "calls"], &model_rows));
@@ -408,7 +458,7 @@ Purpose
 model                           cost  calls
 anthropic/claude-sonnet-4-5  $0.8300     15
 anthropic/claude-haiku-4-5   $0.0280      7";
-        assert_eq!(render("s1", &totals), expected);
+        assert_eq!(render("s1", &totals, None), expected);
     }
 
     #[test]
@@ -430,7 +480,7 @@ model           cost  calls
 local/llama  unknown      3
 
 No known price for local/llama: prices can be set under `prices:` in config.yaml.";
-        assert_eq!(render("s1", &only_unpriced), expected);
+        assert_eq!(render("s1", &only_unpriced, None), expected);
     }
 
     #[test]
@@ -443,7 +493,7 @@ No known price for local/llama: prices can be set under `prices:` in config.yaml
             failed,
             group("s1", "compaction", "local/llama", 1, 1_000, None),
         ];
-        let report = render("s1", &totals);
+        let report = render("s1", &totals, None);
         let lines: Vec<&str> = report.lines().collect();
         assert_eq!(
             lines[0],
@@ -475,9 +525,42 @@ No known price for local/llama: prices can be set under `prices:` in config.yaml
     }
 
     #[test]
+    fn a_team_lead_sees_what_it_and_its_teammates_spent() {
+        let totals = vec![
+            group("lead", "conversation", SONNET, 2, 1_000, Some(0.01)),
+            group("explore-1", "conversation", SONNET, 1, 1_000, Some(0.005)),
+            group("builder", "conversation", SONNET, 3, 1_000, Some(0.01)),
+            group("helper-of-builder", "conversation", SONNET, 1, 1_000, None),
+        ];
+        let team = crate::commands::team_cost::TeamTotals {
+            name: "alpha".into(),
+            lead_session_id: "lead".into(),
+            members: 1,
+            teammate_agents: ["builder".to_string(), "helper-of-builder".to_string()].into(),
+            totals: totals.clone(),
+            labels: Default::default(),
+        };
+        let line = team_line(&team, true);
+        assert_eq!(
+            line,
+            "Team alpha: the lead $0.0250, its 1 teammate $0.0300+ (with their helpers); both in the sums below."
+        );
+        let report = render("lead", &totals, Some(&line));
+        let lines: Vec<&str> = report.lines().collect();
+        assert!(lines[0].starts_with("Cost: at least $0.0550"), "{report}");
+        assert_eq!(lines[1], line);
+        assert_eq!(lines[2], "");
+        assert!(report.contains("  builder "), "{report}");
+        assert_eq!(
+            team_line(&team, false),
+            "Team alpha in all: $0.0550+ (the lead $0.0250, 1 teammate $0.0300+); /cost in the lead's session shows each agent."
+        );
+    }
+
+    #[test]
     fn a_session_without_calls_says_so() {
         assert_eq!(
-            render("s1", &[]),
+            render("s1", &[], None),
             "No model calls yet: this session has cost nothing."
         );
     }

@@ -3,12 +3,14 @@
 //! layer (`session.command`). They never reach the model, and the engine never calls
 //! into them: a handler uses the engine's public methods only. Later features add
 //! prompt commands and skills beside these. Reports that take more than a line are
-//! built in their own files (`cost.rs`, `context.rs`, `memory.rs`, `coordinator.rs`).
+//! built in their own files (`cost.rs` with `team_cost.rs`, `context.rs`, `memory.rs`,
+//! `coordinator.rs`).
 
 mod context;
 mod coordinator;
 mod cost;
 mod memory;
+mod team_cost;
 
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;

@@ -16,6 +16,7 @@ mod relay;
 mod server;
 mod session_api;
 mod subscribe;
+mod team_api;
 mod traced;
 
 use std::sync::Arc;

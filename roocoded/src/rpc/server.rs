@@ -10,8 +10,8 @@ use jsonrpsee::server::{
     Methods, Server, ServerConfig, serve_with_graceful_shutdown, stop_channel,
 };
 use roocode_protocol::api::{
-    AgentApiServer, CommandsApiServer, DaemonApiServer, DoctorApiServer, PendingApiServer,
-    PermissionApiServer, QuestionApiServer, SessionApiServer,
+    AgentApiServer, CommandsApiServer, DaemonApiServer, DoctorApiServer, MailboxApiServer,
+    PendingApiServer, PermissionApiServer, QuestionApiServer, SessionApiServer, TeamApiServer,
 };
 use std::sync::Arc;
 
@@ -47,7 +47,7 @@ pub async fn serve(listener: &UnixListener, ctx: DaemonContext, stop: Cancellati
     let builder = Server::builder().set_config(cfg).to_service_builder();
     let mut methods = Methods::new();
     let handler = super::Handler(ctx.clone());
-    let parts: [Result<(), _>; 8] = [
+    let parts: [Result<(), _>; 10] = [
         methods.merge(DaemonApiServer::into_rpc(handler.clone())),
         methods.merge(SessionApiServer::into_rpc(handler.clone())),
         methods.merge(CommandsApiServer::into_rpc(handler.clone())),
@@ -55,6 +55,8 @@ pub async fn serve(listener: &UnixListener, ctx: DaemonContext, stop: Cancellati
         methods.merge(PermissionApiServer::into_rpc(handler.clone())),
         methods.merge(QuestionApiServer::into_rpc(handler.clone())),
         methods.merge(AgentApiServer::into_rpc(handler.clone())),
+        methods.merge(TeamApiServer::into_rpc(handler.clone())),
+        methods.merge(MailboxApiServer::into_rpc(handler.clone())),
         methods.merge(DoctorApiServer::into_rpc(handler)),
     ];
     for r in parts {

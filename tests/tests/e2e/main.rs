@@ -30,6 +30,7 @@ mod read_only_agents;
 mod sandbox;
 mod secrets;
 mod send;
+mod team_cli;
 mod team_coordinator;
 mod team_tmux;
 mod teams;

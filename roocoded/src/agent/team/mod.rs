@@ -12,12 +12,14 @@
 //!   `<teammate-message>` block each ([`mail_text`]).
 //! - `host`: the [`TeamHost`](crate::tools::TeamHost) of a lead's or a teammate's calls.
 //! - `cleanup`: deleting a team once no member is active.
+//! - `info`: teams, members, tasks and mail as clients see them (`team.*`, `mailbox.*`).
 //! - `backend`: where a teammate is shown (`in-process`, or a tmux pane too).
 //! - `tmux`: opening a teammate's pane in the tmux of its lead's client.
 
 pub mod backend;
 mod cleanup;
 mod host;
+mod info;
 mod life;
 mod mail;
 mod spawn;

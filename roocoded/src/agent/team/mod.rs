@@ -28,6 +28,8 @@ mod spawn;
 mod task_text;
 mod tasks;
 #[cfg(test)]
+mod tasks_tests;
+#[cfg(test)]
 mod tests;
 
 pub use cleanup::CONVERGENCE;

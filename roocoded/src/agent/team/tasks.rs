@@ -148,6 +148,16 @@ impl Engine {
         let applied = self
             .apply_change(actor, &change, &mut changed, &mut done)
             .await;
+        // A status change changes what blocks the task's dependents too.
+        if change.status.is_some()
+            && let Ok(tasks) = self.store.tasks(&actor.team.id).await
+        {
+            let dependents = tasks
+                .iter()
+                .filter(|t| t.blocked_by.contains(&change.task_id));
+            changed.extend(dependents.map(|t| t.id));
+        }
+        changed.sort_unstable();
         changed.dedup();
         self.announce_tasks(actor, &changed).await;
         match applied {

@@ -290,6 +290,12 @@ async fn teammates_claim_and_complete_dependent_tasks_and_a_completion_tells_the
     ] {
         assert!(list.contains(line), "{line} not in {list}");
     }
+    // Beside the team's list, the lead's background agents (its teammates among them).
+    assert!(list.contains("Tasks of kind agent:"), "{list}");
+    assert!(
+        list.contains("[idle] alice") && list.contains("[idle] bob"),
+        "{list}"
+    );
     let lead_text = requests_text(&w, "build the parser with a team").join("\n");
     assert!(
         lead_text.contains(r#"kind=\"task_assignment\" summary=\"task #3 can start now\""#),

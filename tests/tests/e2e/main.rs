@@ -30,6 +30,7 @@ mod read_only_agents;
 mod sandbox;
 mod secrets;
 mod send;
+mod team_cleanup;
 mod team_tasks;
 mod teams;
 mod tool_sets;

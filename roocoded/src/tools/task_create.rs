@@ -19,9 +19,10 @@ pub struct TaskCreateTool;
 #[serde(deny_unknown_fields)]
 pub struct TaskCreateArgs {
     /// A short imperative title ("Add the parser's error type")
-    #[schemars(length(min = 1))]
+    #[schemars(length(min = 1, max = 200))]
     pub subject: String,
     /// What to do, which files it covers and how to tell it is done
+    #[schemars(length(max = 20000))]
     pub description: String,
     /// The numbers of the tasks this one waits for: it cannot start before they are completed
     pub add_blocked_by: Option<Vec<TaskRef>>,

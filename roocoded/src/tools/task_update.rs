@@ -43,8 +43,10 @@ pub struct TaskUpdateArgs {
     #[serde(rename = "addBlockedBy")]
     pub add_blocked_by_camel: Option<Vec<TaskRef>>,
     /// A new title
+    #[schemars(length(max = 200))]
     pub subject: Option<String>,
     /// A new description
+    #[schemars(length(max = 20000))]
     pub description: Option<String>,
     /// The task in the present continuous; accepted, not shown
     #[serde(rename = "activeForm")]

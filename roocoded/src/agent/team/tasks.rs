@@ -295,11 +295,14 @@ impl Engine {
         let text = |e: TaskError| e.to_string();
         if !actor.is_lead() {
             return match owner {
-                Some(me) if me == actor.name => self
-                    .store
-                    .reserve_task(team, task.id, me)
-                    .await
-                    .map_err(text),
+                Some(me) if me == actor.name => {
+                    self.store
+                        .reserve_task(team, task.id, me)
+                        .await
+                        .map_err(text)?;
+                    done.push("It is yours.".into());
+                    Ok(())
+                }
                 None if task.owner.as_deref() == Some(actor.name.as_str()) => {
                     self.store
                         .set_task_owner(team, task.id, None)
@@ -316,11 +319,12 @@ impl Engine {
             };
         }
         let Some(owner) = owner else {
-            return self
-                .store
+            self.store
                 .set_task_owner(team, task.id, None)
                 .await
-                .map_err(text);
+                .map_err(text)?;
+            done.push("It has no owner now.".into());
+            return Ok(());
         };
         let members = self.store.members(team).await.map_err(|e| e.to_string())?;
         let member = members.iter().find(|m| m.name == owner);
@@ -339,6 +343,7 @@ impl Engine {
             .set_task_owner(team, task.id, Some(owner))
             .await
             .map_err(text)?;
+        done.push(format!("Its owner is {owner}."));
         if let Some(member) = member
             && task.owner.as_deref() != Some(owner)
         {

@@ -37,7 +37,7 @@ pub use mailbox::{MailKind, MailRow, NewMail};
 pub use pending::{NewPending, PendingKind, PendingStatus};
 pub use processes::ProcessGroupRow;
 pub use sessions::{NewSession, SessionRow};
-pub use team_tasks::{TaskError, TaskStatus, TeamTask};
+pub use team_tasks::{TaskError, TaskStatus, TeamTask, open_blockers};
 pub use teams::{MemberEnd, MemberRow, MemberState, NewMember, TeamRow};
 pub use turns::{InputRow, TurnState};
 

@@ -1,8 +1,10 @@
 //! The team's shared task list (`team_tasks`, `team_task_deps`): tasks with a status,
 //! an owner and the tasks that block them. Claiming is atomic (one `UPDATE` that only
-//! succeeds for an unowned, pending, unblocked task), a dependency that would close a
-//! cycle is refused with the cycle named, and completing a task says whose tasks it
-//! unblocked.
+//! succeeds for an unowned, pending, unblocked task), so is reserving a task for its
+//! owner, a dependency that would close a cycle is refused with the cycle named, and
+//! completing a task (once: a second completion is refused) says whose tasks it
+//! unblocked. Who may do what is the engine's rule (`agent/team/tasks.rs`); this file
+//! only keeps the list consistent.
 
 use std::collections::{HashMap, HashSet};
 
@@ -105,6 +107,51 @@ impl Store {
         .bind(now)
         .fetch_one(&self.pool)
         .await?;
+        Ok(id)
+    }
+
+    /// Adds a pending task waiting for `blocked_by` (tasks of the same team), in one
+    /// transaction: an unknown blocker refuses the whole task. A new task blocks
+    /// nothing yet, so it cannot close a cycle.
+    pub async fn create_task_blocked_by(
+        &self,
+        team_id: &str,
+        subject: &str,
+        description: &str,
+        blocked_by: &[i64],
+    ) -> Result<i64, TaskError> {
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        for blocker in blocked_by {
+            let known: Option<(i64,)> =
+                sqlx::query_as("SELECT id FROM team_tasks WHERE id = ? AND team_id = ?")
+                    .bind(blocker)
+                    .bind(team_id)
+                    .fetch_optional(&mut *tx)
+                    .await?;
+            if known.is_none() {
+                return Err(TaskError::NoSuchTask(*blocker));
+            }
+        }
+        let now = clock::now_ms();
+        let (id,): (i64,) = sqlx::query_as(
+            "INSERT INTO team_tasks (team_id, subject, description, status, created_at, updated_at)
+             VALUES (?, ?, ?, 'pending', ?, ?) RETURNING id",
+        )
+        .bind(team_id)
+        .bind(subject)
+        .bind(description)
+        .bind(now)
+        .bind(now)
+        .fetch_one(&mut *tx)
+        .await?;
+        for blocker in blocked_by {
+            sqlx::query("INSERT OR IGNORE INTO team_task_deps (task_id, blocked_by) VALUES (?, ?)")
+                .bind(id)
+                .bind(blocker)
+                .execute(&mut *tx)
+                .await?;
+        }
+        tx.commit().await?;
         Ok(id)
     }
 
@@ -213,6 +260,10 @@ impl Store {
                 owner: other.clone(),
             });
         }
+        if t.status == TaskStatus::InProgress {
+            // Started by `owner` already: claiming it again changes nothing.
+            return Ok(());
+        }
         let done: HashSet<i64> = tasks
             .iter()
             .filter(|t| t.status == TaskStatus::Completed)
@@ -227,15 +278,17 @@ impl Store {
         Err(TaskError::Blocked { task, open })
     }
 
-    /// Completes `task`; the tasks this unblocked (all their blockers completed now),
-    /// with their owners, to notify.
+    /// Completes `task`, once (completing it again is [`TaskError::Done`], so its
+    /// dependents are told once); the tasks this unblocked (all their blockers
+    /// completed now), with their owners, to notify.
     pub async fn complete_task(
         &self,
         team_id: &str,
         task: i64,
     ) -> Result<Vec<TeamTask>, TaskError> {
         let done = sqlx::query(
-            "UPDATE team_tasks SET status = 'completed', updated_at = ? WHERE id = ? AND team_id = ?",
+            "UPDATE team_tasks SET status = 'completed', updated_at = ?
+             WHERE id = ? AND team_id = ? AND status != 'completed'",
         )
         .bind(clock::now_ms())
         .bind(task)
@@ -244,7 +297,10 @@ impl Store {
         .await?
         .rows_affected();
         if done == 0 {
-            return Err(TaskError::NoSuchTask(task));
+            return match self.task(team_id, task).await? {
+                Some(_) => Err(TaskError::Done(task)),
+                None => Err(TaskError::NoSuchTask(task)),
+            };
         }
         let tasks = self.tasks(team_id).await?;
         let completed: HashSet<i64> = tasks
@@ -261,6 +317,127 @@ impl Store {
             })
             .collect())
     }
+}
+
+impl Store {
+    /// Makes `owner` the owner of `task` if it has none (or has `owner` already),
+    /// atomically: of two members reserving one task exactly one gets it, and the
+    /// other is told who has it. The status stays as it is (a blocked task can be
+    /// reserved; it is started with [`Store::claim_task`] once unblocked).
+    pub async fn reserve_task(
+        &self,
+        team_id: &str,
+        task: i64,
+        owner: &str,
+    ) -> Result<(), TaskError> {
+        let reserved = sqlx::query(
+            "UPDATE team_tasks SET owner = ?1, updated_at = ?2
+             WHERE id = ?3 AND team_id = ?4 AND status != 'completed' AND (owner IS NULL OR owner = ?1)",
+        )
+        .bind(owner)
+        .bind(clock::now_ms())
+        .bind(task)
+        .bind(team_id)
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        if reserved == 1 {
+            return Ok(());
+        }
+        match self.task(team_id, task).await? {
+            None => Err(TaskError::NoSuchTask(task)),
+            Some(t) if t.status == TaskStatus::Completed => Err(TaskError::Done(task)),
+            Some(t) => Err(TaskError::Taken {
+                task,
+                owner: t.owner.unwrap_or_default(),
+            }),
+        }
+    }
+
+    /// Sets (or, with `None`, clears) the owner of `task`, whoever had it; an
+    /// in-progress task that loses its owner goes back to pending.
+    pub async fn set_task_owner(
+        &self,
+        team_id: &str,
+        task: i64,
+        owner: Option<&str>,
+    ) -> Result<(), TaskError> {
+        let n = sqlx::query(
+            "UPDATE team_tasks SET owner = ?1,
+                 status = CASE WHEN ?1 IS NULL AND status = 'in_progress' THEN 'pending' ELSE status END,
+                 updated_at = ?2
+             WHERE id = ?3 AND team_id = ?4",
+        )
+        .bind(owner)
+        .bind(clock::now_ms())
+        .bind(task)
+        .bind(team_id)
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        if n == 0 {
+            return Err(TaskError::NoSuchTask(task));
+        }
+        Ok(())
+    }
+
+    /// Puts `task` back to pending (not started, or reopened), its owner kept.
+    pub async fn reset_task(&self, team_id: &str, task: i64) -> Result<(), TaskError> {
+        let n = sqlx::query(
+            "UPDATE team_tasks SET status = 'pending', updated_at = ? WHERE id = ? AND team_id = ?",
+        )
+        .bind(clock::now_ms())
+        .bind(task)
+        .bind(team_id)
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        if n == 0 {
+            return Err(TaskError::NoSuchTask(task));
+        }
+        Ok(())
+    }
+
+    /// Changes the subject and/or the description of `task`.
+    pub async fn edit_task(
+        &self,
+        team_id: &str,
+        task: i64,
+        subject: Option<&str>,
+        description: Option<&str>,
+    ) -> Result<(), TaskError> {
+        let n = sqlx::query(
+            "UPDATE team_tasks SET subject = COALESCE(?, subject), description = COALESCE(?, description),
+                 updated_at = ? WHERE id = ? AND team_id = ?",
+        )
+        .bind(subject)
+        .bind(description)
+        .bind(clock::now_ms())
+        .bind(task)
+        .bind(team_id)
+        .execute(&self.pool)
+        .await?
+        .rows_affected();
+        if n == 0 {
+            return Err(TaskError::NoSuchTask(task));
+        }
+        Ok(())
+    }
+}
+
+/// The blockers of `task` that are not completed yet, as `tasks` (the team's list)
+/// says.
+pub fn open_blockers(tasks: &[TeamTask], task: &TeamTask) -> Vec<i64> {
+    task.blocked_by
+        .iter()
+        .copied()
+        .filter(|b| {
+            tasks
+                .iter()
+                .find(|t| t.id == *b)
+                .is_none_or(|t| t.status != TaskStatus::Completed)
+        })
+        .collect()
 }
 
 /// A path `from → … → to` following "waits for" edges, if there is one.
@@ -348,5 +525,58 @@ mod tests {
             .owner
             .unwrap();
         assert!(loser.to_string().contains(&winner), "{loser}");
+    }
+
+    #[tokio::test]
+    async fn a_task_is_created_with_its_blockers_reserved_by_one_and_completed_once() {
+        let store = team().await;
+        let design = store.create_task("t1", "design", "").await.unwrap();
+        let unknown = store
+            .create_task_blocked_by("t1", "build", "", &[design, 999])
+            .await
+            .unwrap_err();
+        assert!(matches!(unknown, TaskError::NoSuchTask(999)), "{unknown}");
+        assert_eq!(
+            store.tasks("t1").await.unwrap().len(),
+            1,
+            "nothing half made"
+        );
+        let build = store
+            .create_task_blocked_by("t1", "build", "the parser", &[design])
+            .await
+            .unwrap();
+        let tasks = store.tasks("t1").await.unwrap();
+        let t = tasks.iter().find(|t| t.id == build).unwrap();
+        assert_eq!(t.blocked_by, [design]);
+        assert_eq!(open_blockers(&tasks, t), [design]);
+
+        // A blocked task can be reserved, by one member only.
+        store.reserve_task("t1", build, "b").await.unwrap();
+        store.reserve_task("t1", build, "b").await.unwrap();
+        let taken = store.reserve_task("t1", build, "a").await.unwrap_err();
+        assert!(taken.to_string().contains("is b's already"), "{taken}");
+
+        store.claim_task("t1", design, "a").await.unwrap();
+        store.claim_task("t1", design, "a").await.unwrap();
+        assert_eq!(store.complete_task("t1", design).await.unwrap().len(), 1);
+        let again = store.complete_task("t1", design).await.unwrap_err();
+        assert!(matches!(again, TaskError::Done(_)), "{again}");
+
+        store
+            .edit_task("t1", build, Some("build it"), None)
+            .await
+            .unwrap();
+        store.claim_task("t1", build, "b").await.unwrap();
+        store.set_task_owner("t1", build, None).await.unwrap();
+        let t = store.task("t1", build).await.unwrap().unwrap();
+        assert_eq!(
+            (
+                t.subject.as_str(),
+                t.description.as_str(),
+                t.status,
+                t.owner
+            ),
+            ("build it", "the parser", TaskStatus::Pending, None)
+        );
     }
 }

@@ -12,8 +12,9 @@ use crate::llm::ToolSpec;
 
 use super::{
     AgentTool, AskUserQuestionTool, BashOutputTool, BashTool, EditTool, ExitPlanModeTool, GlobTool,
-    GrepTool, KillShellTool, MemoryTool, Prepared, ReadTool, Spec, TaskGetTool, TaskListTool,
-    TaskStopTool, TeamCreateTool, TodoWriteTool, Tool, ToolContext, WebFetchTool, WriteTool,
+    GrepTool, KillShellTool, MemoryTool, Prepared, ReadTool, Spec, TaskCreateTool, TaskGetTool,
+    TaskListTool, TaskStopTool, TaskUpdateTool, TeamCreateTool, TeamDeleteTool, TodoWriteTool,
+    Tool, ToolContext, WebFetchTool, WriteTool,
 };
 
 /// Most problems listed in one validation message.
@@ -101,6 +102,9 @@ impl Registry {
             Arc::new(TaskGetTool),
             Arc::new(TaskStopTool),
             Arc::new(TeamCreateTool),
+            Arc::new(TeamDeleteTool),
+            Arc::new(TaskCreateTool),
+            Arc::new(TaskUpdateTool),
         ];
         for tool in builtins {
             if let Err(e) = registry.register(tool) {

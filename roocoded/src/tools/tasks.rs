@@ -1,7 +1,12 @@
-//! The task tools over the session tree's task list (background agents are tasks of
-//! kind `agent`): `TaskList`, `TaskGet(task_id)` and `TaskStop(task_id)`. Parameters
-//! are snake_case; Claude Code's camelCase spellings (`taskId`) are accepted too.
-//! `TaskGet` never waits: a running agent's answer arrives as a notification.
+//! The task tools over the caller's tasks: `TaskList`, `TaskGet(task_id)` and
+//! `TaskStop(task_id)`. Outside a team the tasks are the session tree's background
+//! agents (tasks of kind `agent`, through [`AgentHost`]); inside a team (its lead or a
+//! member) `TaskList` and `TaskGet` show the team's shared list (through
+//! [`TeamHost`](super::TeamHost)) — numbered tasks — and the lead's background agents
+//! beside it. `TaskCreate` and `TaskUpdate` (their own files) change the team's list.
+//! Parameters are snake_case; Claude Code's camelCase spellings (`taskId`) are
+//! accepted too. `TaskGet` never waits: a running agent's answer arrives as a
+//! notification.
 
 use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
@@ -21,6 +26,54 @@ fn host(ctx: &ToolContext) -> Result<&dyn AgentHost, ToolError> {
         .ok_or_else(|| ToolError::Failed("this agent has no task list".into()))
 }
 
+/// A team task as the model names it: its number, as a number or a string (`"3"`,
+/// `"#3"`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum TaskRef {
+    Number(i64),
+    Text(String),
+}
+
+impl TaskRef {
+    /// The task's number; the error is the model's.
+    pub fn number(&self) -> Result<i64, ToolError> {
+        match self {
+            TaskRef::Number(n) if *n > 0 => Ok(*n),
+            TaskRef::Number(n) => Err(ToolError::Failed(format!(
+                "{n} is not a task number: team tasks are numbered from 1 (TaskList shows them)"
+            ))),
+            TaskRef::Text(text) => task_number(text).ok_or_else(|| {
+                ToolError::Failed(format!(
+                    "`{text}` is not a task number: give the number TaskCreate returned or TaskList shows, such as 3"
+                ))
+            }),
+        }
+    }
+}
+
+/// `3` or `#3` as a team task's number.
+fn task_number(text: &str) -> Option<i64> {
+    let text = text.trim();
+    let digits = text.strip_prefix('#').unwrap_or(text);
+    if digits.is_empty() || !digits.chars().all(|c| c.is_ascii_digit()) {
+        return None;
+    }
+    digits.parse().ok().filter(|n| *n > 0)
+}
+
+/// The numbers of `refs`, in either spelling's field (both may be given).
+pub fn task_numbers(refs: [&Option<Vec<TaskRef>>; 2]) -> Result<Vec<i64>, ToolError> {
+    let mut numbers = Vec::new();
+    for r in refs.into_iter().flatten().flatten() {
+        let n = r.number()?;
+        if !numbers.contains(&n) {
+            numbers.push(n);
+        }
+    }
+    Ok(numbers)
+}
+
 #[derive(Debug, Clone, Copy, Default)]
 pub struct TaskListTool;
 
@@ -37,7 +90,9 @@ impl TypedTool for TaskListTool {
             "List every task of this session: the background agents started with Agent \
 (run_in_background, forks, agents moved to the background), grouped by kind, each with its \
 id, state (queued, running, waiting, completed, failed, cancelled), name, type and \
-description. Use it to see what is still running before you start more work or answer.",
+description. In an agent team it lists the team's shared task list first: each task's \
+number, status (pending, in_progress, completed), owner and the tasks still blocking it. \
+Use it to see what is still running or unclaimed before you start more work or answer.",
             Effect::OwnState,
             ToolCategory::Coordination,
         )
@@ -52,14 +107,32 @@ description. Use it to see what is still running before you start more work or a
         _args: TaskListArgs,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        async move { answer(host(ctx)?.task_list().await) }.boxed()
+        async move {
+            let team = match &ctx.team {
+                Some(team) => team.team_tasks().await.map_err(ToolError::Failed)?,
+                None => None,
+            };
+            let Some(team) = team else {
+                return answer(host(ctx)?.task_list().await);
+            };
+            // Beside the team's list, the caller's own background agents, if any.
+            let agents = match ctx.agents.as_deref() {
+                Some(agents) => agents.task_list().await.map_err(ToolError::Failed)?,
+                None => String::new(),
+            };
+            if agents.is_empty() || agents.starts_with("No tasks") {
+                return Ok(ToolOutput::text(team));
+            }
+            Ok(ToolOutput::text(format!("{}\n\n{agents}", team.trim_end())))
+        }
+        .boxed()
     }
 }
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TaskIdArgs {
-    /// The task's id (a background agent's id, or a unique prefix of it)
+    /// The task's id: a team task's number, or a background agent's id (or a unique prefix of it)
     pub task_id: Option<String>,
     /// Same as task_id
     // Claude Code's spelling: a field of its own (as Bash's dangerouslyDisableSandbox),
@@ -90,9 +163,10 @@ impl TypedTool for TaskGetTool {
         Spec::new(
             "TaskGet",
             "Get a task's status and, once it has ended, its result, by its id (the id Agent \
-returned or TaskList shows; a unique prefix is enough). It never waits: for a task still \
-running it says so, and its result comes to you as a <task-notification> when it ends, so \
-do not call it in a loop.",
+returned or TaskList shows; a unique prefix is enough). In an agent team, a number names a \
+task of the team's list: its subject, description, status, owner, what blocks it and what \
+it blocks. It never waits: for a task still running it says so, and its result comes to \
+you as a <task-notification> when it ends, so do not call it in a loop.",
             Effect::OwnState,
             ToolCategory::Coordination,
         )
@@ -107,7 +181,16 @@ do not call it in a loop.",
         args: TaskIdArgs,
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
-        async move { answer(host(ctx)?.task_get(args.id()?).await) }.boxed()
+        async move {
+            let id = args.id()?;
+            if let (Some(team), Some(number)) = (&ctx.team, task_number(id))
+                && let Some(text) = team.team_task(number).await.map_err(ToolError::Failed)?
+            {
+                return Ok(ToolOutput::text(text));
+            }
+            answer(host(ctx)?.task_get(id).await)
+        }
+        .boxed()
     }
 }
 
@@ -135,5 +218,26 @@ already is left as it is.",
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         async move { answer(host(ctx)?.task_stop(args.id()?).await) }.boxed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_task_number_is_a_positive_number_or_its_text() {
+        assert_eq!(TaskRef::Number(3).number().unwrap(), 3);
+        assert_eq!(TaskRef::Text(" #12 ".into()).number().unwrap(), 12);
+        for bad in ["", "#", "abc", "1.5", "-2", "0"] {
+            assert!(TaskRef::Text(bad.into()).number().is_err(), "{bad}");
+        }
+        assert!(TaskRef::Number(0).number().is_err());
+        let both = task_numbers([
+            &Some(vec![TaskRef::Number(1), TaskRef::Text("2".into())]),
+            &Some(vec![TaskRef::Number(2)]),
+        ])
+        .unwrap();
+        assert_eq!(both, [1, 2]);
     }
 }

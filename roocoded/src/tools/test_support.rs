@@ -84,7 +84,7 @@ pub(crate) fn prepared(tool: &dyn Tool, input: &Value, ctx: &ToolContext) -> Pre
 
 /// Valid inputs for every built-in tool, several where the target depends on them.
 /// The built-in tools' names, in the registry's order.
-pub(crate) const BUILTIN_NAMES: [&str; 18] = [
+pub(crate) const BUILTIN_NAMES: [&str; 21] = [
     "Read",
     "Write",
     "Edit",
@@ -103,6 +103,9 @@ pub(crate) const BUILTIN_NAMES: [&str; 18] = [
     "TaskGet",
     "TaskStop",
     "TeamCreate",
+    "TeamDelete",
+    "TaskCreate",
+    "TaskUpdate",
 ];
 
 pub(crate) fn builtin_inputs() -> Vec<(&'static str, Value)> {
@@ -166,6 +169,23 @@ pub(crate) fn builtin_inputs() -> Vec<(&'static str, Value)> {
         (
             "TeamCreate",
             serde_json::json!({"team_name": "alpha", "description": "the migration", "isolation": "worktree"}),
+        ),
+        ("TeamDelete", serde_json::json!({"team_name": "alpha"})),
+        (
+            "TaskCreate",
+            serde_json::json!({"subject": "Add the error type", "description": "in src/error.rs", "add_blocked_by": [1, "#2"]}),
+        ),
+        (
+            "TaskCreate",
+            serde_json::json!({"subject": "s", "description": "", "addBlockedBy": ["1"], "activeForm": "Adding"}),
+        ),
+        (
+            "TaskUpdate",
+            serde_json::json!({"task_id": "3", "status": "in_progress", "owner": "builder"}),
+        ),
+        (
+            "TaskUpdate",
+            serde_json::json!({"taskId": 3, "addBlocks": [4], "addBlockedBy": ["#1"], "subject": "s", "description": "d", "activeForm": "a"}),
         ),
     ]
 }

@@ -16,6 +16,11 @@
 //!   run again (crashed, cancelled, failed with the daemon) is committed as work in
 //!   progress and removed; a background child that is resumed keeps its own.
 //!
+//! - When its team is deleted ([`Engine::retire_worktree`]), a teammate's worktree
+//!   (kept between its runs) is committed and removed the same way, and its branch is
+//!   deleted when the project's `HEAD` has all of it, else kept (`git branch -d`:
+//!   never forced).
+//!
 //! `git`: the commands (environment, hooks). `tree`: one worktree's life over them.
 
 mod git;
@@ -39,6 +44,17 @@ pub struct Prepared {
     pub branch: String,
     /// Said to the parent with the result (uncommitted changes not carried over, …).
     pub note: Option<String>,
+}
+
+/// What became of a teammate's branch when its worktree was retired.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RetiredBranch {
+    pub branch: String,
+    /// Commits the project's `HEAD` lacks: 0 means the branch was deleted; `None`: not
+    /// known (the branch is left as it is).
+    pub unmerged: Option<u64>,
+    /// What went wrong closing the worktree, if anything (its files are left then).
+    pub problem: Option<String>,
 }
 
 impl Engine {
@@ -104,6 +120,64 @@ impl Engine {
                 ))
             }
         }
+    }
+
+    /// A teammate's worktree when its team is deleted: its work committed and the
+    /// worktree removed as [`Engine::finish_worktree`] does, then its branch deleted if
+    /// the project's `HEAD` has every commit of it, else kept. `None` for an agent that
+    /// never had one.
+    pub(in crate::agent) async fn retire_worktree(
+        &self,
+        row: &AgentRow,
+        state: AgentState,
+    ) -> Option<RetiredBranch> {
+        let branch = row.branch.clone()?;
+        let path = row.worktree.clone();
+        let report = self.finish_worktree(row, state).await;
+        // Closing it failed when it is still there: its files stay, and so does its branch.
+        let left = path.as_deref().is_some_and(|p| Path::new(p).exists());
+        let problem = left
+            .then(|| report.unwrap_or_else(|| "Worktree: it could not be removed.".to_string()));
+        let root = match self.store.session(&row.id).await {
+            Ok(Some(session)) => PathBuf::from(session.root),
+            _ => {
+                return Some(RetiredBranch {
+                    branch,
+                    unmerged: None,
+                    problem,
+                });
+            }
+        };
+        let named = branch.clone();
+        let checked = tokio::task::spawn_blocking(move || {
+            let git = Git::daemon();
+            let repo = git.toplevel(&root)?.unwrap_or(root);
+            let unmerged = git.unmerged_count(&repo, &named)?;
+            if unmerged == 0 && !left {
+                git.delete_merged_branch(&repo, &named)?;
+            }
+            Ok::<u64, git::GitError>(unmerged)
+        })
+        .await;
+        let (unmerged, problem) = match checked {
+            Ok(Ok(n)) => (Some(n), problem),
+            Ok(Err(e)) => {
+                tracing::warn!(agent = %row.id, branch = %branch, "cannot check the teammate's branch: {e}");
+                (
+                    None,
+                    problem.or(Some(format!("its branch was left as it is ({e})"))),
+                )
+            }
+            Err(e) => (
+                None,
+                problem.or(Some(format!("checking its branch failed ({e})"))),
+            ),
+        };
+        Some(RetiredBranch {
+            branch,
+            unmerged,
+            problem,
+        })
     }
 
     /// Before a child that ran in a worktree is resumed (`Agent` with `resume`): its

@@ -32,6 +32,7 @@ mod types;
 pub use book::{Book, Outcome, Phase, SlotGuard, StopCause};
 pub use builtin::builtin_types;
 pub use host::ChildHost;
+pub(in crate::agent) use isolation::RetiredBranch;
 pub use notification::summary_of;
 pub use spawn::ParentCall;
 pub(in crate::agent) use spawn::Started;

@@ -7,9 +7,13 @@ use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
 use roocode_protocol::session::SessionKind;
 
+use super::tasks::Actor;
 use crate::agent::Engine;
 use crate::store::SessionRow;
-use crate::tools::{NewTeam, TeamHost};
+use crate::tools::{NewTeam, NewTeamTask, TaskChange, TeamHost};
+
+/// What a task tool that changes the list says outside a team.
+const NOT_IN_A_TEAM: &str = "you are in no team: TaskCreate and TaskUpdate work on an agent team's shared task list (create a team with TeamCreate first); keep your own checklist with TodoWrite";
 
 /// The team side of one agent's calls.
 pub struct TeamLink {
@@ -29,6 +33,14 @@ impl std::fmt::Debug for TeamLink {
 impl TeamLink {
     pub fn new(engine: Arc<Engine>, session: SessionRow) -> Self {
         Self { engine, session }
+    }
+
+    /// The caller in its team, if it is in one.
+    async fn actor(&self) -> Result<Option<Actor>, String> {
+        self.engine
+            .team_actor(&self.session)
+            .await
+            .map_err(|e| e.to_string())
     }
 }
 
@@ -72,13 +84,79 @@ impl TeamHost for TeamLink {
                 .map_err(|e| e.to_string())?;
             tracing::info!(session = %self.session.id, team = %name, isolation, "team created");
             let worktrees = if isolation == "worktree" {
-                " Each teammate works in its own git worktree and branch; merging them is work to assign."
+                format!(" {}", super::CONVERGENCE)
             } else {
-                ""
+                String::new()
             };
             Ok(format!(
                 "Team \"{name}\" created; you are its lead (teammates address you as \"lead\").{worktrees} Next: create the tasks (TaskCreate, with add_blocked_by where one needs another), then start each teammate with Agent (team_name \"{name}\" and a name), saying which tasks are its own."
             ))
+        }
+        .boxed()
+    }
+
+    fn delete_team<'a>(&'a self, team_name: &'a str) -> BoxFuture<'a, Result<String, String>> {
+        async move {
+            if self.session.kind != SessionKind::Main {
+                return Err(
+                    "only the team's lead deletes the team: when your work is done, tell the lead and end your turn".into(),
+                );
+            }
+            let store = self.engine.store();
+            let team = store
+                .team_of(&self.session.id)
+                .await
+                .map_err(|e| e.to_string())?
+                .filter(|t| t.lead_session_id == self.session.id);
+            let Some(team) = team else {
+                return Err(format!("you lead no team (so no team \"{team_name}\" to delete)"));
+            };
+            if team.name != team_name {
+                return Err(format!(
+                    "you lead the team \"{}\", not \"{team_name}\": give its name to delete it",
+                    team.name
+                ));
+            }
+            self.engine
+                .delete_team(&team.id)
+                .await
+                .map_err(|e| e.to_string())
+        }
+        .boxed()
+    }
+
+    fn create_task(&self, task: NewTeamTask) -> BoxFuture<'_, Result<String, String>> {
+        async move {
+            let actor = self.actor().await?.ok_or(NOT_IN_A_TEAM)?;
+            self.engine.create_team_task(&actor, task).await
+        }
+        .boxed()
+    }
+
+    fn update_task(&self, change: TaskChange) -> BoxFuture<'_, Result<String, String>> {
+        async move {
+            let actor = self.actor().await?.ok_or(NOT_IN_A_TEAM)?;
+            self.engine.update_team_task(&actor, change).await
+        }
+        .boxed()
+    }
+
+    fn team_tasks(&self) -> BoxFuture<'_, Result<Option<String>, String>> {
+        async move {
+            match self.actor().await? {
+                Some(actor) => self.engine.list_team_tasks(&actor).await.map(Some),
+                None => Ok(None),
+            }
+        }
+        .boxed()
+    }
+
+    fn team_task(&self, id: i64) -> BoxFuture<'_, Result<Option<String>, String>> {
+        async move {
+            match self.actor().await? {
+                Some(actor) => self.engine.get_team_task(&actor, id).await,
+                None => Ok(None),
+            }
         }
         .boxed()
     }

@@ -11,7 +11,12 @@
 //!   of every iteration, in the transaction that writes it into its context, as one
 //!   `<teammate-message>` block each ([`mail_text`]).
 //! - `host`: the [`TeamHost`](crate::tools::TeamHost) of a lead's or a teammate's calls.
-//! - `cleanup`: deleting a team once no member is active.
+//! - `tasks`: the shared task list's rules (who may create, claim, assign, complete,
+//!   add dependencies) and who hears of a change (`task_updated` on the lead's stream;
+//!   a `task_assignment` to an owner whose task was assigned or unblocked);
+//!   `task_text`: how the list and its notices read.
+//! - `cleanup`: deleting a team once no member is active — members stopped, each
+//!   teammate's worktree removed (a branch with unmerged commits kept, said so).
 //! - `info`: teams, members, tasks and mail as clients see them (`team.*`, `mailbox.*`).
 //! - `backend`: where a teammate is shown (`in-process`, or a tmux pane too).
 //! - `tmux`: opening a teammate's pane in the tmux of its lead's client.
@@ -23,10 +28,15 @@ mod info;
 mod life;
 mod mail;
 mod spawn;
+mod task_text;
+mod tasks;
+#[cfg(test)]
+mod tasks_tests;
 #[cfg(test)]
 mod tests;
 mod tmux;
 
+pub use cleanup::CONVERGENCE;
 pub use host::TeamLink;
 pub use life::TeamBook;
 pub use mail::mail_text;

@@ -255,6 +255,21 @@ impl Git {
             .map(drop)
     }
 
+    /// How many commits of `branch` the `HEAD` of the repository at `repo` lacks (0:
+    /// merged, or never moved).
+    pub fn unmerged_count(&self, repo: &Path, branch: &str) -> Result<u64, GitError> {
+        let range = format!("HEAD..refs/heads/{branch}");
+        let out = self.run(repo, &["rev-list", "--count", &range, "--"])?;
+        Ok(out.trim().parse().unwrap_or(0))
+    }
+
+    /// Deletes `branch` if the `HEAD` of `repo` has all of it (`git branch -d`, which
+    /// refuses an unmerged branch: never forced).
+    pub fn delete_merged_branch(&self, repo: &Path, branch: &str) -> Result<(), GitError> {
+        self.run(repo, &["branch", "-d", "--quiet", branch])
+            .map(drop)
+    }
+
     /// Forgets worktrees whose directories are gone.
     pub fn prune(&self, dir: &Path) -> Result<(), GitError> {
         self.run(dir, &["worktree", "prune"]).map(drop)

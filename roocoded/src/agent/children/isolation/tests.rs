@@ -524,3 +524,27 @@ fn a_head_moved_to_another_branch_is_not_committed_on() {
     let after = p.sh(&repo, &["rev-list", "--all", "--count"]);
     assert_eq!(before, after, "nothing was committed anywhere ({main})");
 }
+
+#[test]
+fn a_branch_is_deleted_only_once_head_has_all_of_it() {
+    let p = Place::new();
+    let repo = p.init(true);
+    let git = p.git();
+    let made = tree::create(&git, &p.path("data"), &repo, ID, "alice").unwrap();
+    std::fs::write(made.path.join("alice.txt"), "alice\n").unwrap();
+    tree::close(&git, &made.path, &made.branch, "RooCode agent alice").unwrap();
+
+    // Not merged: kept, and git itself refuses to delete it.
+    assert_eq!(git.unmerged_count(&repo, &made.branch).unwrap(), 1);
+    assert!(git.delete_merged_branch(&repo, &made.branch).is_err());
+    assert!(
+        p.sh(&repo, &["branch", "--list", &made.branch])
+            .contains("alice")
+    );
+
+    // Merged into HEAD: nothing left to lose, so it goes.
+    p.sh(&repo, &["merge", "-q", "--ff-only", &made.branch]);
+    assert_eq!(git.unmerged_count(&repo, &made.branch).unwrap(), 0);
+    git.delete_merged_branch(&repo, &made.branch).unwrap();
+    assert_eq!(p.sh(&repo, &["branch", "--list", &made.branch]), "");
+}

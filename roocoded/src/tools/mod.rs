@@ -38,6 +38,7 @@ mod registry;
 mod schema;
 #[cfg(test)]
 mod schema_tests;
+mod send_message;
 #[cfg(test)]
 mod target_tests;
 mod tasks;
@@ -77,9 +78,10 @@ pub use output::MAX_OUTPUT_CHARS;
 pub use prepared::{Invocation, Prepared};
 pub use read::ReadTool;
 pub use registry::{CallError, Registry, RegistryError};
+pub use send_message::SendMessageTool;
 pub use tasks::{TaskGetTool, TaskListTool, TaskStopTool};
 pub use team_create::TeamCreateTool;
-pub use teams::{NewTeam, TeamHost};
+pub use teams::{NewTeam, Outgoing, TeamHost};
 pub use todo::{TodoItem, TodoList, TodoStatus, TodoWriteTool};
 pub use toolset::{AgentKind, Selection, ToolSet, select};
 pub use typed::TypedTool;

@@ -12,8 +12,9 @@ use crate::llm::ToolSpec;
 
 use super::{
     AgentTool, AskUserQuestionTool, BashOutputTool, BashTool, EditTool, ExitPlanModeTool, GlobTool,
-    GrepTool, KillShellTool, MemoryTool, Prepared, ReadTool, Spec, TaskGetTool, TaskListTool,
-    TaskStopTool, TeamCreateTool, TodoWriteTool, Tool, ToolContext, WebFetchTool, WriteTool,
+    GrepTool, KillShellTool, MemoryTool, Prepared, ReadTool, SendMessageTool, Spec, TaskGetTool,
+    TaskListTool, TaskStopTool, TeamCreateTool, TodoWriteTool, Tool, ToolContext, WebFetchTool,
+    WriteTool,
 };
 
 /// Most problems listed in one validation message.
@@ -101,6 +102,7 @@ impl Registry {
             Arc::new(TaskGetTool),
             Arc::new(TaskStopTool),
             Arc::new(TeamCreateTool),
+            Arc::new(SendMessageTool),
         ];
         for tool in builtins {
             if let Err(e) = registry.register(tool) {

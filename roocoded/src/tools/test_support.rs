@@ -84,7 +84,7 @@ pub(crate) fn prepared(tool: &dyn Tool, input: &Value, ctx: &ToolContext) -> Pre
 
 /// Valid inputs for every built-in tool, several where the target depends on them.
 /// The built-in tools' names, in the registry's order.
-pub(crate) const BUILTIN_NAMES: [&str; 18] = [
+pub(crate) const BUILTIN_NAMES: [&str; 19] = [
     "Read",
     "Write",
     "Edit",
@@ -103,6 +103,7 @@ pub(crate) const BUILTIN_NAMES: [&str; 18] = [
     "TaskGet",
     "TaskStop",
     "TeamCreate",
+    "SendMessage",
 ];
 
 pub(crate) fn builtin_inputs() -> Vec<(&'static str, Value)> {
@@ -166,6 +167,14 @@ pub(crate) fn builtin_inputs() -> Vec<(&'static str, Value)> {
         (
             "TeamCreate",
             serde_json::json!({"team_name": "alpha", "description": "the migration", "isolation": "worktree"}),
+        ),
+        (
+            "SendMessage",
+            serde_json::json!({"to": "builder", "message": "the parser is merged", "summary": "parser merged, go ahead with the lexer"}),
+        ),
+        (
+            "SendMessage",
+            serde_json::json!({"recipient": "lead", "type": "shutdown_response", "request_id": "shutdown-1", "approve": true}),
         ),
     ]
 }

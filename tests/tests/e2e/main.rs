@@ -30,6 +30,7 @@ mod read_only_agents;
 mod sandbox;
 mod secrets;
 mod send;
+mod team_messages;
 mod teams;
 mod tool_sets;
 mod tools;

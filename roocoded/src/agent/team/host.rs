@@ -1,5 +1,6 @@
 //! [`TeamLink`]: the [`TeamHost`] of one agent's tool calls — a lead's (its team, or
-//! the team it may create) or a teammate's (the team it is a member of).
+//! the team it may create) or a teammate's (the team it is a member of). The caller is
+//! the session the link was made for, never anything a tool's input says.
 
 use std::sync::Arc;
 
@@ -9,7 +10,7 @@ use roocode_protocol::session::SessionKind;
 
 use crate::agent::Engine;
 use crate::store::SessionRow;
-use crate::tools::{NewTeam, TeamHost};
+use crate::tools::{NewTeam, Outgoing, TeamHost};
 
 /// The team side of one agent's calls.
 pub struct TeamLink {
@@ -81,5 +82,17 @@ impl TeamHost for TeamLink {
             ))
         }
         .boxed()
+    }
+
+    fn send_message(&self, message: Outgoing) -> BoxFuture<'_, Result<String, String>> {
+        async move { self.engine.send_team_message(&self.session, message).await }.boxed()
+    }
+
+    fn is_teammate(&self) -> bool {
+        self.session.kind == SessionKind::Teammate
+    }
+
+    fn submit_plan<'a>(&'a self, plan: &'a str) -> BoxFuture<'a, Result<String, String>> {
+        async move { self.engine.submit_plan(&self.session, plan).await }.boxed()
     }
 }

@@ -716,3 +716,85 @@ async fn after_kill_9_mid_team_every_teammate_resumes_and_every_message_arrives_
     let b_last = messages(requests_of(&w, "K-B-TASK").last().unwrap());
     assert_eq!(b_last.matches("MAIL-1").count(), 1, "{b_last}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_agreed_shutdown_survives_kill_9_before_the_teammate_s_turn_ends() {
+    let worker = first_user("Q-TASK");
+    let script = Script::new()
+        .route(
+            worker.clone(),
+            [ScriptedReply::from(Reply::text("Task done.")), pause("q-1")],
+        )
+        .reply(team_create())
+        .reply(Reply::tool_calls(vec![add(
+            "call-q",
+            "quitter",
+            "Q-TASK: tidy the docs",
+            json!({}),
+        )]))
+        .reply(Reply::text("Started."))
+        .fallback(Reply::text("Noted."));
+    let script = with_route(
+        script,
+        RouteMatch::LatestUserContains("STOP-NOW".into()),
+        vec![ScriptedReply::from(Reply::tool_calls(vec![send(
+            "call-ask",
+            json!({"to": "quitter", "kind": "shutdown_request"}),
+        )]))],
+        Reply::text("Noted."),
+    );
+    let w = team_world(script).await;
+    let out = w
+        .run(&[
+            "send",
+            "--no-wait",
+            "--mode",
+            "bypassPermissions",
+            "tidy up with a team",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let lead = out.session_id();
+    events_until(&w, &lead, |e| member_in(e, "quitter", "idle") == 1).await;
+    let round = w
+        .run(&[
+            "send",
+            "--no-wait",
+            "--session",
+            &lead,
+            "STOP-NOW: stop the quitter",
+        ])
+        .await;
+    assert_eq!(round.code, 0, "{round:?}");
+    let held = held_request(&w, "Q-TASK", "q-1").await;
+    let id = newest_id(&messages(&held), "shutdown").expect("a shutdown request id");
+    w.mock.push_route(
+        worker.clone(),
+        Reply::tool_calls(vec![send(
+            "call-agree",
+            json!({"to": "lead", "kind": "shutdown_response", "request_id": id, "approve": true}),
+        )]),
+    );
+    // The daemon dies while the turn's last answer is held back.
+    w.mock
+        .push_route(worker.clone(), gated(Reply::text("Bye."), "q-bye"));
+    w.mock.push_route(worker.clone(), Reply::text("Bye."));
+    w.mock.open_gate("q-1");
+    w.mock.wait_for_gate_reached("q-bye").await;
+    let pid = w.daemon_info().await["pid"].as_i64().unwrap() as i32;
+    kill9(pid);
+    gone(pid).await;
+    let status = w.run(&["sessions"]).await;
+    assert_eq!(status.code, 0, "{status:?}");
+
+    let events = events_until(&w, &lead, |e| member_in(e, "quitter", "stopped") == 1).await;
+    assert_eq!(
+        member_in(&events, "quitter", "idle"),
+        1,
+        "stopped, not idle"
+    );
+    assert_eq!(mail_of(&events, "idle_notification").len(), 1);
+    assert_eq!(mail_of(&events, "shutdown_response").len(), 1);
+    let last = messages(requests_of(&w, "Q-TASK").last().unwrap());
+    assert!(last.contains("daemon was restarted"), "{last}");
+}

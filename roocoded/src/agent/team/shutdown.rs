@@ -2,7 +2,9 @@
 //! `request_id` made here), the teammate answers (`shutdown_response` to the lead, with
 //! that id and `approve`). Approved, the teammate stops once its current turn ends (its
 //! member `stopped`, no idle notice); refused, the lead reads the reason and the
-//! teammate goes on. Only the lead asks and only the asked teammate answers, once.
+//! teammate goes on. Only the lead asks and only the asked teammate answers, once. The
+//! agreement is read back from the mailbox when the run ends, so a daemon crash before
+//! the turn's end does not turn it into an idle teammate.
 
 use std::sync::Arc;
 
@@ -169,6 +171,26 @@ impl Engine {
         }
         self.stop_after_turn(&caller.id).await;
         Ok("You agreed to shut down and the lead is told. End your turn now with a one-line final message and start nothing new: you stop when this turn ends.".into())
+    }
+
+    /// Whether teammate `id` agreed to shut down in its current run: its newest
+    /// shutdown answer approves and came after the run started (a run resumed after a
+    /// daemon restart keeps its start; a run a message starts later begins after it).
+    /// Read from the mailbox, so an agreement survives a crash before the turn ended.
+    pub(crate) async fn shutdown_agreed(&self, id: &str) -> bool {
+        let Ok(Some(agent)) = self.store.agent(id).await else {
+            return false;
+        };
+        match self.store.last_sent(id, MailKind::ShutdownResponse).await {
+            Ok(Some(answer)) => {
+                answer.approve == Some(true) && answer.created_at > agent.started_at
+            }
+            Ok(None) => false,
+            Err(e) => {
+                tracing::warn!(agent = %id, "cannot read the teammate's shutdown answer: {e}");
+                false
+            }
+        }
     }
 
     /// Teammate `id` stops when its running turn ends (at once when none runs).

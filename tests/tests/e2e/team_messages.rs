@@ -1,8 +1,9 @@
 //! Team mail end to end: `SendMessage` between a lead and its teammates (a broadcast
 //! reaches everyone but its sender; a status update arrives marked as information), plan
 //! approval (a teammate's `ExitPlanMode` goes to its lead, rejected then approved), the
-//! shutdown handshake (refused, then approved: the teammate stops), a message resuming
-//! an idle teammate with its history, and a `kill -9` of the daemon mid-team.
+//! shutdown handshake (refused, then approved: the teammate stops, also when the daemon
+//! is killed before its turn ends), a message resuming an idle teammate with its
+//! history, and a `kill -9` of the daemon mid-team.
 //!
 //! The mock routes replies by agent: a teammate by the marker in its assignment (its
 //! first user message); the lead by a route of its own or the shared queue. Where a reply

@@ -19,6 +19,9 @@ use serde_json::{Value, json};
 
 use crate::harness::{PATIENCE, World, count, events_until, last_results, rpc};
 
+mod crash;
+mod shutdown;
+
 fn first_user(marker: &str) -> RouteMatch {
     RouteMatch::FirstUserContains(marker.into())
 }
@@ -144,6 +147,50 @@ async fn team_world(script: Script) -> World {
     let mut w = World::new(script).await;
     w.vars.push(("ROOCODE_TEAM_DEBOUNCE_MS".into(), "0".into()));
     w
+}
+
+fn delivered(events: &[Event], needle: &str) -> usize {
+    payloads(events)
+        .iter()
+        .filter(|p| {
+            p["type"] == "injected"
+                && p["kind"] == "team_message"
+                && p["text"].as_str().is_some_and(|t| t.contains(needle))
+        })
+        .count()
+}
+
+/// What an agent read as the result of its call `id`.
+#[derive(Debug)]
+struct Read {
+    content: String,
+    is_error: bool,
+}
+
+/// The result the agent `marker` read for its call `id`.
+fn lead_result(w: &World, marker: &str, id: &str) -> Read {
+    requests_of(w, marker)
+        .iter()
+        .flat_map(last_results)
+        .find(|r| r.tool_use_id == id)
+        .map(|r| Read {
+            content: r.content,
+            is_error: r.is_error,
+        })
+        .unwrap_or_else(|| panic!("no result for {id}"))
+}
+
+fn kill9(pid: i32) {
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::SIGKILL).unwrap();
+}
+
+async fn gone(pid: i32) {
+    let gone = async {
+        while nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok() {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(PATIENCE, gone).await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -313,36 +360,6 @@ async fn a_status_update_arrives_as_information_and_is_not_made_a_task() {
 }
 
 /// Injected team messages on `events` whose text contains `needle`.
-fn delivered(events: &[Event], needle: &str) -> usize {
-    payloads(events)
-        .iter()
-        .filter(|p| {
-            p["type"] == "injected"
-                && p["kind"] == "team_message"
-                && p["text"].as_str().is_some_and(|t| t.contains(needle))
-        })
-        .count()
-}
-
-/// What an agent read as the result of its call `id`.
-#[derive(Debug)]
-struct Read {
-    content: String,
-    is_error: bool,
-}
-
-/// The result the agent `marker` read for its call `id`.
-fn lead_result(w: &World, marker: &str, id: &str) -> Read {
-    requests_of(w, marker)
-        .iter()
-        .flat_map(last_results)
-        .find(|r| r.tool_use_id == id)
-        .map(|r| Read {
-            content: r.content,
-            is_error: r.is_error,
-        })
-        .unwrap_or_else(|| panic!("no result for {id}"))
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_teammate_s_plan_is_rejected_then_approved_and_only_then_it_leaves_plan_mode() {
@@ -479,323 +496,4 @@ async fn a_teammate_s_plan_is_rejected_then_approved_and_only_then_it_leaves_pla
         .unwrap();
     let planner = all.iter().find(|s| s.id == agents[0].id).unwrap();
     assert_eq!(planner.mode.as_str(), "bypassPermissions");
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_shutdown_handshake_refused_then_approved_stops_the_teammate() {
-    let worker = first_user("S-TASK");
-    let script = Script::new()
-        .route(
-            worker.clone(),
-            [ScriptedReply::from(Reply::text("Task done.")), pause("w-1")],
-        )
-        .reply(team_create())
-        .reply(Reply::tool_calls(vec![add(
-            "call-w",
-            "worker",
-            "S-TASK: tidy the docs",
-            json!({}),
-        )]))
-        .reply(Reply::text("Started."))
-        .fallback(Reply::text("Noted."));
-    let ask = |id: &str| {
-        vec![ScriptedReply::from(Reply::tool_calls(vec![send(
-            id,
-            json!({"to": "worker", "kind": "shutdown_request", "message": "wrap up, please"}),
-        )]))]
-    };
-    let script = with_route(
-        script,
-        RouteMatch::LatestUserContains("STOP-ROUND-1".into()),
-        ask("call-ask-1"),
-        Reply::text("Noted."),
-    );
-    let script = with_route(
-        script,
-        RouteMatch::LatestUserContains("STOP-ROUND-2".into()),
-        ask("call-ask-2"),
-        Reply::text("Noted."),
-    );
-    let w = team_world(script).await;
-    let out = w
-        .run(&[
-            "send",
-            "--no-wait",
-            "--mode",
-            "bypassPermissions",
-            "tidy the docs with a team",
-        ])
-        .await;
-    assert_eq!(out.code, 0, "{out:?}");
-    let lead = out.session_id();
-    events_until(&w, &lead, |e| member_in(e, "worker", "idle") == 1).await;
-    let answer = |request_id: &str, approve: bool, message: &str| {
-        Reply::tool_calls(vec![send(
-            "call-answer",
-            json!({"recipient": "team-lead", "type": "shutdown_response", "request_id": request_id,
-                   "approve": approve, "content": message}),
-        )])
-    };
-
-    // Round 1: refused with a reason; the worker goes on (idle, not stopped).
-    let round = w
-        .run(&[
-            "send",
-            "--no-wait",
-            "--session",
-            &lead,
-            "STOP-ROUND-1: stop the worker",
-        ])
-        .await;
-    assert_eq!(round.code, 0, "{round:?}");
-    let held = held_request(&w, "S-TASK", "w-1").await;
-    let first = newest_id(&messages(&held), "shutdown").expect("a shutdown request id");
-    w.mock.push_route(
-        worker.clone(),
-        answer(&first, false, "REASON-1: the link check still runs"),
-    );
-    w.mock
-        .push_route(worker.clone(), Reply::text("Still checking links."));
-    w.mock.push_route(worker.clone(), pause("w-2"));
-    w.mock.open_gate("w-1");
-    let events = events_until(&w, &lead, |e| member_in(e, "worker", "idle") == 2).await;
-    assert_eq!(member_in(&events, "worker", "stopped"), 0);
-    let refused = mail_of(&events, "shutdown_response");
-    assert_eq!(refused.len(), 1, "{refused:?}");
-    assert_eq!(refused[0]["to"], "lead");
-    let asked = lead_result(&w, "tidy the docs", "call-ask-1");
-    assert!(
-        asked.content.contains(&format!("request_id \"{first}\"")),
-        "{asked:?}"
-    );
-
-    // Round 2: approved; the worker stops once its turn ends, with no idle notice.
-    let round = w
-        .run(&[
-            "send",
-            "--no-wait",
-            "--session",
-            &lead,
-            "STOP-ROUND-2: stop it now",
-        ])
-        .await;
-    assert_eq!(round.code, 0, "{round:?}");
-    let held = held_request(&w, "S-TASK", "w-2").await;
-    let second = newest_id(&messages(&held), "shutdown").expect("a second request id");
-    assert_ne!(first, second);
-    w.mock.push_route(worker.clone(), answer(&second, true, ""));
-    w.mock.push_route(worker.clone(), Reply::text("Bye."));
-    w.mock.open_gate("w-2");
-    let events = events_until(&w, &lead, |e| {
-        member_in(e, "worker", "stopped") == 1 && delivered(e, "approve=\"true\"") == 1
-    })
-    .await;
-    assert_eq!(
-        mail_of(&events, "idle_notification").len(),
-        2,
-        "none when it stops"
-    );
-    let responses = mail_of(&events, "shutdown_response");
-    assert_eq!(responses.len(), 2, "{responses:?}");
-    assert_eq!(delivered(&events, "REASON-1: the link check still runs"), 1);
-    let mine = requests_of(&w, "S-TASK");
-    let agreed = mine
-        .iter()
-        .flat_map(last_results)
-        .find(|r| r.content.contains("You agreed to shut down"))
-        .expect("the worker read that it stops");
-    assert!(!agreed.is_error, "{agreed:?}");
-    assert!(
-        messages(mine.last().unwrap()).contains("You agreed to shut down"),
-        "its turn ran to its end"
-    );
-}
-
-fn kill9(pid: i32) {
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), nix::sys::signal::SIGKILL).unwrap();
-}
-
-async fn gone(pid: i32) {
-    let gone = async {
-        while nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok() {
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    };
-    tokio::time::timeout(PATIENCE, gone).await.unwrap();
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn after_kill_9_mid_team_every_teammate_resumes_and_every_message_arrives_once() {
-    let script = Script::new()
-        .route(
-            first_user("K-A-TASK"),
-            [
-                gated(
-                    Reply::tool_calls(vec![
-                        send(
-                            "call-to-b",
-                            json!({"to": "b", "message": "MAIL-1: use the new token type",
-                                   "summary": "use the new token type from now"}),
-                        ),
-                        send(
-                            "call-status",
-                            json!({"to": "lead", "kind": "status_update",
-                                   "message": "STATUS-K: the lexer is half done"}),
-                        ),
-                    ]),
-                    "a-go",
-                ),
-                // The daemon dies while this answer is held back.
-                gated(Reply::text("a finished"), "a-hold"),
-                ScriptedReply::from(Reply::text("a finished")),
-            ],
-        )
-        .route(
-            first_user("K-B-TASK"),
-            [
-                gated(Reply::text("b finished"), "b-hold"),
-                ScriptedReply::from(Reply::text("b finished")),
-            ],
-        )
-        .reply(team_create())
-        .reply(Reply::tool_calls(vec![
-            add("call-a", "a", "K-A-TASK: write the lexer", json!({})),
-            add("call-b", "b", "K-B-TASK: write the parser", json!({})),
-        ]))
-        .reply(Reply::text("The team is working."))
-        .fallback(Reply::text("Noted."));
-    let w = team_world(script).await;
-    let out = w
-        .run(&[
-            "send",
-            "--no-wait",
-            "--mode",
-            "bypassPermissions",
-            "build it with a crash-proof team",
-        ])
-        .await;
-    assert_eq!(out.code, 0, "{out:?}");
-    let lead = out.session_id();
-    // b is mid-request, then a's mail to b is stored (unread) and a is mid-request.
-    w.mock.wait_for_gate_reached("b-hold").await;
-    w.mock.open_gate("a-go");
-    w.mock.wait_for_gate_reached("a-hold").await;
-    let pid = w.daemon_info().await["pid"].as_i64().unwrap() as i32;
-    kill9(pid);
-    gone(pid).await;
-    let status = w.run(&["sessions"]).await;
-    assert_eq!(status.code, 0, "{status:?}");
-
-    let events = events_until(&w, &lead, |e| {
-        member_in(e, "a", "idle") == 1
-            && member_in(e, "b", "idle") == 1
-            && delivered(e, "a finished its turn") == 1
-            && delivered(e, "b finished its turn") == 1
-    })
-    .await;
-    // Every message was stored once and read once.
-    assert_eq!(mail_of(&events, "message").len(), 1);
-    assert_eq!(mail_of(&events, "status_update").len(), 1);
-    assert_eq!(mail_of(&events, "idle_notification").len(), 2);
-    assert_eq!(delivered(&events, "STATUS-K"), 1);
-    let b = AgentApiClient::list(&rpc(&w).await, Some(lead.clone()))
-        .await
-        .unwrap()
-        .into_iter()
-        .find(|a| a.name == "b")
-        .unwrap();
-    let b_events = events_until(&w, &b.id, |e| delivered(e, "MAIL-1") >= 1).await;
-    assert_eq!(delivered(&b_events, "MAIL-1"), 1);
-
-    // Both teammates resumed from their history, told of the restart; b read a's
-    // message once, after the restart.
-    for marker in ["K-A-TASK", "K-B-TASK"] {
-        let mine = requests_of(&w, marker);
-        let last = messages(mine.last().unwrap());
-        assert!(last.contains("daemon was restarted"), "{marker}: {last}");
-    }
-    let b_last = messages(requests_of(&w, "K-B-TASK").last().unwrap());
-    assert_eq!(b_last.matches("MAIL-1").count(), 1, "{b_last}");
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_agreed_shutdown_survives_kill_9_before_the_teammate_s_turn_ends() {
-    let worker = first_user("Q-TASK");
-    let script = Script::new()
-        .route(
-            worker.clone(),
-            [ScriptedReply::from(Reply::text("Task done.")), pause("q-1")],
-        )
-        .reply(team_create())
-        .reply(Reply::tool_calls(vec![add(
-            "call-q",
-            "quitter",
-            "Q-TASK: tidy the docs",
-            json!({}),
-        )]))
-        .reply(Reply::text("Started."))
-        .fallback(Reply::text("Noted."));
-    let script = with_route(
-        script,
-        RouteMatch::LatestUserContains("STOP-NOW".into()),
-        vec![ScriptedReply::from(Reply::tool_calls(vec![send(
-            "call-ask",
-            json!({"to": "quitter", "kind": "shutdown_request"}),
-        )]))],
-        Reply::text("Noted."),
-    );
-    let w = team_world(script).await;
-    let out = w
-        .run(&[
-            "send",
-            "--no-wait",
-            "--mode",
-            "bypassPermissions",
-            "tidy up with a team",
-        ])
-        .await;
-    assert_eq!(out.code, 0, "{out:?}");
-    let lead = out.session_id();
-    events_until(&w, &lead, |e| member_in(e, "quitter", "idle") == 1).await;
-    let round = w
-        .run(&[
-            "send",
-            "--no-wait",
-            "--session",
-            &lead,
-            "STOP-NOW: stop the quitter",
-        ])
-        .await;
-    assert_eq!(round.code, 0, "{round:?}");
-    let held = held_request(&w, "Q-TASK", "q-1").await;
-    let id = newest_id(&messages(&held), "shutdown").expect("a shutdown request id");
-    w.mock.push_route(
-        worker.clone(),
-        Reply::tool_calls(vec![send(
-            "call-agree",
-            json!({"to": "lead", "kind": "shutdown_response", "request_id": id, "approve": true}),
-        )]),
-    );
-    // The daemon dies while the turn's last answer is held back.
-    w.mock
-        .push_route(worker.clone(), gated(Reply::text("Bye."), "q-bye"));
-    w.mock.push_route(worker.clone(), Reply::text("Bye."));
-    w.mock.open_gate("q-1");
-    w.mock.wait_for_gate_reached("q-bye").await;
-    let pid = w.daemon_info().await["pid"].as_i64().unwrap() as i32;
-    kill9(pid);
-    gone(pid).await;
-    let status = w.run(&["sessions"]).await;
-    assert_eq!(status.code, 0, "{status:?}");
-
-    let events = events_until(&w, &lead, |e| member_in(e, "quitter", "stopped") == 1).await;
-    assert_eq!(
-        member_in(&events, "quitter", "idle"),
-        1,
-        "stopped, not idle"
-    );
-    assert_eq!(mail_of(&events, "idle_notification").len(), 1);
-    assert_eq!(mail_of(&events, "shutdown_response").len(), 1);
-    let last = messages(requests_of(&w, "Q-TASK").last().unwrap());
-    assert!(last.contains("daemon was restarted"), "{last}");
 }

@@ -178,6 +178,39 @@ impl Store {
         Ok(rows.into_iter().map(mail).collect())
     }
 
+    /// The team's messages carrying `request_id` (a request and its answers), oldest
+    /// first.
+    pub async fn request_mail(
+        &self,
+        team_id: &str,
+        request_id: &str,
+    ) -> Result<Vec<MailRow>, StoreError> {
+        let rows: Vec<StoredMail> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "{SELECT} WHERE team_id = ? AND request_id = ? ORDER BY id"
+        )))
+        .bind(team_id)
+        .bind(request_id)
+        .fetch_all(&self.pool)
+        .await?;
+        Ok(rows.into_iter().map(mail).collect())
+    }
+
+    /// The newest message of `kind` that `sender` sent (a broadcast's first row).
+    pub async fn last_sent(
+        &self,
+        sender: &str,
+        kind: MailKind,
+    ) -> Result<Option<MailRow>, StoreError> {
+        let row: Option<StoredMail> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "{SELECT} WHERE sender = ? AND kind = ? ORDER BY id DESC LIMIT 1"
+        )))
+        .bind(sender)
+        .bind(kind.as_str())
+        .fetch_optional(&self.pool)
+        .await?;
+        Ok(row.map(mail))
+    }
+
     /// Every message of the team (`mailbox.list`), or of one agent's mailbox.
     pub async fn team_mail(
         &self,

@@ -2,6 +2,11 @@
 //! Approved, the session leaves plan mode (to `default`, or `acceptEdits` when the user
 //! approves "always") and the agent starts working; rejected, the feedback comes back
 //! and the agent stays in plan mode.
+//!
+//! A teammate's plan goes to its lead instead (one approval path, never the user's
+//! dialog): it becomes a `plan_approval_request` in the lead's mailbox and the teammate
+//! ends its turn; the lead's `plan_approval_response` arrives as mail and wakes it, out
+//! of plan mode already when it was approved.
 
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
@@ -25,7 +30,8 @@ const DESCRIPTION: &str = "Use this in plan mode when your plan is complete and 
 ready to implement it: it shows the plan to the user for approval. Pass the plan as \
 concise Markdown (the steps, the files to change, how you will verify). Only use it \
 for tasks that need code changes, not for research. If the user rejects the plan, \
-revise it with their feedback and call this again.";
+revise it with their feedback and call this again. In an agent team a teammate's plan \
+goes to its lead, who approves or rejects it by message.";
 
 impl TypedTool for ExitPlanModeTool {
     type Args = ExitPlanModeArgs;
@@ -46,6 +52,10 @@ impl TypedTool for ExitPlanModeTool {
         ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         async move {
+            if let Some(team) = ctx.team.as_ref().filter(|t| t.is_teammate()) {
+                let reply = team.submit_plan(&input.plan).await.map_err(ToolError::Failed)?;
+                return Ok(ToolOutput::text(reply));
+            }
             let Some(human) = &ctx.human else {
                 return Err(ToolError::Failed("no user can approve a plan here".into()));
             };

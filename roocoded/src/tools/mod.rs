@@ -38,6 +38,7 @@ mod registry;
 mod schema;
 #[cfg(test)]
 mod schema_tests;
+mod send_message;
 #[cfg(test)]
 mod target_tests;
 mod task_create;
@@ -80,12 +81,13 @@ pub use output::MAX_OUTPUT_CHARS;
 pub use prepared::{Invocation, Prepared};
 pub use read::ReadTool;
 pub use registry::{CallError, Registry, RegistryError};
+pub use send_message::SendMessageTool;
 pub use task_create::TaskCreateTool;
 pub use task_update::TaskUpdateTool;
 pub use tasks::{TaskGetTool, TaskListTool, TaskStopTool};
 pub use team_create::TeamCreateTool;
 pub use team_delete::TeamDeleteTool;
-pub use teams::{NewTeam, NewTeamTask, TaskChange, TaskStatusChange, TeamHost};
+pub use teams::{NewTeam, NewTeamTask, Outgoing, TaskChange, TaskStatusChange, TeamHost};
 pub use todo::{TodoItem, TodoList, TodoStatus, TodoWriteTool};
 pub use toolset::{AgentKind, Selection, ToolSet, select};
 pub use typed::TypedTool;

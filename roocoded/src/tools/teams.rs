@@ -1,7 +1,7 @@
 //! The seam through which the team tools reach the caller's team without knowing the
 //! engine: [`TeamHost`], which the agent module implements for each call of a lead or a
-//! teammate (`TeamCreate`, `TeamDelete`, `SendMessage` and, inside a team, the task
-//! tools use it).
+//! teammate (`TeamCreate`, `TeamDelete`, `SendMessage`, a teammate's `ExitPlanMode` and,
+//! inside a team, the task tools use it).
 
 use futures_util::future::BoxFuture;
 use schemars::JsonSchema;
@@ -49,6 +49,20 @@ pub struct TaskChange {
     pub description: Option<String>,
 }
 
+/// A `SendMessage` call, its spellings resolved (the sender is always the caller).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Outgoing {
+    /// A teammate's name, `lead` (`team-lead`), an agent id (or a unique prefix), or
+    /// `*`; `None` only where the kind implies the lead.
+    pub to: Option<String>,
+    /// `mailbox.kind`; `None` is a plain message.
+    pub kind: Option<String>,
+    pub message: String,
+    pub summary: Option<String>,
+    pub request_id: Option<String>,
+    pub approve: Option<bool>,
+}
+
 /// The team of the calling agent (its lead or one of its members).
 pub trait TeamHost: Send + Sync + std::fmt::Debug {
     /// Creates the caller's team (a lead has one); the error is the model's result.
@@ -64,4 +78,23 @@ pub trait TeamHost: Send + Sync + std::fmt::Debug {
     /// Task `id` of the caller's team; `None` when the caller is in no team or the
     /// team has no such task.
     fn team_task(&self, id: i64) -> BoxFuture<'_, Result<Option<String>, String>>;
+
+    /// Sends a message from the caller to members of its team; the answer says who
+    /// got it (and, for a shutdown request, the request id the answer will carry).
+    fn send_message(&self, message: Outgoing) -> BoxFuture<'_, Result<String, String>> {
+        let _ = message;
+        Box::pin(async { Err("this agent is in no team: there is nobody to message".into()) })
+    }
+
+    /// Whether the caller is a teammate (its plans go to its lead, not to the user).
+    fn is_teammate(&self) -> bool {
+        false
+    }
+
+    /// A teammate's `ExitPlanMode`: sends `plan` to its lead as a plan approval
+    /// request; the answer tells the teammate to end its turn and wait.
+    fn submit_plan<'a>(&'a self, plan: &'a str) -> BoxFuture<'a, Result<String, String>> {
+        let _ = plan;
+        Box::pin(async { Err("only a teammate sends its plan to a lead".into()) })
+    }
 }

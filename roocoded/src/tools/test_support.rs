@@ -84,7 +84,7 @@ pub(crate) fn prepared(tool: &dyn Tool, input: &Value, ctx: &ToolContext) -> Pre
 
 /// Valid inputs for every built-in tool, several where the target depends on them.
 /// The built-in tools' names, in the registry's order.
-pub(crate) const BUILTIN_NAMES: [&str; 21] = [
+pub(crate) const BUILTIN_NAMES: [&str; 22] = [
     "Read",
     "Write",
     "Edit",
@@ -106,6 +106,7 @@ pub(crate) const BUILTIN_NAMES: [&str; 21] = [
     "TeamDelete",
     "TaskCreate",
     "TaskUpdate",
+    "SendMessage",
 ];
 
 pub(crate) fn builtin_inputs() -> Vec<(&'static str, Value)> {
@@ -186,6 +187,14 @@ pub(crate) fn builtin_inputs() -> Vec<(&'static str, Value)> {
         (
             "TaskUpdate",
             serde_json::json!({"taskId": 3, "addBlocks": [4], "addBlockedBy": ["#1"], "subject": "s", "description": "d", "activeForm": "a"}),
+        ),
+        (
+            "SendMessage",
+            serde_json::json!({"to": "builder", "message": "the parser is merged", "summary": "parser merged, go ahead with the lexer"}),
+        ),
+        (
+            "SendMessage",
+            serde_json::json!({"recipient": "lead", "type": "shutdown_response", "request_id": "shutdown-1", "approve": true}),
         ),
     ]
 }

@@ -33,6 +33,7 @@ mod send;
 mod team_cleanup;
 mod team_cli;
 mod team_coordinator;
+mod team_messages;
 mod team_tasks;
 mod team_tmux;
 mod teams;

@@ -1,5 +1,6 @@
 //! [`TeamLink`]: the [`TeamHost`] of one agent's tool calls — a lead's (its team, or
-//! the team it may create) or a teammate's (the team it is a member of).
+//! the team it may create) or a teammate's (the team it is a member of). The caller is
+//! the session the link was made for, never anything a tool's input says.
 
 use std::sync::Arc;
 
@@ -10,7 +11,7 @@ use roocode_protocol::session::SessionKind;
 use super::tasks::Actor;
 use crate::agent::Engine;
 use crate::store::SessionRow;
-use crate::tools::{NewTeam, NewTeamTask, TaskChange, TeamHost};
+use crate::tools::{NewTeam, NewTeamTask, Outgoing, TaskChange, TeamHost};
 
 /// What a task tool that changes the list says outside a team.
 const NOT_IN_A_TEAM: &str = "you are in no team: TaskCreate and TaskUpdate work on an agent team's shared task list (create a team with TeamCreate first); keep your own checklist with TodoWrite";
@@ -159,5 +160,17 @@ impl TeamHost for TeamLink {
             }
         }
         .boxed()
+    }
+
+    fn send_message(&self, message: Outgoing) -> BoxFuture<'_, Result<String, String>> {
+        async move { self.engine.send_team_message(&self.session, message).await }.boxed()
+    }
+
+    fn is_teammate(&self) -> bool {
+        self.session.kind == SessionKind::Teammate
+    }
+
+    fn submit_plan<'a>(&'a self, plan: &'a str) -> BoxFuture<'a, Result<String, String>> {
+        async move { self.engine.submit_plan(&self.session, plan).await }.boxed()
     }
 }

@@ -178,6 +178,10 @@ impl Engine {
             return Ok(None);
         };
         let entry = entry.unwrap_or_else(|| self.children.open(id, Phase::Background));
+        // It agreed to shut down in this run (the mailbox says so across a restart).
+        if self.shutdown_agreed(id).await {
+            entry.set_stop(StopCause::Stopped);
+        }
         let stopped = entry.stop_cause() == Some(StopCause::Stopped);
         let Some(outcome) = self.outcome_of(&row, entry.stop_cause()).await? else {
             // The daemon is stopping: the teammate resumes at the next start.

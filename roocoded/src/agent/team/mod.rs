@@ -10,6 +10,12 @@
 //!   transaction and wakes each; a recipient's turn reads its unread mail at the start
 //!   of every iteration, in the transaction that writes it into its context, as one
 //!   `<teammate-message>` block each ([`mail_text`]).
+//! - `messages`: `SendMessage` — who the caller is (never what the input says), who `to`
+//!   names (a name, `lead`, an agent id or prefix, `*`), the rules of each kind.
+//! - `shutdown`: the shutdown handshake — the lead's request (its id made here), the
+//!   teammate's answer; approved, it stops once its current turn ends.
+//! - `plan`: plan approval — a teammate's `ExitPlanMode` becomes a request to its lead;
+//!   approved, it takes the lead's mode before the answer wakes it.
 //! - `host`: the [`TeamHost`](crate::tools::TeamHost) of a lead's or a teammate's calls.
 //! - `tasks`: the shared task list's rules (who may create, claim, assign, complete,
 //!   add dependencies) and who hears of a change (`task_updated` on the lead's stream;
@@ -27,6 +33,11 @@ mod host;
 mod info;
 mod life;
 mod mail;
+mod messages;
+#[cfg(test)]
+mod messages_tests;
+mod plan;
+mod shutdown;
 mod spawn;
 mod task_text;
 mod tasks;

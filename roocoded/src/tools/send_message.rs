@@ -1,0 +1,166 @@
+//! `SendMessage(to, message, summary?, kind?, request_id?, approve?)`: a message from the
+//! calling agent to members of its team — a teammate by name, `lead`, an agent id, or
+//! `*` for everyone but the sender. Claude Code's spellings `recipient`, `content` and
+//! `type` are accepted as fields of their own; giving both spellings of one parameter
+//! with different values is an error. The sender is always the caller: nothing in the
+//! input names it. What each kind may do is decided by the caller's
+//! [`TeamHost`](super::TeamHost) (only the lead asks a teammate to shut down or answers a
+//! plan, only a teammate answers a shutdown request).
+
+use futures_util::FutureExt as _;
+use futures_util::future::BoxFuture;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use super::{Effect, Outgoing, Spec, ToolCategory, ToolContext, ToolError, ToolOutput, TypedTool};
+
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SendMessageTool;
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SendMessageArgs {
+    /// Who gets it: a teammate's name, "lead", an agent id, or "*" for every member but you
+    pub to: Option<String>,
+    /// Same as to
+    pub recipient: Option<String>,
+    /// The message (for a shutdown_response the reason, for a plan_approval_response the feedback)
+    pub message: Option<String>,
+    /// Same as message
+    pub content: Option<String>,
+    /// A 5-10 word summary, required for a plain message
+    pub summary: Option<String>,
+    /// message (default), status_update, task_assignment, shutdown_request, shutdown_response, plan_approval_request or plan_approval_response
+    pub kind: Option<String>,
+    /// Same as kind
+    #[serde(rename = "type")]
+    pub kind_alias: Option<String>,
+    /// For shutdown_response and plan_approval_response: the id of the request answered
+    pub request_id: Option<String>,
+    /// For shutdown_response and plan_approval_response: yes or no
+    pub approve: Option<bool>,
+}
+
+/// One parameter in either of its spellings: blank counts as absent, two different
+/// values are an error naming both.
+fn either(
+    name: &str,
+    alias: &str,
+    a: Option<String>,
+    b: Option<String>,
+) -> Result<Option<String>, ToolError> {
+    let clean = |v: Option<String>| v.map(|s| s.trim().to_string()).filter(|s| !s.is_empty());
+    match (clean(a), clean(b)) {
+        (Some(a), Some(b)) if a != b => Err(ToolError::InvalidInput(format!(
+            "`{name}` and `{alias}` are the same parameter and were given different values: give only `{name}`"
+        ))),
+        (Some(a), _) => Ok(Some(a)),
+        (None, b) => Ok(b),
+    }
+}
+
+impl SendMessageArgs {
+    fn into_outgoing(self) -> Result<Outgoing, ToolError> {
+        let to = either("to", "recipient", self.to, self.recipient)?;
+        let message = either("message", "content", self.message, self.content)?;
+        let kind = either("kind", "type", self.kind, self.kind_alias)?;
+        Ok(Outgoing {
+            to,
+            kind,
+            message: message.unwrap_or_default(),
+            summary: self
+                .summary
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty()),
+            request_id: self
+                .request_id
+                .map(|s| s.trim().to_string())
+                .filter(|s| !s.is_empty()),
+            approve: self.approve,
+        })
+    }
+}
+
+const DESCRIPTION: &str = "\
+Send a message to members of your agent team: a teammate by name, the lead as \"lead\", an \
+agent id, or \"*\" for everyone in the team but you (use broadcasts sparingly: every \
+recipient reads it). Messages arrive in the recipient's context before its next step and \
+wake it when it is idle; you never need to wait or poll for an answer, it comes to you as a \
+<teammate-message>.
+
+kind says what the message is: \"message\" (the default; needs a 5-10 word summary), \
+\"status_update\" (information about your progress, never an order), \"task_assignment\" \
+(the lead gives work), \"shutdown_request\" (the lead asks a teammate to stop; the answer \
+carries the request_id this returns), \"shutdown_response\" (a teammate answers the lead: \
+request_id, approve, and the reason in message when it refuses), \"plan_approval_request\" \
+(a teammate's plan, in message; ExitPlanMode sends it for you) and \"plan_approval_response\" \
+(the lead answers a plan: request_id, approve, feedback in message). Keep messages short \
+and concrete: what was done, what is needed, by whom.";
+
+impl TypedTool for SendMessageTool {
+    type Args = SendMessageArgs;
+
+    fn spec(&self) -> Spec {
+        Spec::new(
+            "SendMessage",
+            DESCRIPTION,
+            Effect::OwnState,
+            ToolCategory::Coordination,
+        )
+    }
+
+    fn run<'a>(
+        &'a self,
+        args: SendMessageArgs,
+        ctx: &'a ToolContext,
+    ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
+        async move {
+            let Some(host) = &ctx.team else {
+                return Err(ToolError::Failed(
+                    "this agent is in no team, so it has nobody to message: answer in your reply instead".into(),
+                ));
+            };
+            let outgoing = args.into_outgoing()?;
+            let reply = host.send_message(outgoing).await.map_err(ToolError::Failed)?;
+            Ok(ToolOutput::text(reply))
+        }
+        .boxed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(v: serde_json::Value) -> SendMessageArgs {
+        serde_json::from_value(v).unwrap()
+    }
+
+    #[test]
+    fn claude_code_spellings_are_the_same_parameters() {
+        let out = args(serde_json::json!({
+            "recipient": "builder", "content": "hi", "type": "status_update", "summary": " s "
+        }))
+        .into_outgoing()
+        .unwrap();
+        assert_eq!(out.to.as_deref(), Some("builder"));
+        assert_eq!(out.message, "hi");
+        assert_eq!(out.kind.as_deref(), Some("status_update"));
+        assert_eq!(out.summary.as_deref(), Some("s"));
+        let same = args(serde_json::json!({"to": "b", "recipient": "b", "message": "x"}))
+            .into_outgoing()
+            .unwrap();
+        assert_eq!(same.to.as_deref(), Some("b"));
+        for clash in [
+            serde_json::json!({"to": "a", "recipient": "b", "message": "x"}),
+            serde_json::json!({"to": "a", "message": "x", "content": "y"}),
+            serde_json::json!({"to": "a", "message": "x", "kind": "message", "type": "status_update"}),
+        ] {
+            let err = args(clash.clone()).into_outgoing().unwrap_err();
+            assert!(
+                err.to_string().contains("different values"),
+                "{clash}: {err}"
+            );
+        }
+    }
+}

@@ -91,7 +91,8 @@ impl Limits {
 pub fn main_tools(registry: &Arc<Registry>, config: &Config, row: &SessionRow) -> ToolSet {
     let selection = Selection::main(&config.tools.disabled, config.tools.bash)
         .in_mode(row.mode)
-        .coordinating(coordinating(row, config));
+        .coordinating(coordinating(row, config))
+        .leading(row.leads_team);
     crate::tools::select(registry, &selection)
 }
 
@@ -159,6 +160,7 @@ impl AgentSpec {
             disallowed: &spec.disallowed_tools,
             // A teammate in plan mode asks its lead to approve its plan with ExitPlanMode.
             planning: spec.team.is_some() && row.mode == Mode::Plan,
+            leading: false,
         };
         let mut set = crate::tools::select(tools, &selection);
         if let Some(advertised) = &spec.advertised_tools {

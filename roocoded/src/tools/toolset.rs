@@ -16,7 +16,9 @@
 //! 5. the definition's `tools` (when it names any), then its `disallowed_tools`;
 //! 6. a coordinator (a main agent in coordinator mode: `/coordinator on`, or
 //!    `coordinator: true`) keeps only [`COORDINATOR_TOOLS`] — no code tool, no MCP
-//!    tool — so code never fills its context: its teammates read and write the code.
+//!    tool — so code never fills its context: its teammates read and write the code;
+//! 7. a main agent that leads no team has `TeamCreate` but not the tools that work on
+//!    a team ([`TEAM_TOOLS`]): they cost every solo session's requests nothing.
 
 use std::collections::HashSet;
 use std::sync::Arc;
@@ -81,6 +83,9 @@ pub const COORDINATOR_TOOLS: &[&str] = &[
     "ExitPlanMode",
 ];
 
+/// The tools that work on a team: a main agent gets them once it leads one.
+pub const TEAM_TOOLS: &[&str] = &["TeamDelete", "SendMessage", "TaskCreate", "TaskUpdate"];
+
 /// The tools that go with Bash: `tools.bash: false` removes them all.
 const BASH_TOOLS: &[&str] = &["Bash", "BashOutput", "KillShell"];
 
@@ -122,6 +127,8 @@ pub struct Selection<'a> {
     pub disallowed: &'a [String],
     /// The agent is in plan mode (only then has it `ExitPlanMode`).
     pub planning: bool,
+    /// A main agent leads a team (only then has it [`TEAM_TOOLS`]).
+    pub leading: bool,
 }
 
 impl<'a> Selection<'a> {
@@ -135,7 +142,13 @@ impl<'a> Selection<'a> {
             allowed: None,
             disallowed: &[],
             planning: false,
+            leading: false,
         }
+    }
+
+    /// The same selection for a main agent that leads a team (`leading`), or not.
+    pub fn leading(self, leading: bool) -> Self {
+        Self { leading, ..self }
     }
 
     /// The same selection for a main agent in coordinator mode (`coordinator`), or not.
@@ -201,6 +214,9 @@ fn keeps(s: &Selection<'_>, name: &str) -> bool {
         return false;
     }
     match s.kind {
+        AgentKind::Main | AgentKind::Coordinator if !s.leading && TEAM_TOOLS.contains(&name) => {
+            return false;
+        }
         AgentKind::Main => {}
         AgentKind::Coordinator => {
             if !COORDINATOR_TOOLS.contains(&name) {

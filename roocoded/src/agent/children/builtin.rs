@@ -110,6 +110,7 @@ mod tests {
             bash: None,
             custom_disallowed: &[],
             planning: false,
+            leading: false,
             allowed: t.tools.as_deref(),
             disallowed: &t.disallowed_tools,
         };

@@ -57,6 +57,11 @@ pub struct RetiredBranch {
     pub problem: Option<String>,
 }
 
+/// Worktrees are made one at a time: several agents of one response (teammates of a
+/// worktree team) would otherwise run git's status and worktree commands on one
+/// repository at once, and git's lock files make one of them fail.
+static MAKING: tokio::sync::Mutex<()> = tokio::sync::Mutex::const_new(());
+
 impl Engine {
     /// Makes the worktree of child `agent_id` of the project at `root`; the error says
     /// why it cannot be made (not a git repository, git missing, …).
@@ -69,6 +74,7 @@ impl Engine {
         // A checkout can take a while: not on the daemon's async threads.
         let (data_dir, root) = (self.paths.data_dir.clone(), root.to_path_buf());
         let (id, named) = (agent_id.to_string(), name.to_string());
+        let _one_at_a_time = MAKING.lock().await;
         let prepared = tokio::task::spawn_blocking(move || {
             tree::create(&Git::daemon(), &data_dir, &root, &id, &named)
         })

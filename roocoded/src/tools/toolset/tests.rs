@@ -28,6 +28,7 @@ fn sel(kind: AgentKind, disabled: &[String], bash: Option<bool>) -> Selection<'_
         allowed: None,
         disallowed: &[],
         planning: true,
+        leading: true,
     }
 }
 
@@ -77,6 +78,11 @@ fn the_layers_as_a_table() {
             "main, nothing disabled",
             sel(AgentKind::Main, none, None),
             all(),
+        ),
+        (
+            "main that leads no team: TeamCreate, but no tool that works on a team",
+            sel(AgentKind::Main, none, None).leading(false),
+            without(TEAM_TOOLS),
         ),
         (
             "main, outside plan mode: no ExitPlanMode",
@@ -195,7 +201,7 @@ fn the_layers_as_a_table() {
             "coordinator outside plan mode: no ExitPlanMode either",
             Selection {
                 planning: false,
-                ..Selection::main(none, None).coordinating(true)
+                ..sel(AgentKind::Coordinator, none, None)
             },
             without(&[CODE_TOOLS, &["ExitPlanMode"]].concat()),
         ),
@@ -287,7 +293,8 @@ fn a_coordinator_keeps_the_team_tools_by_name_and_nothing_unnamed() {
                 .unwrap();
         }
     }
-    let set = select(&Arc::new(r), &Selection::main(&[], None).coordinating(true));
+    let selection = Selection::main(&[], None).coordinating(true).leading(true);
+    let set = select(&Arc::new(r), &selection);
     let got: Vec<&str> = set.names().collect();
     for kept in [
         "TeamCreate",

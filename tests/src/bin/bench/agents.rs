@@ -20,7 +20,7 @@ use roocode_protocol::api::{AgentApiClient, SessionApiClient};
 use roocode_tests::mock_llm::{MockLlm, Reply, RouteMatch, Script, ScriptedReply, ToolCall};
 use serde_json::json;
 
-use crate::harness::{Bench, median};
+use crate::harness::{Bench, cpu_seconds, median, peak_rss_mib};
 
 /// The marker of child `n`'s task: its replies are routed by it.
 fn marker(n: usize) -> String {
@@ -54,31 +54,6 @@ struct Run {
     cpu_s: f64,
     completion_ms: Vec<f64>,
     queue_ms: Vec<f64>,
-}
-
-/// CPU seconds (user + system) the process has used.
-fn cpu_seconds(pid: u32) -> anyhow::Result<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
-    // The fields after the command name (which may hold spaces) in parentheses.
-    let after = stat.rsplit_once(')').context("odd /proc stat")?.1;
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks: f64 = fields.get(11).context("no utime")?.parse::<f64>()?
-        + fields.get(12).context("no stime")?.parse::<f64>()?;
-    let hz = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)?.unwrap_or(100) as f64;
-    Ok(ticks / hz)
-}
-
-fn peak_rss_mib(pid: u32) -> anyhow::Result<f64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
-    let kib: f64 = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmHWM:"))
-        .context("no VmHWM")?
-        .split_whitespace()
-        .next()
-        .context("empty VmHWM")?
-        .parse()?;
-    Ok(kib / 1024.0)
 }
 
 async fn one(

@@ -183,3 +183,28 @@ pub fn rss_mib(pid: u64) -> anyhow::Result<f64> {
         .parse()?;
     Ok(kib / 1024.0)
 }
+
+/// CPU seconds (user + system) the process has used.
+pub fn cpu_seconds(pid: u32) -> anyhow::Result<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    // The fields after the command name (which may hold spaces) in parentheses.
+    let after = stat.rsplit_once(')').context("odd /proc stat")?.1;
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks: f64 = fields.get(11).context("no utime")?.parse::<f64>()?
+        + fields.get(12).context("no stime")?.parse::<f64>()?;
+    let hz = nix::unistd::sysconf(nix::unistd::SysconfVar::CLK_TCK)?.unwrap_or(100) as f64;
+    Ok(ticks / hz)
+}
+
+pub fn peak_rss_mib(pid: u32) -> anyhow::Result<f64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    let kib: f64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .context("no VmHWM")?
+        .split_whitespace()
+        .next()
+        .context("empty VmHWM")?
+        .parse()?;
+    Ok(kib / 1024.0)
+}

@@ -26,6 +26,8 @@
 //!
 //! `roocode-bench agents [--agents 100] [--steps 10] [--chunk-delay-ms 20]` measures
 //! many background sub-agents on one daemon ([`agents`]).
+//! `roocode-bench team [--teammates 20] [--messages 10000] [--batch 50]` measures team
+//! mail: delivery latency and RSS ([`team`]).
 //!
 //! `roocode-bench sandbox [--calls 100]` measures instead the OS sandbox's added cost per
 //! Bash call ([`sandbox_cost`]).
@@ -40,6 +42,7 @@ mod history;
 mod proxy;
 mod resume;
 mod sandbox_cost;
+mod team;
 
 use std::io::Write;
 use std::process::{Command, Stdio};
@@ -92,6 +95,16 @@ enum Cmd {
         #[arg(long, default_value_t = 20)]
         chunk_delay_ms: u64,
     },
+    /// A team of in-process teammates exchanging messages: delivery latency, RSS.
+    Team {
+        #[arg(long, default_value_t = 20)]
+        teammates: usize,
+        #[arg(long, default_value_t = 10_000)]
+        messages: usize,
+        /// SendMessage calls per teammate response.
+        #[arg(long, default_value_t = 50)]
+        batch: usize,
+    },
     /// Prints the generated long history as JSONL (for `roocode-cli import`).
     History {
         #[arg(long, default_value_t = resume::LONG_MESSAGES)]
@@ -104,7 +117,7 @@ fn main() -> anyhow::Result<()> {
     match args.cmd {
         Some(Cmd::Measure { argv }) => return measure(&argv),
         Some(Cmd::History { messages }) => return print_history(messages),
-        Some(Cmd::Sandbox { .. } | Cmd::Agents { .. }) | None => {}
+        Some(Cmd::Sandbox { .. } | Cmd::Agents { .. } | Cmd::Team { .. }) | None => {}
     }
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -168,7 +181,7 @@ async fn daemon_memory(b: &Bench) -> anyhow::Result<(f64, f64)> {
 }
 
 async fn bench(args: Args) -> anyhow::Result<()> {
-    if let Some(cmd @ (Cmd::Sandbox { .. } | Cmd::Agents { .. })) = &args.cmd {
+    if let Some(cmd @ (Cmd::Sandbox { .. } | Cmd::Agents { .. } | Cmd::Team { .. })) = &args.cmd {
         let b = Bench {
             dir: std::env::current_exe()?
                 .parent()
@@ -185,6 +198,11 @@ async fn bench(args: Args) -> anyhow::Result<()> {
                 steps,
                 chunk_delay_ms,
             } => agents::run(b, agents, steps, chunk_delay_ms).await,
+            Cmd::Team {
+                teammates,
+                messages,
+                batch,
+            } => team::run(b, teammates, messages, batch).await,
             _ => Ok(()),
         };
     }

@@ -1,0 +1,252 @@
+//! `roocode-bench team`: one team of `--teammates` in-process teammates exchanging
+//! `--messages` messages on one daemon (issue 12). The lead creates the team and starts
+//! every teammate in one response; each teammate sends its share in rounds of
+//! `--batch` `SendMessage` calls per model response, to the teammates after it in turn,
+//! then ends its turn; any later wake (mail, idle) gets a short answer from the mock.
+//! `agents.max_concurrent` is raised to the team's size.
+//!
+//! Reported: delivery latency of every message, from its commit (the mailbox row's
+//! `created_at`) to the first model request of its recipient that carries it (the mock's
+//! wall clock), as p50, p99 and max; whether every message was delivered exactly once
+//! (each read, and each in its recipient's final context once); wall time; the daemon's
+//! peak RSS and CPU time.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use roocode_protocol::api::{MailboxApiClient, SessionApiClient, TeamApiClient};
+use roocode_protocol::teams::MemberState;
+use roocode_tests::mock_llm::{MockLlm, Reply, RouteMatch, Script, ToolCall};
+use serde_json::json;
+
+use crate::harness::{Bench, cpu_seconds, median, peak_rss_mib, percentile};
+
+/// Teammate `n`'s name.
+fn name(n: usize) -> String {
+    format!("mate{n:02}")
+}
+
+/// The marker of teammate `n`'s assignment: its replies are routed by it.
+fn marker(n: usize) -> String {
+    format!("BENCH-MATE-{n:02}:")
+}
+
+/// Message `round`/`i` of teammate `n`; `;` ends it (no token is a prefix of another).
+fn token(n: usize, round: usize, i: usize) -> String {
+    format!("BENCH-MSG-{n}-{round}-{i};")
+}
+
+/// To whom teammate `n` sends its `i`th message of a round: the others in turn.
+fn recipient(n: usize, i: usize, mates: usize) -> usize {
+    (n + 1 + i % (mates - 1)) % mates
+}
+
+fn mate_replies(n: usize, mates: usize, rounds: usize, batch: usize) -> Vec<Reply> {
+    let mut replies: Vec<Reply> = (0..rounds)
+        .map(|round| {
+            let calls = (0..batch)
+                .map(|i| {
+                    ToolCall::new(
+                        "SendMessage",
+                        json!({"to": name(recipient(n, i, mates)),
+                               "message": format!("{} progress note from {}", token(n, round, i), name(n)),
+                               "summary": "a benchmark progress note for you"}),
+                    )
+                })
+                .collect();
+            Reply::tool_calls(calls)
+        })
+        .collect();
+    replies.push(Reply::text(format!("{} sent its share.", name(n))));
+    replies
+}
+
+/// Milliseconds since the epoch of an RFC 3339 UTC time with milliseconds
+/// (`2026-12-01T18:48:17.123Z`, as the daemon writes them).
+fn rfc3339_ms(s: &str) -> Option<i64> {
+    let (date, time) = s.trim_end_matches('Z').split_once('T')?;
+    let mut d = date.split('-').map(|p| p.parse::<i64>());
+    let (y, m, day) = (d.next()?.ok()?, d.next()?.ok()?, d.next()?.ok()?);
+    let (hms, frac) = time.split_once('.').unwrap_or((time, "0"));
+    let mut t = hms.split(':').map(|p| p.parse::<i64>());
+    let (h, min, sec) = (t.next()?.ok()?, t.next()?.ok()?, t.next()?.ok()?);
+    let ms: i64 = format!("{frac:0<3}").get(..3)?.parse().ok()?;
+    // Days from the civil date (Howard Hinnant's algorithm).
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let doy = (153 * ((m + 9) % 12) + 2) / 5 + day - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    Some((((days * 24 + h) * 60 + min) * 60 + sec) * 1000 + ms)
+}
+
+/// Every `BENCH-MSG-…;` token in `text`.
+fn tokens(text: &str) -> impl Iterator<Item = &str> {
+    text.match_indices("BENCH-MSG-").filter_map(|(at, _)| {
+        let rest = &text[at..];
+        rest.find(';').map(|end| &rest[..=end])
+    })
+}
+
+pub async fn run(mut b: Bench, mates: usize, messages: usize, batch: usize) -> anyhow::Result<()> {
+    if mates < 2 || batch == 0 || !messages.is_multiple_of(mates * batch) {
+        bail!(
+            "--messages must be a multiple of --teammates x --batch (and --teammates at least 2)"
+        );
+    }
+    let rounds = messages / (mates * batch);
+    std::fs::write(
+        b.home.path().join("config.yaml"),
+        format!("agents: {{max_concurrent: {mates}}}\n"),
+    )?;
+    let mut script = Script::new();
+    for n in 0..mates {
+        script = script.route(
+            RouteMatch::FirstUserContains(marker(n)),
+            mate_replies(n, mates, rounds, batch),
+        );
+    }
+    let spawns = (0..mates)
+        .map(|n| {
+            ToolCall::new(
+                "Agent",
+                json!({"team_name": "bench", "name": name(n), "description": format!("teammate {n}"),
+                       "prompt": format!("{} send your share of the notes", marker(n))}),
+            )
+        })
+        .collect();
+    let script = script
+        .reply(Reply::tool_calls(vec![ToolCall::new(
+            "TeamCreate",
+            json!({"team_name": "bench", "description": "the mailbox benchmark"}),
+        )]))
+        .reply(Reply::tool_calls(spawns))
+        .reply(Reply::text("The team is at work."))
+        .fallback(Reply::text("Noted."));
+    let mock = MockLlm::start(script).await?;
+    b.base_url = mock.base_url();
+    b.cli(&["daemon", "stop"])?;
+    b.cli(&["daemon", "start"])?;
+    let (rpc, hello) = b.connect().await?;
+    let pid = hello.pid;
+    let cpu_before = cpu_seconds(pid)?;
+    let started = Instant::now();
+    b.cli(&[
+        "send",
+        "--new",
+        "--mode",
+        "bypassPermissions",
+        "start the team",
+    ])?;
+    let lead = SessionApiClient::list(&rpc, None, Some(1), None)
+        .await?
+        .pop()
+        .context("the lead's session")?
+        .id;
+
+    // Done when every message is read and every teammate is idle again.
+    let mail = loop {
+        let mail = MailboxApiClient::list(&rpc, Some(lead.clone()), None).await?;
+        let sent: Vec<_> = mail.iter().filter(|m| m.kind == "message").collect();
+        let team = TeamApiClient::get(&rpc, lead.clone()).await?;
+        let idle = team.members.iter().all(|m| m.state == MemberState::Idle);
+        if sent.len() == messages && sent.iter().all(|m| m.read) && idle {
+            break mail;
+        }
+        if started.elapsed() > Duration::from_secs(900) {
+            bail!(
+                "the team did not finish within 15 minutes: {} of {messages} sent, {} read",
+                sent.len(),
+                sent.iter().filter(|m| m.read).count()
+            );
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let wall = started.elapsed().as_secs_f64();
+    let cpu_s = cpu_seconds(pid)? - cpu_before;
+    let rss = peak_rss_mib(pid)?;
+
+    // Each message: its commit, its recipient, and the recipient's first request with it.
+    let mut sent_at: HashMap<String, (i64, String)> = HashMap::new();
+    for m in mail.iter().filter(|m| m.kind == "message") {
+        let token = tokens(&m.body)
+            .next()
+            .context("a message without its token")?;
+        let at = rfc3339_ms(&m.created_at).context("an unreadable created_at")?;
+        if sent_at
+            .insert(token.to_string(), (at, m.to.clone()))
+            .is_some()
+        {
+            bail!("{token} was stored twice");
+        }
+    }
+    let requests = mock.requests();
+    let mut first_seen: HashMap<String, i64> = HashMap::new();
+    let mut last_context: HashMap<String, String> = HashMap::new();
+    for n in 0..mates {
+        let mine = RouteMatch::FirstUserContains(marker(n));
+        for r in requests
+            .iter()
+            .filter(|r| mine.matches(&r.headers, &r.body))
+        {
+            let text = r.body["messages"].to_string();
+            for t in tokens(&text) {
+                if sent_at.get(t).is_some_and(|(_, to)| *to == name(n)) {
+                    first_seen.entry(t.to_string()).or_insert(r.wall_ms);
+                }
+            }
+            last_context.insert(name(n), text);
+        }
+    }
+    let mut latencies = Vec::with_capacity(messages);
+    for (t, (at, to)) in &sent_at {
+        let seen = first_seen
+            .get(t)
+            .with_context(|| format!("{t} never reached {to}'s model"))?;
+        latencies.push((seen - at) as f64);
+        let context = last_context.get(to).map(String::as_str).unwrap_or("");
+        let copies = context.matches(t.as_str()).count();
+        if copies != 1 {
+            bail!("{t} is in {to}'s final context {copies} times");
+        }
+    }
+    mock.shutdown().await;
+    b.cli(&["daemon", "stop"])?;
+
+    let mate_requests = requests.len();
+    println!(
+        "team of {mates} in-process teammates, {messages} messages ({rounds} rounds of {batch} SendMessage calls each), agents.max_concurrent: {mates}"
+    );
+    println!(
+        "  delivery latency (commit to the recipient's next model request): p50 {:.0} ms, p99 {:.0} ms, max {:.0} ms",
+        median(latencies.clone()),
+        percentile(latencies.clone(), 0.99),
+        latencies.iter().copied().fold(0.0, f64::max)
+    );
+    println!(
+        "  every message stored once, read, and in its recipient's context exactly once: yes ({} checked)",
+        latencies.len()
+    );
+    println!(
+        "  wall {wall:.2} s   model requests {mate_requests}   daemon peak RSS {rss:.1} MiB   daemon CPU {cpu_s:.2} s"
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_and_tokens_read_back() {
+        assert_eq!(rfc3339_ms("1970-01-01T00:00:01.500Z"), Some(1500));
+        assert_eq!(
+            rfc3339_ms("2026-12-01T00:00:00.000Z"),
+            Some(1_796_083_200_000)
+        );
+        let found: Vec<&str> = tokens("a BENCH-MSG-1-0-5; b BENCH-MSG-1-0-50; c").collect();
+        assert_eq!(found, ["BENCH-MSG-1-0-5;", "BENCH-MSG-1-0-50;"]);
+    }
+}

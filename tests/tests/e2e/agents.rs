@@ -14,11 +14,10 @@ use roocode_protocol::api::{AgentApiClient, SessionApiClient};
 use roocode_tests::mock_llm::{Reply, RouteMatch, Script, ScriptedReply, ToolCall};
 use serde_json::{Value, json};
 
-use crate::harness::{PATIENCE, World, count, events_until, last_results, notified, rpc};
-
-fn first_user(marker: &str) -> RouteMatch {
-    RouteMatch::FirstUserContains(marker.into())
-}
+use crate::harness::{
+    PATIENCE, World, count, events_until, first_user, last_results, notified, requests_of, rpc,
+    tool_names,
+};
 
 fn agent_call(id: &str, input: Value) -> ToolCall {
     ToolCall::with_id(id, "Agent", input)
@@ -30,25 +29,6 @@ fn last_request_of(w: &World, marker: &str) -> String {
         .last()
         .map(Value::to_string)
         .unwrap_or_default()
-}
-
-/// Requests whose first user message contains `marker` (one child's requests).
-fn requests_of(w: &World, marker: &str) -> Vec<Value> {
-    w.mock
-        .requests()
-        .into_iter()
-        .map(|r| r.body)
-        .filter(|b| first_user(marker).matches(&Default::default(), b))
-        .collect()
-}
-
-fn tool_names(body: &Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|t| t["name"].as_str().map(String::from))
-        .collect()
 }
 
 fn system_of(body: &Value) -> String {

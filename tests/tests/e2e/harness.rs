@@ -11,8 +11,10 @@ use tempfile::TempDir;
 use tokio::io::{AsyncBufReadExt, BufReader, Lines};
 use tokio::process::{Child, ChildStderr, ChildStdout, Command};
 
+mod agents;
 mod requests;
 mod stream;
+pub use agents::{first_user, requests_of, team_world, tool_names};
 pub use requests::{chain_is_valid, last_results};
 pub use stream::{count, events_until, notified, rpc};
 

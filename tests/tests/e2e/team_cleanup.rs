@@ -12,10 +12,8 @@ use roocode_protocol::api::AgentApiClient;
 use roocode_tests::mock_llm::{Reply, Script, ScriptedReply};
 use serde_json::json;
 
-use crate::harness::{World, count, events_until, rpc};
-use crate::team_tasks::{
-    call, calls, first_user, idle_count, latest_user, payloads, result, team_world, teammate,
-};
+use crate::harness::{World, count, events_until, first_user, rpc, team_world};
+use crate::team_tasks::{call, calls, idle_count, latest_user, payloads, result, teammate};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn team_delete_is_refused_while_a_member_works_then_stops_everyone_and_removes_the_team() {

@@ -9,7 +9,7 @@
 use roocode_tests::mock_llm::{Reply, RouteMatch, Script, ScriptedReply, ToolCall, UsageSpec};
 use serde_json::json;
 
-use crate::harness::{World, count, events_until, last_results};
+use crate::harness::{World, count, events_until, last_results, team_world};
 
 /// A reply reporting `input` and `output` tokens.
 fn used(reply: Reply, input: u64, output: u64) -> ScriptedReply {
@@ -19,13 +19,6 @@ fn used(reply: Reply, input: u64, output: u64) -> ScriptedReply {
         cache_read_input_tokens: Some(0),
         cache_creation_input_tokens: Some(0),
     })
-}
-
-/// A world whose lead is woken at once by idle notices.
-async fn team_world(script: Script) -> World {
-    let mut w = World::new(script).await;
-    w.vars.push(("ROOCODE_TEAM_DEBOUNCE_MS".into(), "0".into()));
-    w
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -9,17 +9,7 @@ use roocode_tests::mock_llm::script::system_text;
 use roocode_tests::mock_llm::{Reply, Script, ToolCall};
 use serde_json::{Value, json};
 
-use crate::harness::{World, last_results};
-
-/// The names in a recorded request's tool array.
-fn tool_names(body: &Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|t| t["name"].as_str().map(String::from))
-        .collect()
-}
+use crate::harness::{World, last_results, tool_names};
 
 /// What a coordinator may be sent (the built-in team tools other parts add included;
 /// ExitPlanMode only while it plans).

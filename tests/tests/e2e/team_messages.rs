@@ -17,33 +17,13 @@ use roocode_protocol::event::Event;
 use roocode_tests::mock_llm::{Reply, Route, RouteMatch, Script, ScriptedReply, ToolCall};
 use serde_json::{Value, json};
 
-use crate::harness::{PATIENCE, World, count, events_until, last_results, rpc};
+use crate::harness::{
+    PATIENCE, World, count, events_until, first_user, last_results, requests_of, rpc, team_world,
+    tool_names,
+};
 
 mod crash;
 mod shutdown;
-
-fn first_user(marker: &str) -> RouteMatch {
-    RouteMatch::FirstUserContains(marker.into())
-}
-
-/// Requests whose first user message contains `marker` (one agent's requests).
-fn requests_of(w: &World, marker: &str) -> Vec<Value> {
-    w.mock
-        .requests()
-        .into_iter()
-        .map(|r| r.body)
-        .filter(|b| first_user(marker).matches(&Default::default(), b))
-        .collect()
-}
-
-fn tool_names(body: &Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|t| t["name"].as_str().map(String::from))
-        .collect()
-}
 
 fn messages(body: &Value) -> String {
     body["messages"].to_string()
@@ -140,13 +120,6 @@ fn with_route(
         fallback: Some(fallback.into()),
     });
     script
-}
-
-/// A world whose lead is woken at once by idle notices.
-async fn team_world(script: Script) -> World {
-    let mut w = World::new(script).await;
-    w.vars.push(("ROOCODE_TEAM_DEBOUNCE_MS".into(), "0".into()));
-    w
 }
 
 fn delivered(events: &[Event], needle: &str) -> usize {

@@ -12,17 +12,13 @@ use roocode_protocol::event::Event;
 use roocode_tests::mock_llm::{Reply, RouteMatch, Script, ScriptedReply, ToolCall};
 use serde_json::{Value, json};
 
-use crate::harness::{World, count, events_until, last_results};
+use crate::harness::{World, count, events_until, first_user, last_results, team_world};
 
 /// A tool result as the model got it.
 #[derive(Debug)]
 pub(crate) struct Got {
     pub content: String,
     pub is_error: bool,
-}
-
-pub(crate) fn first_user(marker: &str) -> RouteMatch {
-    RouteMatch::FirstUserContains(marker.into())
 }
 
 pub(crate) fn latest_user(marker: &str) -> RouteMatch {
@@ -44,13 +40,6 @@ pub(crate) fn teammate(id: &str, name: &str, marker: &str) -> ToolCall {
         json!({"team_name": "alpha", "name": name, "description": format!("{name}'s part"),
                "prompt": format!("{marker}: do your part")}),
     )
-}
-
-/// A world whose lead is woken at once by idle notices.
-pub(crate) async fn team_world(script: Script) -> World {
-    let mut w = World::new(script).await;
-    w.vars.push(("ROOCODE_TEAM_DEBOUNCE_MS".into(), "0".into()));
-    w
 }
 
 /// The result the model got for the call `id` (any agent's).

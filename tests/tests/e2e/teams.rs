@@ -6,40 +6,12 @@
 //! first user message); the lead takes the shared queue.
 
 use roocode_protocol::api::{AgentApiClient, SessionApiClient};
-use roocode_tests::mock_llm::{Reply, RouteMatch, Script, ScriptedReply, ToolCall};
-use serde_json::{Value, json};
+use roocode_tests::mock_llm::{Reply, Script, ScriptedReply, ToolCall};
+use serde_json::json;
 
-use crate::harness::{World, count, events_until, last_results, rpc};
-
-fn first_user(marker: &str) -> RouteMatch {
-    RouteMatch::FirstUserContains(marker.into())
-}
-
-/// Requests whose first user message contains `marker` (one agent's requests).
-fn requests_of(w: &World, marker: &str) -> Vec<Value> {
-    w.mock
-        .requests()
-        .into_iter()
-        .map(|r| r.body)
-        .filter(|b| first_user(marker).matches(&Default::default(), b))
-        .collect()
-}
-
-fn tool_names(body: &Value) -> Vec<String> {
-    body["tools"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|t| t["name"].as_str().map(String::from))
-        .collect()
-}
-
-/// A world whose lead is woken at once by idle notices.
-async fn team_world(script: Script) -> World {
-    let mut w = World::new(script).await;
-    w.vars.push(("ROOCODE_TEAM_DEBOUNCE_MS".into(), "0".into()));
-    w
-}
+use crate::harness::{
+    World, count, events_until, first_user, last_results, requests_of, rpc, team_world, tool_names,
+};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_teammate_works_beside_its_lead_and_its_idle_notice_wakes_the_lead() {

@@ -23,6 +23,9 @@ use crate::llm::{ModelRequest, ModelResponse, ModelStopReason};
 use crate::store::{ContextWrite, Delivered, Delivery, InjectionKind, StoreError, TurnState};
 use roocode_protocol::session::SessionKind;
 
+/// Most mail read into the context in one iteration (the rest waits for the next).
+pub(crate) const MAIL_PER_ITERATION_BYTES: usize = 200_000;
+
 mod config_change;
 mod model_call;
 mod request;
@@ -557,9 +560,24 @@ impl Turn<'_> {
     /// the commit leaves it unread, after it delivered once).
     async fn deliver_mail(&mut self) -> Result<(), AgentError> {
         let store = self.engine.store();
-        let mail = store.unread_mail(self.id()).await?;
+        let mut mail = store.unread_mail(self.id()).await?;
         if mail.is_empty() {
             return Ok(());
+        }
+        // A flood of mail is read over several iterations, never all at once.
+        let mut size = 0;
+        let fits = mail
+            .iter()
+            .take_while(|m| {
+                size += m.body.len() + m.summary.len();
+                size <= MAIL_PER_ITERATION_BYTES
+            })
+            .count();
+        if fits.max(1) < mail.len() {
+            mail.truncate(fits.max(1));
+            // What is left is read at the next iteration, or in one more turn if this
+            // one ends first.
+            self.rt.state.lock().await.woken = true;
         }
         let mut blocks = Vec::with_capacity(mail.len());
         let mut payloads = Vec::with_capacity(mail.len());

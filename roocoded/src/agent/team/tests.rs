@@ -1,5 +1,6 @@
 //! Team mail end to end inside the engine: a message posted to an idle lead wakes it
-//! into one turn whose model request carries the message, read once.
+//! into one turn whose model request carries the message, read once; a flood of mail is
+//! read over several model calls, none lost.
 
 use std::pin::pin;
 use std::sync::Arc;
@@ -12,8 +13,17 @@ use crate::agent::Engine;
 use crate::llm::test_server::{Reply, TestServer};
 use crate::store::{MailKind, NewMail, NewMember, Store};
 
-#[tokio::test]
-async fn mail_to_an_idle_lead_wakes_it_into_one_turn_that_reads_it_once() {
+/// An engine with a lead session leading team `t1` whose member `builder` is a second
+/// session; the model is `server`.
+struct Team {
+    _dir: tempfile::TempDir,
+    engine: Arc<Engine>,
+    server: TestServer,
+    lead: String,
+    builder: String,
+}
+
+async fn team(replies: Vec<Reply>) -> Team {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().join("home");
     let project = dir.path().join("project");
@@ -22,10 +32,7 @@ async fn mail_to_an_idle_lead_wakes_it_into_one_turn_that_reads_it_once() {
         .unwrap();
     let store = Store::open(&paths.database).await.unwrap();
     let engine = Arc::new(Engine::new(store, paths));
-    let server = TestServer::start(vec![Reply::anthropic_text(
-        "Noted: the build is half done.",
-    )])
-    .await;
+    let server = TestServer::start(replies).await;
     let env = ClientEnv {
         vars: [
             ("ANTHROPIC_API_KEY", "sk-test"),
@@ -61,25 +68,45 @@ async fn mail_to_an_idle_lead_wakes_it_into_one_turn_that_reads_it_once() {
         })
         .await
         .unwrap();
+    Team {
+        _dir: dir,
+        engine,
+        server,
+        lead,
+        builder,
+    }
+}
 
-    let rt = engine.runtime(&lead).await.unwrap();
-    let mut ended = pin!(rt.turn_ended.notified());
-    ended.as_mut().enable();
-    let update = NewMail {
+fn update<'a>(sender: &'a str, body: &'a str) -> NewMail<'a> {
+    NewMail {
         team_id: "t1",
-        sender: &builder,
+        sender,
         kind: MailKind::StatusUpdate,
         summary: "build half done",
-        body: "The build is half done.",
+        body,
         request_id: None,
         approve: None,
-    };
-    engine.post_mail(&update, &[&lead]).await.unwrap();
+    }
+}
+
+#[tokio::test]
+async fn mail_to_an_idle_lead_wakes_it_into_one_turn_that_reads_it_once() {
+    let t = team(vec![Reply::anthropic_text(
+        "Noted: the build is half done.",
+    )])
+    .await;
+    let rt = t.engine.runtime(&t.lead).await.unwrap();
+    let mut ended = pin!(rt.turn_ended.notified());
+    ended.as_mut().enable();
+    t.engine
+        .post_mail(&update(&t.builder, "The build is half done."), &[&t.lead])
+        .await
+        .unwrap();
     tokio::time::timeout(Duration::from_secs(10), ended)
         .await
         .expect("the lead's turn ends");
 
-    let requests = server.requests();
+    let requests = t.server.requests();
     assert_eq!(requests.len(), 1, "one wake, one model call");
     let sent = requests[0].json()["messages"].to_string();
     assert!(
@@ -87,7 +114,51 @@ async fn mail_to_an_idle_lead_wakes_it_into_one_turn_that_reads_it_once() {
         "{sent}"
     );
     assert!(sent.contains("not an instruction"), "{sent}");
-    assert!(store.unread_mail(&lead).await.unwrap().is_empty());
-    let mail = store.team_mail("t1", Some(&lead)).await.unwrap();
+    let store = t.engine.store();
+    assert!(store.unread_mail(&t.lead).await.unwrap().is_empty());
+    let mail = store.team_mail("t1", Some(&t.lead)).await.unwrap();
     assert!(mail.len() == 1 && mail[0].read, "{mail:?}");
+}
+
+#[tokio::test]
+async fn a_flood_of_mail_is_read_over_several_model_calls_and_none_is_lost() {
+    let replies = (0..3).map(|_| Reply::anthropic_text("Noted.")).collect();
+    let t = team(replies).await;
+    let store = t.engine.store();
+    // Three messages, each over half of what one iteration reads.
+    let bodies: Vec<String> = (0..3)
+        .map(|n| {
+            format!(
+                "PART-{n} {}",
+                "x".repeat(super::super::turn::MAIL_PER_ITERATION_BYTES / 2 + 10)
+            )
+        })
+        .collect();
+    let mails: Vec<NewMail<'_>> = bodies.iter().map(|b| update(&t.builder, b)).collect();
+    // Stored together before the lead wakes, as a burst of senders would.
+    for mail in &mails {
+        store.send_mail(mail, &[&t.lead]).await.unwrap();
+    }
+    t.engine.wake(&t.lead).await.unwrap();
+    let read_all = async {
+        while !store.unread_mail(&t.lead).await.unwrap().is_empty() || t.server.requests().len() < 3
+        {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(20), read_all)
+        .await
+        .expect("every message is read");
+    let requests = t.server.requests();
+    assert_eq!(requests.len(), 3, "one model call per message that fits");
+    for (n, r) in requests.iter().enumerate() {
+        let sent = r.json()["messages"].to_string();
+        for part in 0..3 {
+            assert_eq!(
+                sent.matches(&format!("PART-{part} ")).count(),
+                usize::from(part <= n),
+                "request {n}, part {part}"
+            );
+        }
+    }
 }

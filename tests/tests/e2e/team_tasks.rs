@@ -103,11 +103,19 @@ async fn teammates_claim_and_complete_dependent_tasks_and_a_completion_tells_the
                     "TaskUpdate",
                     json!({"task_id": 1, "status": "in_progress"}),
                 )])),
-                ScriptedReply::from(calls(vec![call(
-                    "a-done",
-                    "TaskUpdate",
-                    json!({"taskId": "1", "status": "completed"}),
-                )]))
+                ScriptedReply::from(calls(vec![
+                    call(
+                        "a-done",
+                        "TaskUpdate",
+                        json!({"taskId": "1", "status": "completed"}),
+                    ),
+                    call(
+                        "a-tell",
+                        "SendMessage",
+                        json!({"to": "bob", "message": "GRAMMAR-NOTE: the grammar is LL(1), see docs/grammar.md",
+                               "summary": "the grammar is ready for your parser"}),
+                    ),
+                ]))
                 .with_gate("alice-completes"),
                 ScriptedReply::from(Reply::text("Designed the parser.")),
             ],
@@ -126,11 +134,19 @@ async fn teammates_claim_and_complete_dependent_tasks_and_a_completion_tells_the
                     "TaskUpdate",
                     json!({"task_id": "#2", "status": "in_progress"}),
                 )]),
-                calls(vec![call(
-                    "b-done",
-                    "TaskUpdate",
-                    json!({"task_id": 2, "status": "completed"}),
-                )]),
+                calls(vec![
+                    call(
+                        "b-done",
+                        "TaskUpdate",
+                        json!({"task_id": 2, "status": "completed"}),
+                    ),
+                    call(
+                        "b-thank",
+                        "SendMessage",
+                        json!({"recipient": "alice", "content": "PARSER-NOTE: the parser follows your grammar",
+                               "summary": "the parser is built on your grammar"}),
+                    ),
+                ]),
                 Reply::text("Built the parser."),
             ],
         )
@@ -181,7 +197,7 @@ async fn teammates_claim_and_complete_dependent_tasks_and_a_completion_tells_the
     w.mock.wait_for_gate_reached("alice-completes").await;
     w.mock.open_gate("alice-completes");
     let events = events_until(&w, &lead, |e| {
-        idle_count(e, "bob") == 2 && idle_count(e, "alice") == 1 && count(e, "mailbox_message") >= 5
+        idle_count(e, "bob") == 2 && idle_count(e, "alice") == 2 && count(e, "mailbox_message") >= 7
     })
     .await;
 
@@ -225,6 +241,19 @@ async fn teammates_claim_and_complete_dependent_tasks_and_a_completion_tells_the
     assert_eq!(bob.len(), 5, "two runs of bob: {bob:?}");
     let notice = r#"<teammate-message from=\"(task list)\" kind=\"task_assignment\" summary=\"task #2 can start now\">"#;
     assert!(bob[2].contains(notice), "{}", bob[2]);
+    // alice's message reached bob too (with the notice, or at his next call), once,
+    // from her; bob's answer woke alice once more.
+    let bob_last = bob.last().map(String::as_str).unwrap_or_default();
+    assert_eq!(bob_last.matches("GRAMMAR-NOTE").count(), 1, "{bob_last}");
+    assert!(
+        bob_last.contains(r#"<teammate-message from=\"alice\" kind=\"message\" summary=\"the grammar is ready for your parser\">"#),
+        "{bob_last}"
+    );
+    assert!(!result(&w, "a-tell").is_error && !result(&w, "b-thank").is_error);
+    let alice = requests_text(&w, "ALICE-TASK");
+    let last = alice.last().map(String::as_str).unwrap_or_default();
+    assert_eq!(last.matches("PARSER-NOTE").count(), 1, "{last}");
+    assert!(last.contains(r#"from=\"bob\" kind=\"message\""#), "{last}");
     assert_eq!(bob[4].matches(notice).count(), 1, "told once");
     assert!(
         result(&w, "b-claim")

@@ -10,7 +10,9 @@
 //! has read its idle notice (or when it stopped). Everything comes from the parent's
 //! events (`agent_spawned`, `agent_backgrounded`, `agent_completed`, `team_member`,
 //! `injected`, turn events) plus one `agent.list` for the agents started before we
-//! subscribed; no polling.
+//! subscribed; no polling. An idle notice names its teammate, not an agent id: the
+//! names come from `team_member` events only (a plain sub-agent may share a
+//! teammate's name).
 
 use std::collections::HashMap;
 
@@ -32,8 +34,9 @@ struct Child {
 #[derive(Debug, Default)]
 pub struct AgentWait {
     children: HashMap<String, Child>,
-    /// Agent ids by name, for the idle notices of teammates (which name their sender).
-    names: HashMap<String, String>,
+    /// Teammates' agent ids by name (from `team_member` events), for their idle notices
+    /// (which name their sender). Not sub-agents' names: those can repeat a teammate's.
+    teammates: HashMap<String, String>,
     /// The parent's running turn.
     running: Option<String>,
 }
@@ -63,10 +66,7 @@ impl AgentWait {
         let agent_id = &ev.agent_id;
         match &ev.payload {
             // A resumed agent is spawned again: it runs (and notifies) anew.
-            EventPayload::AgentSpawned {
-                background, name, ..
-            } => {
-                self.names.insert(name.clone(), agent_id.clone());
+            EventPayload::AgentSpawned { background, .. } => {
                 self.children.insert(
                     agent_id.clone(),
                     Child {
@@ -113,14 +113,15 @@ impl AgentWait {
                 }
                 if kind == "team_message"
                     && let Some(name) = idle_notice_sender(text)
-                    && let Some(id) = self.names.get(name)
+                    && let Some(id) = self.teammates.get(name)
                     && let Some(c) = self.children.get_mut(id)
                 {
                     c.notified = true;
                 }
             }
             // A teammate: idle until a message resumes it; its lead reads a notice of it.
-            EventPayload::TeamMember { state, .. } => {
+            EventPayload::TeamMember { name, state, .. } => {
+                self.teammates.insert(name.clone(), agent_id.clone());
                 if let Some(c) = self.children.get_mut(agent_id) {
                     match state {
                         MemberState::Active => {
@@ -389,5 +390,39 @@ mod tests {
             idle_notice_sender("<teammate-message from=\"x\" kind=\"message\">"),
             None
         );
+    }
+
+    #[test]
+    fn a_sub_agent_named_like_a_teammate_does_not_take_its_idle_notice() {
+        let mut w = AgentWait::new(&[]);
+        let done = trace(
+            &mut w,
+            &[
+                s(started("T1")),
+                // Teammate "scout" (M1) joins, then a plain background sub-agent also
+                // named "scout" (A1) is started.
+                a("M1", spawned(true)),
+                a("M1", member(MemberState::Active)),
+                a("A1", spawned(true)),
+                s(completed("T1", StopReason::EndTurn)),
+                a("M1", member(MemberState::Idle)),
+                s(idle_notice("T2")),
+                s(started("T2")),
+                s(completed("T2", StopReason::EndTurn)),
+                // The sub-agent still owes its own notification.
+                a("A1", ended()),
+                s(notified("T3", "A1")),
+                s(started("T3")),
+                s(completed("T3", StopReason::EndTurn)),
+            ],
+        );
+        assert_eq!(
+            done,
+            [
+                false, false, false, false, false, false, false, false, false, false, false, false,
+                true
+            ]
+        );
+        assert!(w.children.get("M1").is_some_and(|c| c.notified));
     }
 }

@@ -17,9 +17,9 @@ use serde::Deserialize;
 pub use error::ConfigError;
 pub use guarded::Guarded;
 pub use sections::{
-    AgentsConfig, AgentsLimits, ContextConfig, EnvConfig, PermissionsConfig, PriceConfig,
-    ProviderConfig, ProviderKind, RetryConfig, SandboxConfig, SandboxMode, SandboxNetwork,
-    SecurityConfig, TeamBackend, TeamsConfig, TeamsSettings, ToolsConfig,
+    AgentsConfig, AgentsLimits, ContextConfig, EnvConfig, MAX_IDLE_DEBOUNCE_MS, PermissionsConfig,
+    PriceConfig, ProviderConfig, ProviderKind, RetryConfig, SandboxConfig, SandboxMode,
+    SandboxNetwork, SecurityConfig, TeamBackend, TeamsConfig, TeamsSettings, ToolsConfig,
 };
 
 /// Raw YAML value of a key owned by a later feature (`mcp_servers`, `hooks`, ...).
@@ -241,12 +241,16 @@ impl Config {
         }
     }
 
-    /// `teams:` with its defaults; `ROOCODE_TEAM_DEBOUNCE_MS` is applied by the engine.
+    /// `teams:` with its defaults, the idle debounce cut to [`MAX_IDLE_DEBOUNCE_MS`];
+    /// `ROOCODE_TEAM_DEBOUNCE_MS` is applied by the engine.
     pub fn teams_settings(&self) -> TeamsSettings {
         TeamsSettings {
             backend: self.teams.backend.unwrap_or_default(),
             idle_debounce: std::time::Duration::from_millis(
-                self.teams.idle_debounce_ms.unwrap_or(250),
+                self.teams
+                    .idle_debounce_ms
+                    .unwrap_or(250)
+                    .min(MAX_IDLE_DEBOUNCE_MS),
             ),
         }
     }

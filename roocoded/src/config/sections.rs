@@ -213,7 +213,8 @@ pub struct TeamsConfig {
     #[serde(default)]
     pub backend: Option<TeamBackend>,
     /// Milliseconds the lead's wake waits after a teammate's idle notice, so one lead
-    /// iteration takes every notice that arrived meanwhile (default 250).
+    /// iteration takes every notice that arrived meanwhile (default 250, at most
+    /// [`MAX_IDLE_DEBOUNCE_MS`]).
     #[serde(default)]
     pub idle_debounce_ms: Option<u64>,
 }
@@ -227,6 +228,10 @@ pub enum TeamBackend {
     InProcess,
     Tmux,
 }
+
+/// The longest `teams.idle_debounce_ms` honoured: a larger value (say, from a cloned
+/// repository's config) is cut to this, so it cannot keep the lead from waking.
+pub const MAX_IDLE_DEBOUNCE_MS: u64 = 5_000;
 
 /// [`TeamsConfig`] with its defaults.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

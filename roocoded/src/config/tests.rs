@@ -288,3 +288,27 @@ fn the_verification_agent_switch_is_a_boolean() {
     merged.merge(parse("enable_verification_agent: false\n").unwrap());
     assert!(!merged.verification_agent_enabled());
 }
+
+#[test]
+fn the_idle_debounce_defaults_and_is_capped() {
+    let p = Path::new("c.yaml");
+    let debounce = |text: &str| {
+        Config::parse(p, text)
+            .unwrap()
+            .teams_settings()
+            .idle_debounce
+    };
+    assert_eq!(
+        Config::default().teams_settings().idle_debounce.as_millis(),
+        250
+    );
+    assert_eq!(debounce("teams: {idle_debounce_ms: 40}\n").as_millis(), 40);
+    assert_eq!(
+        debounce("teams: {idle_debounce_ms: 5000}\n").as_millis(),
+        u128::from(MAX_IDLE_DEBOUNCE_MS)
+    );
+    assert_eq!(
+        debounce("teams: {idle_debounce_ms: 18446744073709551615}\n").as_millis(),
+        u128::from(MAX_IDLE_DEBOUNCE_MS)
+    );
+}

@@ -68,7 +68,7 @@ pub struct SessionPlaces<'a> {
     /// `~/.roocode` or `ROOCODE_HOME` (its config file is read here).
     pub user_dir: &'a Path,
     /// RooCode's directories hidden from commands (user dir, data, state, run dir), and
-    /// the user's tmux socket directories ([`tmux_socket_dirs`]).
+    /// what of the user's tmux servers they cannot reach ([`tmux_hidden_paths`]).
     pub roocode_dirs: Vec<PathBuf>,
     /// The workspace: project root or agent worktree.
     pub workspace: &'a Path,
@@ -87,18 +87,7 @@ impl CommandSandbox {
         config: &Config,
         caps: &Capabilities,
     ) -> Self {
-        let mut homes: Vec<PathBuf> = places
-            .client_env
-            .get("HOME")
-            .map(PathBuf::from)
-            .filter(|h| h.is_absolute())
-            .into_iter()
-            .collect();
-        if let Some(home) = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf())
-            && !homes.contains(&home)
-        {
-            homes.push(home);
-        }
+        let homes = command_homes(places.client_env);
         let policy = Policy::build(&PolicyInputs {
             workspace: places.workspace,
             cwd: places.cwd,
@@ -164,31 +153,132 @@ impl CommandSandbox {
     }
 }
 
-/// Where the user's tmux servers listen: the directory of the client's `TMUX` socket
-/// and tmux's default `${TMUX_TMPDIR:-/tmp}/tmux-<uid>`. Commands cannot see them (the
-/// client forwards `TMUX` so the daemon can open teammates' panes; a command that
-/// reached the server could type into the user's other panes). Missing ones are left
-/// out of the policy.
-fn tmux_socket_dirs(client_env: &BTreeMap<String, String>) -> Vec<PathBuf> {
-    let mut dirs = Vec::new();
-    if let Some(socket) = client_env
-        .get("TMUX")
-        .and_then(|t| t.split(',').next())
-        .map(Path::new)
-        .filter(|p| p.is_absolute())
-        && let Some(dir) = socket.parent()
-    {
-        dirs.push(dir.to_path_buf());
-    }
-    let base = std::env::var_os("TMUX_TMPDIR")
+/// The command's `HOME` (from the client's snapshot) and the daemon user's home.
+fn command_homes(client_env: &BTreeMap<String, String>) -> Vec<PathBuf> {
+    let mut homes: Vec<PathBuf> = client_env
+        .get("HOME")
         .map(PathBuf::from)
-        .filter(|p| p.is_absolute())
-        .unwrap_or_else(|| PathBuf::from("/tmp"));
-    let default = base.join(format!("tmux-{}", nix::unistd::getuid()));
-    if !dirs.contains(&default) {
-        dirs.push(default);
+        .filter(|h| h.is_absolute())
+        .into_iter()
+        .collect();
+    if let Some(home) = directories::BaseDirs::new().map(|d| d.home_dir().to_path_buf())
+        && !homes.contains(&home)
+    {
+        homes.push(home);
     }
-    dirs
+    homes
+}
+
+/// What of the user's tmux servers commands cannot see, under bubblewrap: the client
+/// forwards `TMUX` so the daemon can open teammates' panes, and a command that reached
+/// the server could type into the user's other panes. See [`tmux_hidden`] for what is
+/// hidden; `TMUX_TMPDIR` is read from the client's snapshot and the daemon's
+/// environment. Under the Landlock fallback nothing is hidden and the tmux server stays
+/// reachable (Landlock cannot restrict connecting to a Unix socket by path).
+fn tmux_hidden_paths(
+    client_env: &BTreeMap<String, String>,
+    workspace: &Path,
+    cwd: &Path,
+) -> Vec<PathBuf> {
+    let mut bases: Vec<PathBuf> = [
+        client_env.get("TMUX_TMPDIR").map(PathBuf::from),
+        std::env::var_os("TMUX_TMPDIR").map(PathBuf::from),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|p| p.is_absolute())
+    .collect();
+    bases.push(PathBuf::from("/tmp"));
+    let mut protected = vec![
+        workspace.to_path_buf(),
+        cwd.to_path_buf(),
+        PathBuf::from("/tmp"),
+    ];
+    protected.extend(command_homes(client_env));
+    tmux_hidden(
+        client_env.get("TMUX").map(String::as_str),
+        cwd,
+        &bases,
+        nix::unistd::getuid().as_raw(),
+        &protected,
+    )
+}
+
+/// The paths to hide for a client whose `TMUX` is `tmux` (`socket,pid,session`; a
+/// relative socket, from `tmux -S ./x`, is taken against `cwd`):
+///
+/// - tmux's own socket directories, `tmux-<uid>` under each of `bases`
+///   (`TMUX_TMPDIR`s and `/tmp`), whole;
+/// - the client's socket: its directory when that is one of tmux's own, else the
+///   socket file alone (bubblewrap binds `/dev/null` over it), so `-S ~/s` or
+///   `-S /tmp/s` hides `s`, not the home or `/tmp`.
+///
+/// A directory that is or contains one of `protected` (workspace, cwd, homes, `/tmp`)
+/// is never hidden: every command would break. Paths that do not exist are dropped
+/// later by the policy.
+fn tmux_hidden(
+    tmux: Option<&str>,
+    cwd: &Path,
+    bases: &[PathBuf],
+    uid: u32,
+    protected: &[PathBuf],
+) -> Vec<PathBuf> {
+    let own: Vec<PathBuf> = bases
+        .iter()
+        .map(|b| b.join(format!("tmux-{uid}")))
+        .collect();
+    let hideable = |dir: &Path| {
+        !protected.iter().any(|p| {
+            forms(p)
+                .iter()
+                .any(|p| forms(dir).iter().any(|d| p.starts_with(d)))
+        })
+    };
+    let mut out: Vec<PathBuf> = Vec::new();
+    if let Some(socket) = tmux
+        .and_then(|t| t.split(',').next())
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+    {
+        let socket = forms(&cwd.join(socket)).swap_remove(0);
+        let in_own_dir = socket.parent().filter(|dir| {
+            own.iter()
+                .any(|o| forms(o).iter().any(|o| forms(dir).contains(o)))
+                && hideable(dir)
+        });
+        out.push(match in_own_dir {
+            Some(dir) => dir.to_path_buf(),
+            None => socket,
+        });
+    }
+    for dir in own {
+        if hideable(&dir) && !out.contains(&dir) {
+            out.push(dir);
+        }
+    }
+    out
+}
+
+/// `path` lexically cleaned (`.` and `..` resolved) and, where it exists, its real path.
+fn forms(path: &Path) -> Vec<PathBuf> {
+    use std::path::Component;
+    let mut clean = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                clean.pop();
+            }
+            other => clean.push(other),
+        }
+    }
+    let mut out = vec![clean];
+    if let Ok(real) = path.canonicalize()
+        && !out.contains(&real)
+    {
+        out.push(real);
+    }
+    out
 }
 
 /// The daemon's own executable, for the Landlock helper. `/proc/self/exe` is resolved by
@@ -261,7 +351,7 @@ pub fn for_session(
         paths.state_dir.clone(),
         paths.run_dir.clone(),
     ];
-    hidden.extend(tmux_socket_dirs(client_env));
+    hidden.extend(tmux_hidden_paths(client_env, workspace, cwd));
     let places = SessionPlaces {
         user_dir: &paths.user_dir,
         roocode_dirs: hidden,
@@ -281,21 +371,135 @@ pub fn for_session(
 mod tmux_tests {
     use super::*;
 
+    const UID: u32 = 4242;
+
+    fn p(s: &str) -> PathBuf {
+        PathBuf::from(s)
+    }
+
+    /// `tmux_hidden` for a client in `/home/u/proj` (workspace and cwd), home `/home/u`.
+    fn hidden(tmux: Option<&str>, bases: &[&str]) -> Vec<PathBuf> {
+        let bases: Vec<PathBuf> = bases.iter().map(|b| p(b)).collect();
+        let protected = [
+            p("/home/u/proj"),
+            p("/home/u/proj"),
+            p("/tmp"),
+            p("/home/u"),
+        ];
+        tmux_hidden(tmux, Path::new("/home/u/proj"), &bases, UID, &protected)
+    }
+
     #[test]
-    fn the_client_s_tmux_socket_directory_and_tmux_s_default_one_are_hidden() {
-        let client: BTreeMap<String, String> = [(
-            "TMUX".to_string(),
-            "/run/user/7/tmux-private/main,4242,0".to_string(),
-        )]
+    fn tmux_s_own_socket_directory_is_hidden_whole() {
+        assert_eq!(
+            hidden(Some("/tmp/tmux-4242/default,99,0"), &["/tmp"]),
+            [p("/tmp/tmux-4242")]
+        );
+        assert_eq!(
+            hidden(
+                Some("/run/user/7/tmux-4242/main,99,0"),
+                &["/run/user/7", "/tmp"]
+            ),
+            [p("/run/user/7/tmux-4242"), p("/tmp/tmux-4242")]
+        );
+        // No client inside tmux: still tmux's default directory.
+        assert_eq!(hidden(None, &["/tmp"]), [p("/tmp/tmux-4242")]);
+    }
+
+    #[test]
+    fn a_socket_elsewhere_is_hidden_alone_never_its_directory() {
+        for (tmux, socket) in [
+            // `tmux -S ./.tmux.sock` in the project: TMUX is relative.
+            ("./.tmux.sock,99,0", "/home/u/proj/.tmux.sock"),
+            ("/home/u/proj/.tmux.sock,99,0", "/home/u/proj/.tmux.sock"),
+            ("/home/u/s,99,0", "/home/u/s"),
+            ("/tmp/s,99,0", "/tmp/s"),
+            // A directory merely named like another user's, or not under a base.
+            ("/tmp/tmux-1/default,99,0", "/tmp/tmux-1/default"),
+            ("/srv/tmux-4242/default,99,0", "/srv/tmux-4242/default"),
+        ] {
+            let out = hidden(Some(tmux), &["/tmp"]);
+            assert_eq!(out, [p(socket), p("/tmp/tmux-4242")], "{tmux}");
+            for dir in ["/home/u/proj", "/home/u", "/tmp", "/"] {
+                assert!(!out.contains(&p(dir)), "{tmux} hides {dir}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_tmux_directory_holding_the_workspace_or_a_home_is_not_hidden() {
+        let bases = [p("/tmp")];
+        let protected = [p("/tmp/tmux-4242/proj"), p("/tmp")];
+        assert_eq!(
+            tmux_hidden(
+                Some("/tmp/tmux-4242/default,1,0"),
+                Path::new("/tmp/tmux-4242/proj"),
+                &bases,
+                UID,
+                &protected,
+            ),
+            [p("/tmp/tmux-4242/default")]
+        );
+        // TMUX_TMPDIR pointing at the home: its tmux-<uid> is fine, the home is not hidden.
+        let out = hidden(Some("/home/u/tmux-4242/default,1,0"), &["/home/u", "/tmp"]);
+        assert_eq!(out, [p("/home/u/tmux-4242"), p("/tmp/tmux-4242")]);
+    }
+
+    #[test]
+    fn the_session_s_paths_protect_themselves() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().canonicalize().unwrap();
+        let client: BTreeMap<String, String> = [
+            (
+                "TMUX".to_string(),
+                format!("{}/.tmux.sock,1,0", ws.display()),
+            ),
+            ("HOME".to_string(), ws.display().to_string()),
+        ]
         .into_iter()
         .collect();
-        let dirs = tmux_socket_dirs(&client);
-        assert_eq!(dirs[0], PathBuf::from("/run/user/7/tmux-private"));
-        let uid = nix::unistd::getuid();
+        let out = tmux_hidden_paths(&client, &ws, &ws);
+        assert_eq!(out[0], ws.join(".tmux.sock"));
+        assert!(out.iter().all(|o| !ws.starts_with(o)), "{out:?}");
+    }
+
+    /// For real, where bubblewrap runs: the client's socket in the workspace is replaced
+    /// by `/dev/null` (no longer a socket to connect to) and the workspace still works.
+    #[test]
+    fn in_bubblewrap_a_socket_in_the_workspace_is_hidden_and_the_workspace_is_not() {
+        let Ok(bwrap) = &capabilities().bwrap else {
+            eprintln!("skipped: bubblewrap cannot run here");
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().canonicalize().unwrap();
+        let socket = ws.join(".tmux.sock");
+        let _listener = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        let client: BTreeMap<String, String> =
+            [("TMUX".to_string(), format!("{},1,0", socket.display()))]
+                .into_iter()
+                .collect();
+        let settings = SandboxSettings::default();
+        let policy = Policy::build(&PolicyInputs {
+            workspace: &ws,
+            cwd: &ws,
+            homes: vec![],
+            roocode_dirs: tmux_hidden_paths(&client, &ws, &ws),
+            settings: &settings,
+        });
+        let script = "echo ok > f && cat f && (test -S .tmux.sock && echo socket || echo hidden)";
+        let out = std::process::Command::new(bwrap)
+            .args(bwrap::args(&policy, &ws))
+            .args(["bash", "-c", script])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
-            dirs[1].ends_with(format!("tmux-{uid}")),
-            "tmux's default directory: {dirs:?}"
+            out.status.success(),
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
         );
-        assert_eq!(tmux_socket_dirs(&BTreeMap::new()).len(), 1);
+        assert_eq!(stdout.lines().collect::<Vec<_>>(), ["ok", "hidden"]);
+        assert!(socket.exists(), "the socket itself is untouched");
     }
 }

@@ -13,7 +13,9 @@ pub const LANDLOCK_LIMITS: &str = "Landlock confines writes to the workspace, th
 additional directories, sandbox.allow_write and the session's TMPDIR, limits the network \
 only for TCP (sandbox.network: deny), and keeps commands from signalling other processes; \
 it cannot hide files (~/.ssh, ~/.aws, RooCode's own data and sandbox.deny_read stay \
-readable) nor keep .git/config, .git/hooks and .roocode/ inside the workspace read-only.";
+readable) nor keep .git/config, .git/hooks and .roocode/ inside the workspace read-only, \
+and commands can still connect to your tmux server (Landlock cannot restrict connecting to \
+a Unix socket), so they could type into your other panes.";
 
 /// The warnings for a session's start (empty when all is as configured and full).
 pub fn session_warnings(sandbox: &CommandSandbox) -> Vec<String> {
@@ -48,7 +50,7 @@ pub fn doctor_checks(caps: &Capabilities, settings: &SandboxSettings) -> Vec<Doc
                  additional directories, sandbox.allow_write and their TMPDIR; \
                  .git/config, .git/hooks, .roocode/, .claude/, .mcp.json read-only; \
                  the home's credential places (~/.ssh, ~/.gnupg, ~/.aws, ~/.netrc, …), \
-                 RooCode's home and sandbox.deny_read hidden; \
+                 RooCode's home, your tmux server's socket and sandbox.deny_read hidden; \
                  own PID namespace; no capabilities",
                 path.display()
             ),
@@ -147,6 +149,7 @@ mod tests {
         let (status, detail) = overall(&doctor_checks(&caps(false, true), &s));
         assert_eq!(status, CheckStatus::Warn);
         assert!(detail.contains("cannot hide files"), "{detail}");
+        assert!(detail.contains("tmux server"), "{detail}");
         assert_eq!(
             overall(&doctor_checks(&caps(false, false), &s)).0,
             CheckStatus::Fail

@@ -2,7 +2,10 @@
 //! calling agent to members of its team — a teammate by name, `lead`, an agent id, or
 //! `*` for everyone but the sender. Claude Code's spellings `recipient`, `content` and
 //! `type` are accepted as fields of their own; giving both spellings of one parameter
-//! with different values is an error. The sender is always the caller: nothing in the
+//! with different values is an error. Claude Code's `type: "broadcast"` is a plain
+//! message to `*` (a `to` naming anyone else is refused). A message is at most
+//! [`MAX_MESSAGE_CHARS`] characters and a summary [`MAX_SUMMARY_CHARS`] (the schema
+//! says so), so one broadcast cannot fill every member's context. The sender is always the caller: nothing in the
 //! input names it. What each kind may do is decided by the caller's
 //! [`TeamHost`](super::TeamHost) (only the lead asks a teammate to shut down or answers a
 //! plan, only a teammate answers a shutdown request).
@@ -17,6 +20,11 @@ use super::{Effect, Outgoing, Spec, ToolCategory, ToolContext, ToolError, ToolOu
 #[derive(Debug, Clone, Copy, Default)]
 pub struct SendMessageTool;
 
+/// The longest `message` / `content`, in characters.
+pub const MAX_MESSAGE_CHARS: usize = 20_000;
+/// The longest `summary`, in characters.
+pub const MAX_SUMMARY_CHARS: usize = 200;
+
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SendMessageArgs {
@@ -25,10 +33,13 @@ pub struct SendMessageArgs {
     /// Same as to
     pub recipient: Option<String>,
     /// The message (for a shutdown_response the reason, for a plan_approval_response the feedback)
+    #[schemars(length(max = MAX_MESSAGE_CHARS))]
     pub message: Option<String>,
     /// Same as message
+    #[schemars(length(max = MAX_MESSAGE_CHARS))]
     pub content: Option<String>,
     /// A 5-10 word summary, required for a plain message
+    #[schemars(length(max = MAX_SUMMARY_CHARS))]
     pub summary: Option<String>,
     /// message (default), status_update, task_assignment, shutdown_request, shutdown_response, plan_approval_request or plan_approval_response
     pub kind: Option<String>,
@@ -61,9 +72,35 @@ fn either(
 
 impl SendMessageArgs {
     fn into_outgoing(self) -> Result<Outgoing, ToolError> {
-        let to = either("to", "recipient", self.to, self.recipient)?;
+        let mut to = either("to", "recipient", self.to, self.recipient)?;
         let message = either("message", "content", self.message, self.content)?;
-        let kind = either("kind", "type", self.kind, self.kind_alias)?;
+        let mut kind = either("kind", "type", self.kind, self.kind_alias)?;
+        if kind
+            .as_deref()
+            .is_some_and(|k| k.eq_ignore_ascii_case("broadcast"))
+        {
+            match to.as_deref() {
+                None | Some("*") => {}
+                Some(other) => {
+                    return Err(ToolError::InvalidInput(format!(
+                        "a broadcast goes to everyone (\"*\"), but `to` is `{other}`: drop `to` \
+                         to broadcast, or drop the broadcast kind to message `{other}` alone"
+                    )));
+                }
+            }
+            to = Some("*".into());
+            kind = Some("message".into());
+        }
+        let too_long = |name: &str, text: Option<&str>, max: usize| match text {
+            Some(t) if t.chars().count() > max => Err(ToolError::InvalidInput(format!(
+                "`{name}` is {} characters, more than the {max} allowed: shorten it (put long \
+                 material in a file and send its path)",
+                t.chars().count()
+            ))),
+            _ => Ok(()),
+        };
+        too_long("message", message.as_deref(), MAX_MESSAGE_CHARS)?;
+        too_long("summary", self.summary.as_deref(), MAX_SUMMARY_CHARS)?;
         Ok(Outgoing {
             to,
             kind,
@@ -83,8 +120,8 @@ impl SendMessageArgs {
 
 const DESCRIPTION: &str = "\
 Send a message to members of your agent team: a teammate by name, the lead as \"lead\", an \
-agent id, or \"*\" for everyone in the team but you (use broadcasts sparingly: every \
-recipient reads it). Messages arrive in the recipient's context before its next step and \
+agent id, or \"*\" for everyone in the team but you (kind \"broadcast\" means the same; use \
+broadcasts sparingly: every recipient reads it). Messages arrive in the recipient's context before its next step and \
 wake it when it is idle; you never need to wait or poll for an answer, it comes to you as a \
 <teammate-message>.
 
@@ -162,5 +199,39 @@ mod tests {
                 "{clash}: {err}"
             );
         }
+    }
+
+    #[test]
+    fn a_broadcast_type_is_a_message_to_everyone() {
+        for input in [
+            serde_json::json!({"type": "broadcast", "content": "x", "summary": "s"}),
+            serde_json::json!({"kind": "Broadcast", "to": "*", "message": "x"}),
+        ] {
+            let out = args(input.clone()).into_outgoing().unwrap();
+            assert_eq!(out.to.as_deref(), Some("*"), "{input}");
+            assert_eq!(out.kind.as_deref(), Some("message"), "{input}");
+        }
+        let err = args(serde_json::json!({"type": "broadcast", "to": "builder", "message": "x"}))
+            .into_outgoing()
+            .unwrap_err();
+        assert!(err.to_string().contains("`to` is `builder`"), "{err}");
+    }
+
+    #[test]
+    fn message_and_summary_lengths_are_limited_in_the_schema_and_the_call() {
+        let registry = crate::tools::Registry::with_builtins();
+        let long = "x".repeat(MAX_MESSAGE_CHARS + 1);
+        for input in [
+            serde_json::json!({"to": "a", "message": long}),
+            serde_json::json!({"to": "a", "content": long}),
+            serde_json::json!({"to": "a", "message": "x", "summary": "s".repeat(201)}),
+        ] {
+            assert!(registry.validate("SendMessage", &input).is_err());
+            assert!(args(input).into_outgoing().is_err());
+        }
+        let fits = serde_json::json!({"to": "a", "message": "é".repeat(MAX_MESSAGE_CHARS),
+            "summary": "s".repeat(MAX_SUMMARY_CHARS)});
+        assert!(registry.validate("SendMessage", &fits).is_ok());
+        assert!(args(fits).into_outgoing().is_ok());
     }
 }

@@ -1,6 +1,7 @@
 //! `TaskCreate(subject, description, add_blocked_by?)`: adds a pending task to the
 //! caller's team's shared list (the lead's or a member's call); its number comes back.
-//! Claude Code's spellings (`addBlockedBy`, `activeForm`) are accepted.
+//! Claude Code's spellings (`addBlockedBy`, `activeForm`) are accepted, and so is its
+//! `metadata` object (ignored).
 
 use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
@@ -32,6 +33,8 @@ pub struct TaskCreateArgs {
     /// The task in the present continuous ("Adding the error type"); accepted, not shown
     #[serde(rename = "activeForm")]
     pub active_form: Option<String>,
+    /// Accepted for compatibility, not stored
+    pub metadata: Option<serde_json::Map<String, serde_json::Value>>,
 }
 
 const DESCRIPTION: &str = "\
@@ -83,5 +86,20 @@ impl TypedTool for TaskCreateTool {
             Ok(ToolOutput::text(reply))
         }
         .boxed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claude_code_s_metadata_object_is_accepted() {
+        let input = serde_json::json!({"subject": "s", "description": "d", "metadata": {"k": [1]}});
+        let registry = crate::tools::Registry::with_builtins();
+        assert!(registry.validate("TaskCreate", &input).is_ok());
+        assert!(serde_json::from_value::<TaskCreateArgs>(input).is_ok());
+        let not_object = serde_json::json!({"subject": "s", "description": "d", "metadata": 3});
+        assert!(registry.validate("TaskCreate", &not_object).is_err());
     }
 }

@@ -5,7 +5,8 @@
 //! [`TeamHost`](super::TeamHost)) — numbered tasks — and the lead's background agents
 //! beside it. `TaskCreate` and `TaskUpdate` (their own files) change the team's list.
 //! Parameters are snake_case; Claude Code's camelCase spellings (`taskId`) are
-//! accepted too. `TaskGet` never waits: a running agent's answer arrives as a
+//! accepted too (both spellings with different values is an error, not a silent pick).
+//! `TaskGet` never waits: a running agent's answer arrives as a
 //! notification.
 
 use futures_util::FutureExt as _;
@@ -60,6 +61,29 @@ fn task_number(text: &str) -> Option<i64> {
         return None;
     }
     digits.parse().ok().filter(|n| *n > 0)
+}
+
+/// The text of "both spellings of the task id, different values".
+fn two_ids(a: &str, b: &str) -> ToolError {
+    ToolError::Failed(format!(
+        "`task_id` ({a}) and `taskId` ({b}) are the same parameter and were given different \
+         values: give only `task_id`"
+    ))
+}
+
+/// The task number of a `task_id` / `taskId` pair: `None` when neither is given; two
+/// different numbers are an error.
+pub fn one_task_number(
+    snake: Option<&TaskRef>,
+    camel: Option<&TaskRef>,
+) -> Result<Option<i64>, ToolError> {
+    match (
+        snake.map(TaskRef::number).transpose()?,
+        camel.map(TaskRef::number).transpose()?,
+    ) {
+        (Some(a), Some(b)) if a != b => Err(two_ids(&a.to_string(), &b.to_string())),
+        (a, b) => Ok(a.or(b)),
+    }
 }
 
 /// The numbers of `refs`, in either spelling's field (both may be given).
@@ -142,14 +166,26 @@ pub struct TaskIdArgs {
 }
 
 impl TaskIdArgs {
-    /// The id, in either spelling.
+    /// The id, in either spelling (`3` and `#3` are one id; two different ids are an
+    /// error).
     fn id(&self) -> Result<&str, ToolError> {
-        self.task_id
-            .as_deref()
-            .or(self.task_id_camel.as_deref())
-            .map(str::trim)
-            .filter(|id| !id.is_empty())
-            .ok_or_else(|| ToolError::Failed("give the task's id as task_id".into()))
+        fn clean(v: Option<&str>) -> Option<&str> {
+            v.map(str::trim).filter(|id| !id.is_empty())
+        }
+        match (
+            clean(self.task_id.as_deref()),
+            clean(self.task_id_camel.as_deref()),
+        ) {
+            (Some(a), Some(b))
+                if a != b && (task_number(a).is_none() || task_number(a) != task_number(b)) =>
+            {
+                Err(two_ids(a, b))
+            }
+            (Some(id), _) | (None, Some(id)) => Ok(id),
+            (None, None) => Err(ToolError::Failed(
+                "give the task's id as task_id (TaskList shows them)".into(),
+            )),
+        }
     }
 }
 
@@ -239,5 +275,33 @@ mod tests {
         ])
         .unwrap();
         assert_eq!(both, [1, 2]);
+    }
+
+    #[test]
+    fn both_spellings_of_the_task_id_must_agree() {
+        let ids = |a: Option<&str>, b: Option<&str>| TaskIdArgs {
+            task_id: a.map(Into::into),
+            task_id_camel: b.map(Into::into),
+        };
+        assert_eq!(ids(Some(" 3 "), None).id().unwrap(), "3");
+        assert_eq!(ids(None, Some("abc")).id().unwrap(), "abc");
+        assert_eq!(ids(Some("3"), Some("#3")).id().unwrap(), "3");
+        assert_eq!(ids(Some("abc"), Some(" abc")).id().unwrap(), "abc");
+        for (a, b) in [("3", "4"), ("abc", "abd"), ("3", "abc")] {
+            let err = ids(Some(a), Some(b)).id().unwrap_err().to_string();
+            assert!(err.contains("different values"), "{a} {b}: {err}");
+        }
+        assert!(ids(None, Some(" ")).id().is_err());
+
+        let n = |v: i64| Some(TaskRef::Number(v));
+        let t = |v: &str| Some(TaskRef::Text(v.into()));
+        assert_eq!(
+            one_task_number(n(2).as_ref(), t("#2").as_ref()).unwrap(),
+            Some(2)
+        );
+        assert_eq!(one_task_number(None, n(5).as_ref()).unwrap(), Some(5));
+        assert_eq!(one_task_number(None, None).unwrap(), None);
+        let err = one_task_number(n(2).as_ref(), n(3).as_ref()).unwrap_err();
+        assert!(err.to_string().contains("different values"), "{err}");
     }
 }

@@ -1,7 +1,9 @@
-//! `TeamDelete(team_name)`: the lead ends its team once no member is working — every
+//! `TeamDelete(team_name?)`: the lead ends its team once no member is working — every
 //! member stopped, each teammate's worktree removed (a branch with commits the lead's
 //! branch lacks is kept, and said so; nothing is merged or forced), and the team's
-//! members, tasks and mail deleted. Claude Code's tool of the same name.
+//! members, tasks and mail deleted. Claude Code's tool of the same name, which takes no
+//! argument: a lead has one team, so `team_name` is optional and, when given, must be
+//! that team's name (a guard against deleting the wrong one).
 
 use futures_util::FutureExt as _;
 use futures_util::future::BoxFuture;
@@ -16,9 +18,19 @@ pub struct TeamDeleteTool;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TeamDeleteArgs {
-    /// The name of the team you lead
+    /// The name of the team you lead (optional: you lead one team; if given, it must match)
     #[schemars(length(min = 1))]
-    pub team_name: String,
+    pub team_name: Option<String>,
+}
+
+impl TeamDeleteArgs {
+    /// The name given, if any (blank counts as not given).
+    fn team_name(&self) -> Option<&str> {
+        self.team_name
+            .as_deref()
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+    }
 }
 
 const DESCRIPTION: &str = "\
@@ -52,11 +64,36 @@ impl TypedTool for TeamDeleteTool {
                 return Err(ToolError::Failed("this agent leads no team".into()));
             };
             let reply = host
-                .delete_team(args.team_name.trim())
+                .delete_team(args.team_name())
                 .await
                 .map_err(ToolError::Failed)?;
             Ok(ToolOutput::text(reply))
         }
         .boxed()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_team_name_is_optional_and_passed_on_when_given() {
+        let registry = crate::tools::Registry::with_builtins();
+        assert!(
+            registry
+                .validate("TeamDelete", &serde_json::json!({}))
+                .is_ok()
+        );
+        let parse = |v| serde_json::from_value::<TeamDeleteArgs>(v).unwrap();
+        assert_eq!(parse(serde_json::json!({})).team_name(), None);
+        assert_eq!(
+            parse(serde_json::json!({"team_name": "  "})).team_name(),
+            None
+        );
+        assert_eq!(
+            parse(serde_json::json!({"team_name": " alpha "})).team_name(),
+            Some("alpha")
+        );
     }
 }

@@ -67,8 +67,11 @@ pub struct Outgoing {
 pub trait TeamHost: Send + Sync + std::fmt::Debug {
     /// Creates the caller's team (a lead has one); the error is the model's result.
     fn create_team(&self, team: NewTeam) -> BoxFuture<'_, Result<String, String>>;
-    /// Deletes the team the caller leads (named `team_name`).
-    fn delete_team<'a>(&'a self, team_name: &'a str) -> BoxFuture<'a, Result<String, String>>;
+    /// Deletes the team the caller leads; a `team_name` given must be its name.
+    fn delete_team<'a>(
+        &'a self,
+        team_name: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<String, String>>;
     /// Adds a task to the caller's team's list; an error outside a team.
     fn create_task(&self, task: NewTeamTask) -> BoxFuture<'_, Result<String, String>>;
     /// Changes a task of the caller's team's list; an error outside a team.

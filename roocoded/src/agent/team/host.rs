@@ -96,7 +96,10 @@ impl TeamHost for TeamLink {
         .boxed()
     }
 
-    fn delete_team<'a>(&'a self, team_name: &'a str) -> BoxFuture<'a, Result<String, String>> {
+    fn delete_team<'a>(
+        &'a self,
+        team_name: Option<&'a str>,
+    ) -> BoxFuture<'a, Result<String, String>> {
         async move {
             if self.session.kind != SessionKind::Main {
                 return Err(
@@ -110,9 +113,9 @@ impl TeamHost for TeamLink {
                 .map_err(|e| e.to_string())?
                 .filter(|t| t.lead_session_id == self.session.id);
             let Some(team) = team else {
-                return Err(format!("you lead no team (so no team \"{team_name}\" to delete)"));
+                return Err("you lead no team, so there is none to delete".into());
             };
-            if team.name != team_name {
+            if let Some(team_name) = team_name.filter(|n| *n != team.name) {
                 return Err(format!(
                     "you lead the team \"{}\", not \"{team_name}\": give its name to delete it",
                     team.name

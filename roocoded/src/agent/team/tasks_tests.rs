@@ -270,12 +270,23 @@ async fn a_teammate_cannot_touch_another_s_task_and_the_lead_assigns_by_mail() {
 
     // And the team is the lead's to delete.
     let link = TeamLink::new(e.clone(), t.bob_session.clone());
-    let err = link.delete_team("alpha").await.unwrap_err();
+    let err = link.delete_team(Some("alpha")).await.unwrap_err();
     assert!(
         err.contains("only the team's lead deletes the team"),
         "{err}"
     );
     assert!(e.store().team("t1").await.unwrap().is_some());
+    // The lead names its team or nothing; another name is refused.
+    let lead = e.store().session(&t.lead.agent_id).await.unwrap().unwrap();
+    let link = TeamLink::new(e.clone(), lead);
+    let err = link.delete_team(Some("beta")).await.unwrap_err();
+    assert!(err.contains("you lead the team \"alpha\""), "{err}");
+    assert!(e.store().team("t1").await.unwrap().is_some());
+    let without_name = link.delete_team(None).await;
+    assert!(
+        !format!("{without_name:?}").contains("give its name"),
+        "{without_name:?}"
+    );
 }
 
 #[tokio::test]

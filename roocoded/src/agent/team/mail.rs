@@ -8,27 +8,43 @@ use roocode_protocol::event::EventPayload;
 use crate::agent::{AgentError, Engine};
 use crate::store::{MailKind, MailRow, NewMail};
 
+/// What [`Engine::post_mail`] did: the stored rows, and the recipients it could not
+/// wake (their mail is stored all the same: each reads it when it next runs).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Posted {
+    /// The new rows' ids, one per recipient.
+    pub ids: Vec<i64>,
+    /// Agent ids of the recipients whose wake failed (logged).
+    pub not_woken: Vec<String>,
+}
+
 impl Engine {
     /// Sends `mail` to `recipients` (agent ids of the team) in one transaction, then
     /// wakes each recipient: an idle one starts a turn that reads it, a running one
     /// reads it before its next model call. Messages arriving together wake it once.
+    ///
+    /// Only the store can fail it: once the rows are committed the message is sent, so
+    /// a recipient that cannot be woken is logged and named in [`Posted::not_woken`]
+    /// (an error here would make the sender send it again, twice to everyone else).
     pub async fn post_mail(
         self: &Arc<Self>,
         mail: &NewMail<'_>,
         recipients: &[&str],
-    ) -> Result<Vec<i64>, AgentError> {
+    ) -> Result<Posted, AgentError> {
         let ids = self.store.send_mail(mail, recipients).await?;
         for to in recipients {
             self.announce_mail(mail, to).await;
         }
+        let mut not_woken = Vec::new();
         for to in recipients {
             if mail.kind == MailKind::IdleNotification {
                 self.wake_lead_soon(to);
-            } else {
-                self.wake(to).await?;
+            } else if let Err(e) = self.wake(to).await {
+                tracing::error!(agent = %to, "mail stored but its recipient cannot be woken: {e}");
+                not_woken.push((*to).to_string());
             }
         }
-        Ok(ids)
+        Ok(Posted { ids, not_woken })
     }
 
     /// `mailbox_message` on the lead's stream and, for a member, on its own (best

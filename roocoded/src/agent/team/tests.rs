@@ -1,5 +1,6 @@
 //! Team mail end to end inside the engine: a message posted to an idle lead wakes it
-//! into one turn whose model request carries the message, read once.
+//! into one turn whose model request carries the message, read once — even when
+//! another recipient of it cannot be woken.
 
 use std::pin::pin;
 use std::sync::Arc;
@@ -74,7 +75,15 @@ async fn mail_to_an_idle_lead_wakes_it_into_one_turn_that_reads_it_once() {
         request_id: None,
         approve: None,
     };
-    engine.post_mail(&update, &[&lead]).await.unwrap();
+    // A recipient that cannot be woken (no session: its turn cannot start) comes first:
+    // the message is sent all the same, the lead after it is still woken, and the
+    // sender learns who was not.
+    let posted = engine
+        .post_mail(&update, &["no-such-session", &lead])
+        .await
+        .expect("a committed send is never an error");
+    assert_eq!(posted.ids.len(), 2);
+    assert_eq!(posted.not_woken, ["no-such-session"]);
     tokio::time::timeout(Duration::from_secs(10), ended)
         .await
         .expect("the lead's turn ends");

@@ -14,7 +14,7 @@ use futures_util::future::BoxFuture;
 use roocode_protocol::agents::AgentState;
 use roocode_protocol::event::EventPayload;
 
-use crate::agent::children::{Outcome, Phase, StopCause, summary_of};
+use crate::agent::children::{Entry, Outcome, Phase, StopCause, summary_of};
 use crate::agent::{AgentError, Engine};
 use crate::store::{AgentRow, MailKind, MemberEnd, MemberRow, MemberState, NewMail};
 
@@ -165,19 +165,39 @@ impl Engine {
 
     /// Records how the run ended; the member's new state (`None`: it was not ended —
     /// deleted, or interrupted by the daemon stopping).
+    ///
+    /// Whatever fails (a busy database), the run's book entry is finished and closed,
+    /// as [`Engine::finish_child`] does: whoever waits for the run hears it ended, and
+    /// the next message can start a new one (an entry left open makes every wake think
+    /// a run is still ending, so the teammate could never be woken again).
     async fn end_member_run(
         self: &Arc<Self>,
         id: &str,
         member: &MemberRow,
     ) -> Result<Option<MemberState>, AgentError> {
-        let entry = self.children.get(id);
+        let entry = self
+            .children
+            .get(id)
+            .unwrap_or_else(|| self.children.open(id, Phase::Background));
+        let ended = self.record_member_end(id, member, &entry).await;
+        if let Err(e) = &ended {
+            self.abandon_entry(id, &entry, &e.to_string());
+        }
+        ended
+    }
+
+    /// [`Engine::end_member_run`] with the run's `entry`; on success the entry is
+    /// closed, on an error the caller closes it.
+    async fn record_member_end(
+        self: &Arc<Self>,
+        id: &str,
+        member: &MemberRow,
+        entry: &Arc<Entry>,
+    ) -> Result<Option<MemberState>, AgentError> {
         let Some(row) = self.store.agent(id).await? else {
-            if let Some(entry) = &entry {
-                self.children.close_if(id, entry);
-            }
+            self.children.close_if(id, entry);
             return Ok(None);
         };
-        let entry = entry.unwrap_or_else(|| self.children.open(id, Phase::Background));
         // It agreed to shut down in this run (the mailbox says so across a restart).
         if self.shutdown_agreed(id).await {
             entry.set_stop(StopCause::Stopped);
@@ -185,7 +205,7 @@ impl Engine {
         let stopped = entry.stop_cause() == Some(StopCause::Stopped);
         let Some(outcome) = self.outcome_of(&row, entry.stop_cause()).await? else {
             // The daemon is stopping: the teammate resumes at the next start.
-            self.children.close_if(id, &entry);
+            self.children.close_if(id, entry);
             return Ok(None);
         };
         let (agent_state, member_state) = if stopped {
@@ -216,9 +236,11 @@ impl Engine {
             error: outcome.error.as_deref(),
         };
         let told = (!stopped).then_some((&notice, row.parent_id.as_str()));
-        self.store.member_ended(&end, told).await?;
+        let recorded = self.store.member_ended(&end, told).await;
+        // Its run is over either way: whoever waits for it hears how it ended.
         entry.finish(outcome);
-        self.children.close_if(id, &entry);
+        recorded?;
+        self.children.close_if(id, entry);
         tracing::info!(agent = %id, name = %member.name, state = %member_state, "teammate's run ended");
         self.announce_member(&row, member_state).await;
         if !stopped {

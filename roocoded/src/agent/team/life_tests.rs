@@ -1,0 +1,220 @@
+//! A teammate's life inside the engine when the database misbehaves or a run races
+//! something: a run's end that cannot be recorded still lets the next message wake it,
+//! and a resume that cannot reopen its worktree leaves its rows as they were.
+//!
+//! Failures are made from a second connection to the daemon's database file (a trigger
+//! that refuses a write, as a busy database would; a table renamed away), so the code
+//! under test runs unchanged.
+
+use std::path::{Path, PathBuf};
+use std::pin::pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use roocode_protocol::Mode;
+use roocode_protocol::agents::AgentState;
+use roocode_protocol::paths::Paths;
+use roocode_protocol::session::{ClientEnv, CreateParams, SessionKind};
+use sqlx::Connection;
+
+use crate::agent::Engine;
+use crate::agent::children::{ChildSpec, Phase};
+use crate::llm::test_server::{Reply, TestServer};
+use crate::store::{MailKind, MemberState, NewAgent, NewMail, NewMember, NewSession, Store};
+
+pub(super) struct Fixture {
+    pub engine: Arc<Engine>,
+    pub lead: String,
+    /// The teammate `builder` (idle, its run over).
+    pub mate: String,
+    pub db: PathBuf,
+    pub server: TestServer,
+    _dir: tempfile::TempDir,
+}
+
+/// A lead with team `t1` ("alpha") and an idle teammate `builder` whose spec names
+/// `workspace` (a worktree it must get back before it runs again); turns answer from
+/// a test server with `replies`.
+pub(super) async fn fixture(replies: Vec<Reply>, workspace: Option<PathBuf>) -> Fixture {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().join("home");
+    let project = dir.path().join("project");
+    std::fs::create_dir_all(project.join(".git")).unwrap();
+    let paths = Paths::resolve(|name| (name == "ROOCODE_HOME").then(|| home.display().to_string()))
+        .unwrap();
+    let db = paths.database.clone();
+    let store = Store::open(&paths.database).await.unwrap();
+    let engine = Arc::new(Engine::new(store, paths));
+    let server = TestServer::start(replies).await;
+    let env = ClientEnv {
+        vars: [
+            ("ANTHROPIC_API_KEY", "sk-test"),
+            ("ANTHROPIC_BASE_URL", server.url.as_str()),
+            ("ROOCODE_MODEL", "anthropic/claude-sonnet-4-5"),
+            ("ROOCODE_TEAM_DEBOUNCE_MS", "10"),
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect(),
+    };
+    let params = CreateParams {
+        cwd: project.display().to_string(),
+        env,
+        ..CreateParams::default()
+    };
+    let lead = engine.create(params).await.unwrap().id;
+    let store = engine.store();
+    store
+        .create_team("t1", "alpha", &lead, "", "none")
+        .await
+        .unwrap();
+    let mate = "0197builder-mate".to_string();
+    let spec = ChildSpec {
+        system_prompt: "You are builder.".into(),
+        custom: false,
+        background: true,
+        tools: None,
+        disallowed_tools: Vec::new(),
+        max_turns: None,
+        read_only_commands: false,
+        timeout_s: 60,
+        advertised_tools: None,
+        workspace,
+        team: Some("t1".into()),
+    };
+    store
+        .insert_agent(&NewAgent {
+            session: NewSession {
+                id: mate.clone(),
+                parent_session_id: Some(lead.clone()),
+                kind: SessionKind::Teammate,
+                title: "builder".into(),
+                cwd: project.display().to_string(),
+                root: project.display().to_string(),
+                model: "anthropic/claude-sonnet-4-5".into(),
+                mode: Mode::Default,
+            },
+            name: "builder".into(),
+            agent_type: "general-purpose".into(),
+            description: "builds".into(),
+            background: true,
+            spec: spec.to_json().unwrap(),
+            state: AgentState::Idle,
+        })
+        .await
+        .unwrap();
+    store
+        .add_member(&NewMember {
+            team_id: "t1",
+            name: "builder",
+            agent_id: &mate,
+            agent_type: "general-purpose",
+            model: "anthropic/claude-sonnet-4-5",
+            worktree: None,
+            backend: "in-process",
+            plan_mode_required: false,
+        })
+        .await
+        .unwrap();
+    store
+        .set_member_state(&mate, MemberState::Idle)
+        .await
+        .unwrap();
+    Fixture {
+        engine,
+        lead,
+        mate,
+        db,
+        server,
+        _dir: dir,
+    }
+}
+
+/// Runs `statement` on a connection of its own to the database at `db`.
+pub(super) async fn sql(db: &Path, statement: &'static str) {
+    let opts = sqlx::sqlite::SqliteConnectOptions::new().filename(db);
+    let mut conn = sqlx::SqliteConnection::connect_with(&opts).await.unwrap();
+    sqlx::query(statement).execute(&mut conn).await.unwrap();
+    conn.close().await.unwrap();
+}
+
+/// A plain message from the lead to `to`.
+pub(super) fn message<'a>(lead: &'a str, body: &'a str) -> NewMail<'a> {
+    NewMail {
+        team_id: "t1",
+        sender: lead,
+        kind: MailKind::Message,
+        summary: "more work for you",
+        body,
+        request_id: None,
+        approve: None,
+    }
+}
+
+const REFUSE_MEMBER_WRITES: &str = "CREATE TRIGGER refuse_member_writes BEFORE UPDATE ON team_members BEGIN SELECT RAISE(ABORT, 'database is locked'); END";
+
+#[tokio::test]
+async fn a_run_end_that_cannot_be_recorded_still_lets_a_message_wake_the_teammate() {
+    let f = fixture(vec![Reply::anthropic_text("On it."); 4], None).await;
+    // Stopping an idle teammate ends a run at once; recording that end fails.
+    sql(&f.db, REFUSE_MEMBER_WRITES).await;
+    f.engine.stop_agent(&f.mate).await.unwrap();
+    assert!(
+        f.engine.children.get(&f.mate).is_none(),
+        "the run's entry is closed although its end was not recorded"
+    );
+
+    // The database is fine again: the next message resumes the teammate.
+    sql(&f.db, "DROP TRIGGER refuse_member_writes").await;
+    let rt = f.engine.runtime(&f.mate).await.unwrap();
+    let mut turn_ended = pin!(rt.turn_ended.notified());
+    turn_ended.as_mut().enable();
+    let posted = f
+        .engine
+        .post_mail(&message(&f.lead, "Build the parser."), &[&f.mate])
+        .await
+        .unwrap();
+    assert!(posted.not_woken.is_empty(), "{posted:?}");
+    tokio::time::timeout(Duration::from_secs(10), turn_ended)
+        .await
+        .expect("the teammate ran a turn for its mail");
+    let sent = f.server.requests()[0].json()["messages"].to_string();
+    assert!(sent.contains("Build the parser."), "{sent}");
+}
+
+#[tokio::test]
+async fn a_run_that_cannot_read_its_session_closes_its_entry() {
+    let f = fixture(Vec::new(), None).await;
+    let row = f.engine.store().agent(&f.mate).await.unwrap().unwrap();
+    let entry = f.engine.children.open(&f.mate, Phase::Background);
+    sql(&f.db, "ALTER TABLE sessions RENAME TO sessions_gone").await;
+    assert!(f.engine.run_opened(&row, entry).await.is_err());
+    assert!(
+        f.engine.children.get(&f.mate).is_none(),
+        "a run that did not start leaves no entry behind"
+    );
+}
+
+#[tokio::test]
+async fn a_sub_agent_whose_end_cannot_be_read_is_finished_as_failed() {
+    let f = fixture(Vec::new(), None).await;
+    // Not a teammate any more: its end goes through finish_child.
+    f.engine.store().delete_team("t1").await.unwrap();
+    let entry = f.engine.children.open(&f.mate, Phase::Foreground);
+    let mut outcome = entry.outcome();
+    sql(&f.db, "ALTER TABLE messages RENAME TO messages_gone").await;
+    f.engine.child_ended(&f.mate).await;
+    assert!(f.engine.children.get(&f.mate).is_none());
+    let ended = outcome
+        .borrow_and_update()
+        .clone()
+        .expect("a waiting parent is not left waiting");
+    assert_eq!(ended.state, AgentState::Failed, "{ended:?}");
+    assert!(
+        ended
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("could not be recorded")),
+        "{ended:?}"
+    );
+}

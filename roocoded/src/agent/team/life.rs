@@ -89,34 +89,27 @@ impl Engine {
     }
 
     /// Marks `row` running again and gives it its lead's environment if it has none yet.
+    /// Its worktree comes first: when it cannot be reopened nothing is written, so the
+    /// agent and its member stay as the last run left them (never `queued` and `active`
+    /// with no run).
     async fn restart_member(
         self: &Arc<Self>,
         row: &AgentRow,
         rt: &crate::agent::runtime::SessionRuntime,
     ) -> Result<(), AgentError> {
-        self.store.restart_agent(&row.id, true).await?;
-        // It was moved to the previous run's state only when that run ended, so its
-        // worktree (if any) was kept; a teammate stopped with its team has none left.
+        // Its worktree (if any) was kept when its last run ended; a teammate stopped
+        // with its team has none left, and gets it back here.
         self.reopen_worktree(row)
             .await
             .map_err(AgentError::Invalid)?;
+        self.store.restart_member(&row.id).await?;
         if rt.state.lock().await.env.vars.is_empty()
             && let Some(lead) = self.runtimes.get(&row.parent_id)
         {
             let env = lead.state.lock().await.env.clone();
             rt.state.lock().await.env = env;
         }
-        self.set_member_state(row, MemberState::Active).await
-    }
-
-    /// Records `state` for the member and shows it on its lead's stream.
-    pub(crate) async fn set_member_state(
-        &self,
-        row: &AgentRow,
-        state: MemberState,
-    ) -> Result<(), AgentError> {
-        self.store.set_member_state(&row.id, state).await?;
-        self.announce_member(row, state).await;
+        self.announce_member(row, MemberState::Active).await;
         Ok(())
     }
 

@@ -218,3 +218,18 @@ async fn a_sub_agent_whose_end_cannot_be_read_is_finished_as_failed() {
         "{ended:?}"
     );
 }
+
+#[tokio::test]
+async fn a_teammate_whose_worktree_cannot_be_reopened_keeps_its_rows_as_they_were() {
+    // Its spec names a worktree that is gone, and no branch to check it out from.
+    let gone = std::env::temp_dir().join("roocode-no-such-worktree-7c1f");
+    let f = fixture(Vec::new(), Some(gone)).await;
+    let store = f.engine.store();
+    let err = f.engine.wake(&f.mate).await.unwrap_err();
+    assert!(err.to_string().contains("no branch"), "{err}");
+    let agent = store.agent(&f.mate).await.unwrap().unwrap();
+    assert_eq!(agent.state, AgentState::Idle, "not queued with no run");
+    let member = store.member(&f.mate).await.unwrap().unwrap();
+    assert_eq!(member.state, MemberState::Idle, "not active with no run");
+    assert!(f.engine.children.get(&f.mate).is_none());
+}

@@ -488,7 +488,16 @@ impl Engine {
     }
 
     /// Records a run that could not go on as failed and tells its parent (best effort).
+    /// A teammate is stopped with it (a member left `active` with no run would make
+    /// `TeamDelete` refuse forever), its lead told by mail.
     pub(super) async fn record_failure(self: &Arc<Self>, row: &AgentRow, outcome: &Outcome) {
+        match self.store.member(&row.id).await {
+            Ok(Some(member)) => return self.teammate_failed(row, &member, outcome).await,
+            Ok(None) => {}
+            Err(e) => {
+                tracing::error!(agent = %row.id, "cannot tell whether the agent is a teammate: {e}")
+            }
+        }
         let error = outcome.error.as_deref();
         if let Err(e) = self
             .store

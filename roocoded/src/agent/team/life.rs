@@ -243,6 +243,47 @@ impl Engine {
         Ok(Some(member_state))
     }
 
+    /// A run of teammate `row` could not go on (`outcome`, failed): its agent row and
+    /// its member (`stopped`) are recorded with a notice for its lead in one
+    /// transaction, as a run's end is. A message sent to it later resumes it.
+    pub(crate) async fn teammate_failed(
+        self: &Arc<Self>,
+        row: &AgentRow,
+        member: &MemberRow,
+        outcome: &Outcome,
+    ) {
+        let body = idle_notice(&member.name, outcome);
+        let summary = format!("{} stopped", member.name);
+        let notice = NewMail {
+            team_id: &member.team_id,
+            sender: &row.id,
+            kind: MailKind::IdleNotification,
+            summary: &summary,
+            body: &body,
+            request_id: None,
+            approve: None,
+        };
+        let end = MemberEnd {
+            agent_id: &row.id,
+            agent_state: outcome.state,
+            member_state: MemberState::Stopped,
+            result: Some(&outcome.result),
+            error: outcome.error.as_deref(),
+        };
+        if let Err(e) = self
+            .store
+            .member_ended(&end, Some((&notice, row.parent_id.as_str())))
+            .await
+        {
+            tracing::error!(agent = %row.id, "cannot record the teammate's failure: {e}");
+            return;
+        }
+        tracing::warn!(agent = %row.id, name = %member.name, "teammate stopped on an error");
+        self.announce_member(row, MemberState::Stopped).await;
+        self.announce_mail(&notice, &row.parent_id).await;
+        self.wake_lead_soon(&row.parent_id);
+    }
+
     /// Wakes `lead` after the idle debounce, once for every notice arriving meanwhile.
     pub(crate) fn wake_lead_soon(self: &Arc<Self>, lead: &str) {
         if !self.teams.claim_wake(lead) {

@@ -233,3 +233,35 @@ async fn a_teammate_whose_worktree_cannot_be_reopened_keeps_its_rows_as_they_wer
     assert_eq!(member.state, MemberState::Idle, "not active with no run");
     assert!(f.engine.children.get(&f.mate).is_none());
 }
+
+#[tokio::test]
+async fn a_teammate_that_cannot_be_resumed_after_a_restart_is_stopped_and_its_lead_told() {
+    let f = fixture(vec![Reply::anthropic_text("Noted."); 2], None).await;
+    let store = f.engine.store();
+    // A previous daemon left it running, with a spec this one cannot read.
+    sql(
+        &f.db,
+        "UPDATE agents SET state = 'running', spec = '{' WHERE name = 'builder'",
+    )
+    .await;
+    store
+        .set_member_state(&f.mate, MemberState::Active)
+        .await
+        .unwrap();
+    f.engine.resume_agents().await.unwrap();
+    let member = store.member(&f.mate).await.unwrap().unwrap();
+    assert_eq!(
+        member.state,
+        MemberState::Stopped,
+        "TeamDelete can go ahead"
+    );
+    let agent = store.agent(&f.mate).await.unwrap().unwrap();
+    assert_eq!(agent.state, AgentState::Failed);
+    let told = store.team_mail("t1", Some(&f.lead)).await.unwrap();
+    assert!(
+        told.iter().any(
+            |m| m.kind == MailKind::IdleNotification && m.body.contains("could not be resumed")
+        ),
+        "{told:?}"
+    );
+}

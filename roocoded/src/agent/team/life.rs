@@ -23,9 +23,27 @@ use crate::store::{AgentRow, MailKind, MemberEnd, MemberRow, MemberState, NewMai
 pub struct TeamBook {
     /// Leads with a debounced wake pending.
     waking: Mutex<HashSet<String>>,
+    /// Teams being deleted: their members are not woken any more.
+    deleting: Mutex<HashSet<String>>,
 }
 
 impl TeamBook {
+    /// True if `team` was not being deleted (and is now).
+    pub(super) fn begin_delete(&self, team: &str) -> bool {
+        let mut deleting = self.deleting.lock().unwrap_or_else(PoisonError::into_inner);
+        deleting.insert(team.to_string())
+    }
+
+    pub(super) fn end_delete(&self, team: &str) {
+        let mut deleting = self.deleting.lock().unwrap_or_else(PoisonError::into_inner);
+        deleting.remove(team);
+    }
+
+    fn is_deleting(&self, team: &str) -> bool {
+        let deleting = self.deleting.lock().unwrap_or_else(PoisonError::into_inner);
+        deleting.contains(team)
+    }
+
     /// True if no wake of `lead` is pending (and one is now).
     fn claim_wake(&self, lead: &str) -> bool {
         let mut waking = self.waking.lock().unwrap_or_else(PoisonError::into_inner);
@@ -69,6 +87,19 @@ impl Engine {
         let Some(entry) = self.children.open_if_absent(id, Phase::Background) else {
             return Ok(());
         };
+        // Read again with the entry open: a team deleted meanwhile (its member gone), or
+        // being deleted (its members stopped and waited for), gets no new run.
+        match self.store.member(id).await {
+            Ok(Some(member)) if !self.teams.is_deleting(&member.team_id) => {}
+            Ok(_) => {
+                self.children.close_if(id, &entry);
+                return Ok(());
+            }
+            Err(e) => {
+                self.children.close_if(id, &entry);
+                return Err(e.into());
+            }
+        }
         let row = match self.store.agent(id).await {
             Ok(Some(row)) => row,
             Ok(None) => {
@@ -385,5 +416,15 @@ mod tests {
         assert!(book.claim_wake("other"));
         book.release_wake("lead");
         assert!(book.claim_wake("lead"));
+    }
+
+    #[test]
+    fn a_team_is_deleted_by_one_call_at_a_time() {
+        let book = TeamBook::default();
+        assert!(book.begin_delete("t1"));
+        assert!(book.is_deleting("t1") && !book.is_deleting("t2"));
+        assert!(!book.begin_delete("t1"));
+        book.end_delete("t1");
+        assert!(!book.is_deleting("t1"));
     }
 }

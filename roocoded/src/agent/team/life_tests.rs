@@ -265,3 +265,63 @@ async fn a_teammate_that_cannot_be_resumed_after_a_restart_is_stopped_and_its_le
         "{told:?}"
     );
 }
+
+#[tokio::test]
+async fn a_member_woken_while_its_team_is_deleted_is_stopped_and_ends_before_its_rows_go() {
+    // Its model call never answers: the run is in the middle of a turn.
+    let f = fixture(
+        vec![Reply::Hang {
+            body: String::new(),
+        }],
+        None,
+    )
+    .await;
+    let store = f.engine.store();
+    f.engine
+        .post_mail(&message(&f.lead, "Build the parser."), &[&f.mate])
+        .await
+        .unwrap();
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while f.server.requests().is_empty() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the teammate's turn calls its model");
+    // As the delete's check read it: woken just after, so still idle in its list.
+    store
+        .set_member_state(&f.mate, MemberState::Idle)
+        .await
+        .unwrap();
+    let answer = f.engine.delete_team("t1").await.unwrap();
+    assert!(answer.contains("deleted"), "{answer}");
+    assert!(
+        f.engine.children.get(&f.mate).is_none(),
+        "its run ended before the team went"
+    );
+    let agent = store.agent(&f.mate).await.unwrap().unwrap();
+    assert_eq!(
+        agent.state,
+        AgentState::Cancelled,
+        "recorded as a stopped member"
+    );
+    assert!(
+        !store.has_queued_injections(&f.lead).await.unwrap(),
+        "the lead is not told of a sub-agent's end"
+    );
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(f.server.requests().len(), 1, "and not woken for it");
+}
+
+#[tokio::test]
+async fn a_wake_that_finds_its_member_gone_starts_no_run() {
+    let f = fixture(vec![Reply::anthropic_text("On it.")], None).await;
+    let store = f.engine.store();
+    store.delete_team("t1").await.unwrap();
+    f.engine.wake_teammate(&f.mate).await.unwrap();
+    assert!(f.engine.children.get(&f.mate).is_none());
+    let agent = store.agent(&f.mate).await.unwrap().unwrap();
+    assert_eq!(agent.state, AgentState::Idle, "not restarted");
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(f.server.requests().is_empty());
+}

@@ -178,6 +178,22 @@ impl Store {
         Ok(rows.into_iter().map(mail).collect())
     }
 
+    /// Whether `recipient` has unread mail sent at `since` (ms) or later.
+    pub async fn has_unread_mail_since(
+        &self,
+        recipient: &str,
+        since: i64,
+    ) -> Result<bool, StoreError> {
+        let (n,): (i64,) = sqlx::query_as(
+            "SELECT COUNT(*) FROM mailbox WHERE recipient = ? AND read_at IS NULL AND created_at >= ?",
+        )
+        .bind(recipient)
+        .bind(since)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(n > 0)
+    }
+
     /// The team's messages carrying `request_id` (a request and its answers), oldest
     /// first.
     pub async fn request_mail(
@@ -288,6 +304,11 @@ mod tests {
             store.deliver(again, &[]).await,
             Err(StoreError::NotQueued { .. })
         ));
+        // Only mail sent since a time counts for has_unread_mail_since.
+        let sent = store.unread_mail("lead").await.unwrap()[0].created_at;
+        assert!(store.has_unread_mail_since("lead", sent).await.unwrap());
+        assert!(!store.has_unread_mail_since("lead", sent + 1).await.unwrap());
+        assert!(!store.has_unread_mail_since("b", 0).await.unwrap(), "read");
         // The lead's copy is still unread; the team's list has both.
         assert_eq!(store.unread_mail("lead").await.unwrap().len(), 1);
         assert_eq!(store.team_mail("t1", None).await.unwrap().len(), 2);

@@ -1,7 +1,10 @@
 //! A teammate's life between runs. When its loop ends it becomes idle (or stopped, when
 //! it was stopped), recorded with an idle notice for its lead in one transaction; a
 //! message to an idle or stopped teammate starts a new run with its full history, in a
-//! turn slot of `agents.max_concurrent` (teammates count only while a turn runs).
+//! turn slot of `agents.max_concurrent` (teammates count only while a turn runs). One
+//! rule, at a run's end and after a daemon start alike: an idle teammate resumes for
+//! anything in its inbox, a stopped one only for mail sent since it stopped (an agreed
+//! shutdown is never undone by mail that was waiting).
 //!
 //! A lead is woken for idle notices after `teams.idle_debounce_ms`, so one lead
 //! iteration takes every notice that arrived meanwhile; other mail wakes at once.
@@ -57,9 +60,25 @@ impl TeamBook {
 }
 
 impl Engine {
-    /// Whether session `id` is a member of a team.
-    pub(crate) async fn is_teammate(&self, id: &str) -> bool {
-        matches!(self.store.member(id).await, Ok(Some(_)))
+    /// Whether session `id` is a member of a team (a store error is an error, never
+    /// "not a teammate": a teammate woken as a plain session would skip its rules).
+    pub(crate) async fn is_teammate(&self, id: &str) -> Result<bool, AgentError> {
+        Ok(self.store.member(id).await?.is_some())
+    }
+
+    /// The one rule for what resumes teammate `id` that is not running, at the end of a
+    /// run and after a daemon start alike: an idle one, anything in its inbox; a
+    /// stopped one, only mail sent to it since it stopped — so mail that was waiting
+    /// when it agreed to shut down (or was stopped) never undoes that.
+    async fn is_due_a_run(&self, id: &str, member: &MemberRow) -> Result<bool, AgentError> {
+        if member.state != MemberState::Stopped {
+            return Ok(self.store.has_queued_injections(id).await?);
+        }
+        let Some(agent) = self.store.agent(id).await? else {
+            return Ok(false);
+        };
+        let since = agent.ended_at.unwrap_or(0);
+        Ok(self.store.has_unread_mail_since(id, since).await?)
     }
 
     /// Something arrived for teammate `id`: a running teammate reads it before its next
@@ -166,17 +185,22 @@ impl Engine {
 
     /// The turns of teammate `id` ended: it is idle (its lead told) or stopped.
     pub(crate) async fn teammate_ended(self: &Arc<Self>, id: &str, member: &MemberRow) {
-        match self.end_member_run(id, member).await {
-            Ok(Some(MemberState::Idle)) => {}
-            // Stopped (a message resumes it later), or still running after a restart.
-            Ok(_) => return,
+        let state = match self.end_member_run(id, member).await {
+            Ok(Some(state)) => state,
+            // Not ended (deleted, or the daemon is stopping).
+            Ok(None) => return,
             Err(e) => {
                 tracing::error!(agent = %id, "cannot record the end of the teammate's run: {e}");
                 return;
             }
-        }
-        // Mail that came while the run ended found it still open: a new run reads it.
-        match self.store.has_queued_injections(id).await {
+        };
+        // Mail that came while the run ended found it still open: a new run reads it,
+        // by the rule a start follows too.
+        let member = MemberRow {
+            state,
+            ..member.clone()
+        };
+        match self.is_due_a_run(id, &member).await {
             Ok(true) => {
                 if let Err(e) = self.wake_teammate(id).await {
                     tracing::error!(agent = %id, "cannot resume the teammate for its mail: {e}");
@@ -354,13 +378,27 @@ impl Engine {
         }
     }
 
-    /// After a start: idle or stopped teammates with unread mail resume (running ones
-    /// were resumed with the other background agents).
+    /// After a start: idle and stopped teammates resume by the rule of a run's end
+    /// ([`Engine::is_due_a_run`]); running ones were resumed with the other background
+    /// agents. Each on its own: one that cannot be read or woken is logged.
     pub(crate) async fn resume_teammates(self: &Arc<Self>) -> Result<(), AgentError> {
         for session in self.store.sessions_with_injections().await? {
-            if self.is_teammate(&session).await
-                && let Err(e) = self.wake_teammate(&session).await
-            {
+            let member = match self.store.member(&session).await {
+                Ok(Some(member)) => member,
+                Ok(None) => continue,
+                Err(e) => {
+                    tracing::error!(agent = %session, "cannot tell whether the session is a teammate: {e}");
+                    continue;
+                }
+            };
+            let due = match self.is_due_a_run(&session, &member).await {
+                Ok(due) => due,
+                Err(e) => {
+                    tracing::error!(agent = %session, "cannot read the teammate's inbox: {e}");
+                    continue;
+                }
+            };
+            if due && let Err(e) = self.wake_teammate(&session).await {
                 tracing::error!(agent = %session, "cannot resume the teammate for its mail: {e}");
             }
         }

@@ -325,3 +325,82 @@ async fn a_wake_that_finds_its_member_gone_starts_no_run() {
     tokio::time::sleep(Duration::from_millis(100)).await;
     assert!(f.server.requests().is_empty());
 }
+
+/// Waits until the test server has seen `n` requests.
+async fn requests_reach(server: &TestServer, n: usize) {
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while server.requests().len() < n {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the model is called");
+}
+
+#[tokio::test]
+async fn after_a_start_a_stopped_teammate_resumes_only_for_mail_sent_since_it_stopped() {
+    let f = fixture(vec![Reply::anthropic_text("Back at it."); 2], None).await;
+    let store = f.engine.store();
+    // Mail waiting when it was stopped (it agreed to shut down, say).
+    store
+        .send_mail(&message(&f.lead, "An old note."), &[&f.mate])
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    f.engine.stop_agent(&f.mate).await.unwrap();
+    let member = store.member(&f.mate).await.unwrap().unwrap();
+    assert_eq!(member.state, MemberState::Stopped);
+    f.engine.resume_teammates().await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(f.server.requests().is_empty(), "the stop is not undone");
+    assert!(f.engine.children.get(&f.mate).is_none());
+
+    // Mail sent since (stored before a crash, say, its wake lost) resumes it.
+    tokio::time::sleep(Duration::from_millis(5)).await;
+    store
+        .send_mail(&message(&f.lead, "Build the parser."), &[&f.mate])
+        .await
+        .unwrap();
+    f.engine.resume_teammates().await.unwrap();
+    requests_reach(&f.server, 1).await;
+    let sent = f.server.requests()[0].json()["messages"].to_string();
+    assert!(sent.contains("Build the parser."), "{sent}");
+}
+
+#[tokio::test]
+async fn mail_that_comes_as_a_stopped_run_closes_resumes_it_by_the_same_rule() {
+    let f = fixture(vec![Reply::anthropic_text("Back at it."); 2], None).await;
+    // A message committed just after the run's end (its wake found the run still
+    // open): written with the end, dated after it.
+    sql(
+        &f.db,
+        "CREATE TRIGGER mail_after_stop AFTER UPDATE OF state ON team_members
+         WHEN NEW.state = 'stopped'
+         BEGIN
+           INSERT INTO mailbox (team_id, sender, recipient, kind, summary, body, created_at)
+           VALUES (NEW.team_id, (SELECT lead_session_id FROM teams WHERE id = NEW.team_id),
+                   NEW.agent_id, 'message', 'come back', 'Build the parser.', 9999999999999);
+         END",
+    )
+    .await;
+    f.engine.stop_agent(&f.mate).await.unwrap();
+    requests_reach(&f.server, 1).await;
+    let sent = f.server.requests()[0].json()["messages"].to_string();
+    assert!(sent.contains("Build the parser."), "{sent}");
+}
+
+#[tokio::test]
+async fn a_wake_that_cannot_tell_a_teammate_is_an_error() {
+    let f = fixture(vec![Reply::anthropic_text("Noted.")], None).await;
+    sql(
+        &f.db,
+        "ALTER TABLE team_members RENAME TO team_members_gone",
+    )
+    .await;
+    assert!(f.engine.wake(&f.lead).await.is_err());
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert!(
+        f.server.requests().is_empty(),
+        "not woken as a plain session"
+    );
+}

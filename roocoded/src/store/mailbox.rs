@@ -315,6 +315,28 @@ mod tests {
         assert!(store.team_mail("t1", Some("b")).await.unwrap()[0].read);
     }
 
+    #[tokio::test]
+    async fn reads_by_sender_and_by_request_use_their_indexes() {
+        let store = team().await;
+        let plan = |sql: &'static str| {
+            let store = store.clone();
+            async move {
+                let rows: Vec<(i64, i64, i64, String)> = sqlx::query_as(sql)
+                    .bind("a")
+                    .bind("b")
+                    .fetch_all(&store.pool)
+                    .await
+                    .unwrap();
+                rows.into_iter().map(|r| r.3).collect::<Vec<_>>().join("; ")
+            }
+        };
+        let by_sender = plan("EXPLAIN QUERY PLAN SELECT id FROM mailbox WHERE sender = ? AND kind = ? ORDER BY id DESC LIMIT 1").await;
+        assert!(by_sender.contains("mailbox_by_sender"), "{by_sender}");
+        let by_request =
+            plan("EXPLAIN QUERY PLAN SELECT id FROM mailbox WHERE team_id = ? AND request_id = ? ORDER BY id").await;
+        assert!(by_request.contains("mailbox_by_request"), "{by_request}");
+    }
+
     #[test]
     fn kinds_read_back_as_written() {
         for kind in MailKind::ALL {

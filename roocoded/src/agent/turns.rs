@@ -119,7 +119,7 @@ impl Engine {
     /// delivers it); a running one sees it before its next model call, or runs one more
     /// turn if it was ending.
     pub async fn wake(self: &Arc<Self>, session_id: &str) -> Result<(), AgentError> {
-        if self.is_teammate(session_id).await {
+        if self.is_teammate(session_id).await? {
             return self.wake_teammate(session_id).await;
         }
         let rt = self.runtime(session_id).await?;

@@ -317,7 +317,7 @@ impl Store {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use roocode_protocol::session::SessionKind;
 
     use super::*;

@@ -178,6 +178,22 @@ impl Store {
         Ok(rows.into_iter().map(mail).collect())
     }
 
+    /// Whether `recipient` has unread mail sent at `since` (ms) or later.
+    pub async fn has_unread_mail_since(
+        &self,
+        recipient: &str,
+        since: i64,
+    ) -> Result<bool, StoreError> {
+        let (n,): (i64,) = sqlx::query_as(
+            "SELECT COUNT(*) FROM mailbox WHERE recipient = ? AND read_at IS NULL AND created_at >= ?",
+        )
+        .bind(recipient)
+        .bind(since)
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(n > 0)
+    }
+
     /// The team's messages carrying `request_id` (a request and its answers), oldest
     /// first.
     pub async fn request_mail(
@@ -288,10 +304,37 @@ mod tests {
             store.deliver(again, &[]).await,
             Err(StoreError::NotQueued { .. })
         ));
+        // Only mail sent since a time counts for has_unread_mail_since.
+        let sent = store.unread_mail("lead").await.unwrap()[0].created_at;
+        assert!(store.has_unread_mail_since("lead", sent).await.unwrap());
+        assert!(!store.has_unread_mail_since("lead", sent + 1).await.unwrap());
+        assert!(!store.has_unread_mail_since("b", 0).await.unwrap(), "read");
         // The lead's copy is still unread; the team's list has both.
         assert_eq!(store.unread_mail("lead").await.unwrap().len(), 1);
         assert_eq!(store.team_mail("t1", None).await.unwrap().len(), 2);
         assert!(store.team_mail("t1", Some("b")).await.unwrap()[0].read);
+    }
+
+    #[tokio::test]
+    async fn reads_by_sender_and_by_request_use_their_indexes() {
+        let store = team().await;
+        let plan = |sql: &'static str| {
+            let store = store.clone();
+            async move {
+                let rows: Vec<(i64, i64, i64, String)> = sqlx::query_as(sql)
+                    .bind("a")
+                    .bind("b")
+                    .fetch_all(&store.pool)
+                    .await
+                    .unwrap();
+                rows.into_iter().map(|r| r.3).collect::<Vec<_>>().join("; ")
+            }
+        };
+        let by_sender = plan("EXPLAIN QUERY PLAN SELECT id FROM mailbox WHERE sender = ? AND kind = ? ORDER BY id DESC LIMIT 1").await;
+        assert!(by_sender.contains("mailbox_by_sender"), "{by_sender}");
+        let by_request =
+            plan("EXPLAIN QUERY PLAN SELECT id FROM mailbox WHERE team_id = ? AND request_id = ? ORDER BY id").await;
+        assert!(by_request.contains("mailbox_by_request"), "{by_request}");
     }
 
     #[test]

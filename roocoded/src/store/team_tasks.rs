@@ -183,36 +183,30 @@ impl Store {
 
     /// task → the tasks blocking it.
     async fn dependencies(&self, team_id: &str) -> Result<HashMap<i64, Vec<i64>>, StoreError> {
-        let rows: Vec<(i64, i64)> = sqlx::query_as(
-            "SELECT d.task_id, d.blocked_by FROM team_task_deps d JOIN team_tasks t ON t.id = d.task_id
-             WHERE t.team_id = ? ORDER BY d.task_id, d.blocked_by",
-        )
-        .bind(team_id)
-        .fetch_all(&self.pool)
-        .await?;
-        let mut deps: HashMap<i64, Vec<i64>> = HashMap::new();
-        for (task, blocker) in rows {
-            deps.entry(task).or_default().push(blocker);
-        }
-        Ok(deps)
+        dependencies_on(&self.pool, team_id).await
     }
 
     /// `task` cannot start before `blocked_by` is completed; refused (with the cycle)
-    /// when `blocked_by` already waits for `task`, directly or not.
+    /// when `blocked_by` already waits for `task`, directly or not. The check and the
+    /// insert are one `BEGIN IMMEDIATE` transaction: two dependencies added at once
+    /// cannot each pass the check and close a cycle together.
     pub async fn add_dependency(
         &self,
         team_id: &str,
         task: i64,
         blocked_by: i64,
     ) -> Result<(), TaskError> {
-        let tasks = self.tasks(team_id).await?;
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let ids: Vec<(i64,)> = sqlx::query_as("SELECT id FROM team_tasks WHERE team_id = ?")
+            .bind(team_id)
+            .fetch_all(&mut *tx)
+            .await?;
         for id in [task, blocked_by] {
-            if !tasks.iter().any(|t| t.id == id) {
+            if !ids.iter().any(|(known,)| *known == id) {
                 return Err(TaskError::NoSuchTask(id));
             }
         }
-        let deps: HashMap<i64, Vec<i64>> =
-            tasks.iter().map(|t| (t.id, t.blocked_by.clone())).collect();
+        let deps = dependencies_on(&mut *tx, team_id).await?;
         if let Some(path) = path_between(&deps, blocked_by, task) {
             // blocked_by waits for task already: task → blocked_by → … → task.
             let mut cycle = vec![task];
@@ -222,8 +216,9 @@ impl Store {
         sqlx::query("INSERT OR IGNORE INTO team_task_deps (task_id, blocked_by) VALUES (?, ?)")
             .bind(task)
             .bind(blocked_by)
-            .execute(&self.pool)
+            .execute(&mut *tx)
             .await?;
+        tx.commit().await?;
         Ok(())
     }
 
@@ -441,6 +436,29 @@ pub fn open_blockers(tasks: &[TeamTask], task: &TeamTask) -> Vec<i64> {
 }
 
 /// A path `from → … → to` following "waits for" edges, if there is one.
+/// task → the tasks blocking it, for the tasks of `team_id`, read on `conn` (the pool,
+/// or a transaction that goes on to change them).
+async fn dependencies_on<'e, E>(
+    conn: E,
+    team_id: &str,
+) -> Result<HashMap<i64, Vec<i64>>, StoreError>
+where
+    E: sqlx::Executor<'e, Database = sqlx::Sqlite>,
+{
+    let rows: Vec<(i64, i64)> = sqlx::query_as(
+        "SELECT d.task_id, d.blocked_by FROM team_task_deps d JOIN team_tasks t ON t.id = d.task_id
+         WHERE t.team_id = ? ORDER BY d.task_id, d.blocked_by",
+    )
+    .bind(team_id)
+    .fetch_all(conn)
+    .await?;
+    let mut deps: HashMap<i64, Vec<i64>> = HashMap::new();
+    for (task, blocker) in rows {
+        deps.entry(task).or_default().push(blocker);
+    }
+    Ok(deps)
+}
+
 fn path_between(deps: &HashMap<i64, Vec<i64>>, from: i64, to: i64) -> Option<Vec<i64>> {
     let mut stack = vec![vec![from]];
     let mut seen = HashSet::new();
@@ -499,6 +517,27 @@ mod tests {
             (t.status, t.owner.as_deref()),
             (TaskStatus::InProgress, Some("b"))
         );
+    }
+
+    #[tokio::test]
+    async fn two_dependencies_added_at_once_cannot_close_a_cycle_together() {
+        let store = team().await;
+        let a = store.create_task("t1", "a", "").await.unwrap();
+        let b = store.create_task("t1", "b", "").await.unwrap();
+        let (ab, ba) = tokio::join!(
+            store.add_dependency("t1", a, b),
+            store.add_dependency("t1", b, a)
+        );
+        let results = [ab, ba];
+        assert_eq!(
+            results.iter().filter(|r| r.is_ok()).count(),
+            1,
+            "{results:?}"
+        );
+        let refused = results.iter().find_map(|r| r.as_ref().err()).unwrap();
+        assert!(matches!(refused, TaskError::Cycle(_)), "{refused}");
+        let unknown = store.add_dependency("t1", a, 999).await.unwrap_err();
+        assert!(matches!(unknown, TaskError::NoSuchTask(999)), "{unknown}");
     }
 
     #[tokio::test]

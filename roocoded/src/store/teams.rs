@@ -259,6 +259,26 @@ impl Store {
         Ok(())
     }
 
+    /// A member's new run begins: its agent row `queued` (result, error and
+    /// notification reset, as [`Store::restart_agent`] does for a background agent) and
+    /// its member `active`, in one transaction — both or neither.
+    pub async fn restart_member(&self, agent_id: &str) -> Result<(), StoreError> {
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        sqlx::query(
+            "UPDATE agents SET state = 'queued', result = NULL, error = NULL, ended_at = NULL, notified = 0, background = 1, started_at = ? WHERE session_id = ?",
+        )
+        .bind(clock::now_ms())
+        .bind(agent_id)
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query("UPDATE team_members SET state = 'active' WHERE agent_id = ?")
+            .bind(agent_id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await?;
+        Ok(())
+    }
+
     /// Deletes the team with its members, tasks and mail (their sessions stay).
     pub async fn delete_team(&self, id: &str) -> Result<bool, StoreError> {
         let n = sqlx::query("DELETE FROM teams WHERE id = ?")
@@ -301,6 +321,62 @@ pub(crate) mod tests {
                 .unwrap();
         }
         store
+    }
+
+    #[tokio::test]
+    async fn a_member_restarts_queued_and_active_together_or_not_at_all() {
+        use roocode_protocol::agents::AgentState;
+
+        let store = team().await;
+        store
+            .insert_agent(&crate::store::agents::tests::new_agent("c", "lead"))
+            .await
+            .unwrap();
+        store
+            .add_member(&NewMember {
+                team_id: "t1",
+                name: "c",
+                agent_id: "c",
+                agent_type: "general-purpose",
+                model: "m",
+                worktree: None,
+                backend: "in-process",
+                plan_mode_required: false,
+            })
+            .await
+            .unwrap();
+        let end = MemberEnd {
+            agent_id: "c",
+            agent_state: AgentState::Cancelled,
+            member_state: MemberState::Stopped,
+            result: Some("done"),
+            error: None,
+        };
+        store.member_ended(&end, None).await.unwrap();
+        store.restart_member("c").await.unwrap();
+        let agent = store.agent("c").await.unwrap().unwrap();
+        assert_eq!(
+            (agent.state, agent.result, agent.notified),
+            (AgentState::Queued, None, false)
+        );
+        assert_eq!(
+            store.member("c").await.unwrap().unwrap().state,
+            MemberState::Active
+        );
+
+        // The member write fails: the agent row is not left queued either.
+        store.member_ended(&end, None).await.unwrap();
+        sqlx::query("CREATE TRIGGER no_member_writes BEFORE UPDATE ON team_members BEGIN SELECT RAISE(ABORT, 'database is locked'); END")
+            .execute(&store.pool)
+            .await
+            .unwrap();
+        assert!(store.restart_member("c").await.is_err());
+        let agent = store.agent("c").await.unwrap().unwrap();
+        assert_eq!(agent.state, AgentState::Cancelled);
+        assert_eq!(
+            store.member("c").await.unwrap().unwrap().state,
+            MemberState::Stopped
+        );
     }
 
     #[tokio::test]

@@ -29,7 +29,7 @@ mod run;
 mod spawn;
 mod types;
 
-pub use book::{Book, Outcome, Phase, SlotGuard, StopCause};
+pub use book::{Book, Entry, Outcome, Phase, SlotGuard, StopCause};
 pub use builtin::builtin_types;
 pub use host::ChildHost;
 pub(in crate::agent) use isolation::RetiredBranch;

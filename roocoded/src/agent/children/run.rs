@@ -59,12 +59,17 @@ impl Engine {
                 )));
             }
         };
-        let limit = match self.store.session(id).await? {
-            Some(session) => self
+        let limit = match self.store.session(id).await {
+            Ok(Some(session)) => self
                 .config(std::path::Path::new(&session.root))
                 .map(|c| c.agents_limits().max_concurrent as usize)
                 .unwrap_or(16),
-            None => 16,
+            Ok(None) => 16,
+            Err(e) => {
+                // No run starts: a later wake or resume must be able to open one.
+                self.children.close_if(id, &entry);
+                return Err(e.into());
+            }
         };
         let engine = self.clone();
         let id = id.to_string();
@@ -248,18 +253,34 @@ impl Engine {
     /// parent is never left waiting and the row never stays `running`.
     async fn finish_child(self: &Arc<Self>, id: &str) -> Result<(), AgentError> {
         let entry = self.children.get(id);
-        let Some(row) = self.store.agent(id).await? else {
+        let row = match self.store.agent(id).await {
+            Ok(Some(row)) => row,
             // Deleted with its parent: nothing to record, nobody to tell.
-            if let Some(entry) = &entry {
-                self.children.close_if(id, entry);
+            Ok(None) => {
+                if let Some(entry) = &entry {
+                    self.children.close_if(id, entry);
+                }
+                return Ok(());
             }
-            return Ok(());
+            Err(e) => {
+                if let Some(entry) = &entry {
+                    self.abandon_entry(id, entry, &e.to_string());
+                }
+                return Err(e.into());
+            }
         };
         let entry = entry.unwrap_or_else(|| self.children.open(id, phase_of(&row)));
-        let Some(outcome) = self.outcome_of(&row, entry.stop_cause()).await? else {
-            // The daemon is stopping: the child resumes at the next start.
-            self.children.close_if(id, &entry);
-            return Ok(());
+        let outcome = match self.outcome_of(&row, entry.stop_cause()).await {
+            Ok(Some(outcome)) => outcome,
+            Ok(None) => {
+                // The daemon is stopping: the child resumes at the next start.
+                self.children.close_if(id, &entry);
+                return Ok(());
+            }
+            Err(e) => {
+                self.abandon_entry(id, &entry, &e.to_string());
+                return Err(e);
+            }
         };
         // Its background shells end with it — before its worktree is committed, so
         // nothing of it still runs there — and its in-memory side is rebuilt if it is
@@ -294,6 +315,20 @@ impl Engine {
             self.notify_parent_of(&row, &outcome).await?;
         }
         Ok(())
+    }
+
+    /// The end of the run of `entry` could not be read or recorded (`error`): it is
+    /// finished as failed (a waiting parent gets that instead of waiting forever) and
+    /// closed (a later wake or resume can open a new run).
+    pub(in crate::agent) fn abandon_entry(&self, id: &str, entry: &Arc<Entry>, error: &str) {
+        if entry.outcome().borrow().is_none() {
+            entry.finish(Outcome {
+                state: AgentState::Failed,
+                result: String::new(),
+                error: Some(format!("the end of its run could not be recorded: {error}")),
+            });
+        }
+        self.children.close_if(id, entry);
     }
 
     /// `agent_completed` on the parent's stream (best effort: the row is the record).
@@ -453,7 +488,16 @@ impl Engine {
     }
 
     /// Records a run that could not go on as failed and tells its parent (best effort).
+    /// A teammate is stopped with it (a member left `active` with no run would make
+    /// `TeamDelete` refuse forever), its lead told by mail.
     pub(super) async fn record_failure(self: &Arc<Self>, row: &AgentRow, outcome: &Outcome) {
+        match self.store.member(&row.id).await {
+            Ok(Some(member)) => return self.teammate_failed(row, &member, outcome).await,
+            Ok(None) => {}
+            Err(e) => {
+                tracing::error!(agent = %row.id, "cannot tell whether the agent is a teammate: {e}")
+            }
+        }
         let error = outcome.error.as_deref();
         if let Err(e) = self
             .store

@@ -250,7 +250,8 @@ impl Engine {
             request_id: None,
             approve: None,
         };
-        self.post_mail(&mail, &ids)
+        let posted = self
+            .post_mail(&mail, &ids)
             .await
             .map_err(|e| e.to_string())?;
         tracing::info!(team = %caller.team.name, from = %caller.name, kind = kind.as_str(), recipients = ids.len(), "team message sent");
@@ -259,7 +260,7 @@ impl Engine {
             MailKind::TaskAssignment => "Task assignment",
             _ => "Message",
         };
-        Ok(if to.trim() == "*" {
+        let sent = if to.trim() == "*" {
             format!(
                 "{what} sent to {} recipient(s): {}. Their answers, if any, come to you as messages: do not wait for them.",
                 recipients.len(),
@@ -270,8 +271,26 @@ impl Engine {
                 "{what} sent to {}. An answer, if any, comes to you as a message: do not wait for it.",
                 recipients[0].name
             )
-        })
+        };
+        Ok(sent + &not_woken_note(&recipients, &posted.not_woken))
     }
+}
+
+/// What the sender learns of recipients that got the message but could not be woken
+/// (empty when every one was): it is sent, so sending it again would duplicate it.
+fn not_woken_note(recipients: &[Recipient], not_woken: &[String]) -> String {
+    if not_woken.is_empty() {
+        return String::new();
+    }
+    let names: Vec<&str> = recipients
+        .iter()
+        .filter(|r| not_woken.contains(&r.id))
+        .map(|r| r.name.as_str())
+        .collect();
+    format!(
+        " It is stored for {}, but they could not be woken now (the daemon's log says why): they read it when they next run. Do not send it again.",
+        names.join(", ")
+    )
 }
 
 #[cfg(test)]
@@ -292,6 +311,21 @@ mod tests {
             unknown.contains("status_update") && !unknown.contains("idle"),
             "{unknown}"
         );
+    }
+
+    #[test]
+    fn the_sender_learns_who_got_the_message_but_was_not_woken() {
+        let r = |id: &str, name: &str| Recipient {
+            id: id.into(),
+            name: name.into(),
+            state: Some(MemberState::Idle),
+        };
+        let to = [r("id-a", "alice"), r("id-b", "bob")];
+        assert_eq!(not_woken_note(&to, &[]), "");
+        let note = not_woken_note(&to, &["id-b".to_string()]);
+        assert!(note.contains("stored for bob,"), "{note}");
+        assert!(!note.contains("alice"), "{note}");
+        assert!(note.contains("Do not send it again"), "{note}");
     }
 
     #[test]

@@ -32,6 +32,8 @@ mod cleanup;
 mod host;
 mod info;
 mod life;
+#[cfg(test)]
+mod life_tests;
 mod mail;
 mod messages;
 #[cfg(test)]

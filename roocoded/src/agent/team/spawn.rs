@@ -26,8 +26,9 @@ pub struct Joining {
     pub pane: Option<Result<super::tmux::PaneSpec, super::tmux::PaneError>>,
 }
 
-/// Names a teammate cannot have: the lead's and the broadcast address.
-const RESERVED_NAMES: &[&str] = &["lead", "team-lead", "*"];
+/// Names `SendMessage` reads as the lead or everyone, and owners the task list reads
+/// as nobody (`agent/team/tasks.rs`): no teammate may have one, in any capitalisation.
+const RESERVED_NAMES: &[&str] = &["lead", "team-lead", "*", "none", "nobody"];
 
 impl Engine {
     /// Starts the teammate `request` describes in the team `team_name` the caller
@@ -177,9 +178,9 @@ fn check_name(name: Option<&str>) -> Result<String, String> {
             "the teammate name \"{name}\" is not valid: use up to 64 letters, digits, `-` or `_`"
         ));
     }
-    if RESERVED_NAMES.contains(&name) {
+    if RESERVED_NAMES.iter().any(|r| r.eq_ignore_ascii_case(name)) {
         return Err(format!(
-            "\"{name}\" is how the team addresses its lead: choose another name"
+            "\"{name}\" is reserved (the team's lead, everyone, or no owner at all): choose another name"
         ));
     }
     Ok(name.to_string())
@@ -210,6 +211,10 @@ mod tests {
             Some("a<b"),
             Some("lead"),
             Some("*"),
+            Some("Lead"),
+            Some("TEAM-LEAD"),
+            Some("none"),
+            Some("Nobody"),
         ] {
             assert!(check_name(bad).is_err(), "{bad:?}");
         }

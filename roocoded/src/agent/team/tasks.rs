@@ -56,12 +56,17 @@ impl Actor {
     }
 }
 
-/// An owner as the model wrote it: `None` for nobody.
+/// An owner as the model wrote it: `None` for nobody. The reserved words are read in
+/// any capitalisation, as `SendMessage` reads `lead` (no teammate can be named one).
 fn owner_named(owner: &str) -> Option<&str> {
-    match owner.trim() {
-        "" | "none" | "nobody" => None,
-        "team-lead" => Some(LEAD),
-        other => Some(other),
+    let owner = owner.trim();
+    let is = |word: &str| owner.eq_ignore_ascii_case(word);
+    if owner.is_empty() || is("none") || is("nobody") {
+        None
+    } else if is("team-lead") || is(LEAD) {
+        Some(LEAD)
+    } else {
+        Some(owner)
     }
 }
 
@@ -560,6 +565,9 @@ mod tests {
         assert_eq!(owner_named("team-lead"), Some(LEAD));
         assert_eq!(owner_named(""), None);
         assert_eq!(owner_named("none"), None);
+        assert_eq!(owner_named("Nobody"), None);
+        assert_eq!(owner_named("Team-Lead"), Some(LEAD));
+        assert_eq!(owner_named("LEAD"), Some(LEAD));
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Team mail end to end inside the engine: a message posted to an idle lead wakes it
-//! into one turn whose model request carries the message, read once; a flood of mail is
-//! read over several model calls, none lost.
+//! into one turn whose model request carries the message, read once — even when
+//! another recipient of it cannot be woken; a flood of mail is read over several model
+//! calls, none lost.
 
 use std::pin::pin;
 use std::sync::Arc;
@@ -98,10 +99,19 @@ async fn mail_to_an_idle_lead_wakes_it_into_one_turn_that_reads_it_once() {
     let rt = t.engine.runtime(&t.lead).await.unwrap();
     let mut ended = pin!(rt.turn_ended.notified());
     ended.as_mut().enable();
-    t.engine
-        .post_mail(&update(&t.builder, "The build is half done."), &[&t.lead])
+    // A recipient that cannot be woken (no session: its turn cannot start) comes first:
+    // the message is sent all the same, the lead after it is still woken, and the
+    // sender learns who was not.
+    let posted = t
+        .engine
+        .post_mail(
+            &update(&t.builder, "The build is half done."),
+            &["no-such-session", &t.lead],
+        )
         .await
-        .unwrap();
+        .expect("a committed send is never an error");
+    assert_eq!(posted.ids.len(), 2);
+    assert_eq!(posted.not_woken, ["no-such-session"]);
     tokio::time::timeout(Duration::from_secs(10), ended)
         .await
         .expect("the lead's turn ends");

@@ -356,7 +356,8 @@ impl Engine {
         });
     }
 
-    /// `ROOCODE_TEAM_DEBOUNCE_MS` of the lead's client, else `teams.idle_debounce_ms`.
+    /// `ROOCODE_TEAM_DEBOUNCE_MS` of the lead's client, else `teams.idle_debounce_ms`;
+    /// either at most [`crate::config::MAX_IDLE_DEBOUNCE_MS`].
     async fn idle_debounce(&self, lead: &str) -> Duration {
         if let Some(rt) = self.runtimes.get(lead)
             && let Some(ms) = rt
@@ -367,7 +368,7 @@ impl Engine {
                 .get("ROOCODE_TEAM_DEBOUNCE_MS")
                 .and_then(|v| v.parse::<u64>().ok())
         {
-            return Duration::from_millis(ms);
+            return Duration::from_millis(ms.min(crate::config::MAX_IDLE_DEBOUNCE_MS));
         }
         match self.store.session(lead).await {
             Ok(Some(session)) => self

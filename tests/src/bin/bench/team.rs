@@ -1,15 +1,16 @@
 //! `roocode-bench team`: one team of `--teammates` in-process teammates exchanging
 //! `--messages` messages on one daemon (issue 12). The lead creates the team and starts
-//! every teammate in one response; each teammate sends its share in rounds of
-//! `--batch` `SendMessage` calls per model response, to the teammates after it in turn,
-//! then ends its turn; any later wake (mail, idle) gets a short answer from the mock.
-//! `agents.max_concurrent` is raised to the team's size.
+//! every teammate in one response. Half of them send: each its share, in rounds of
+//! `--batch` `SendMessage` calls per model response, to the readers in turn, then it
+//! ends its turn. The other half read: each ends its first turn at once and then waits
+//! for mail, answering every wake with a short text, as a teammate waiting on its
+//! teammates does. `agents.max_concurrent` is raised to the team's size.
 //!
 //! Reported: delivery latency of every message, from its commit (the mailbox row's
-//! `created_at`) to the first model request of its recipient that carries it (the mock's
-//! wall clock), as p50, p99 and max; whether every message was delivered exactly once
-//! (each read, and each in its recipient's final context once); wall time; the daemon's
-//! peak RSS and CPU time.
+//! `created_at`) to the first model request of its (waiting) recipient that carries it
+//! (the mock's wall clock), as p50, p99 and max; whether every message was delivered
+//! exactly once (each read, and each in its recipient's final context once); wall
+//! time; the daemon's peak RSS and CPU time.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -17,7 +18,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, bail};
 use roocode_protocol::api::{MailboxApiClient, SessionApiClient, TeamApiClient};
 use roocode_protocol::teams::MemberState;
-use roocode_tests::mock_llm::{MockLlm, Reply, RouteMatch, Script, ToolCall};
+use roocode_tests::mock_llm::{MockLlm, Reply, Route, RouteMatch, Script, ScriptedReply, ToolCall};
 use serde_json::json;
 
 use crate::harness::{Bench, cpu_seconds, median, peak_rss_mib, percentile};
@@ -37,19 +38,21 @@ fn token(n: usize, round: usize, i: usize) -> String {
     format!("BENCH-MSG-{n}-{round}-{i};")
 }
 
-/// To whom teammate `n` sends its `i`th message of a round: the others in turn.
-fn recipient(n: usize, i: usize, mates: usize) -> usize {
-    (n + 1 + i % (mates - 1)) % mates
+/// To whom sender `n` (of `0..readers`) sends its `i`th message of a round: the readers
+/// (`readers..2 * readers`) in turn.
+fn recipient(n: usize, i: usize, readers: usize) -> usize {
+    readers + (n + i) % readers
 }
 
-fn mate_replies(n: usize, mates: usize, rounds: usize, batch: usize) -> Vec<Reply> {
+/// Sender `n`'s script: its share, then its answer.
+fn sender_replies(n: usize, readers: usize, rounds: usize, batch: usize) -> Vec<Reply> {
     let mut replies: Vec<Reply> = (0..rounds)
         .map(|round| {
             let calls = (0..batch)
                 .map(|i| {
                     ToolCall::new(
                         "SendMessage",
-                        json!({"to": name(recipient(n, i, mates)),
+                        json!({"to": name(recipient(n, i, readers)),
                                "message": format!("{} progress note from {}", token(n, round, i), name(n)),
                                "summary": "a benchmark progress note for you"}),
                     )
@@ -91,38 +94,48 @@ fn tokens(text: &str) -> impl Iterator<Item = &str> {
 }
 
 pub async fn run(mut b: Bench, mates: usize, messages: usize, batch: usize) -> anyhow::Result<()> {
-    if mates < 2 || batch == 0 || !messages.is_multiple_of(mates * batch) {
-        bail!(
-            "--messages must be a multiple of --teammates x --batch (and --teammates at least 2)"
-        );
+    let readers = mates / 2;
+    if mates < 2
+        || !mates.is_multiple_of(2)
+        || batch == 0
+        || !messages.is_multiple_of(readers * batch)
+    {
+        bail!("--teammates must be even, and --messages a multiple of --teammates / 2 x --batch");
     }
-    let rounds = messages / (mates * batch);
+    let rounds = messages / (readers * batch);
     std::fs::write(
         b.home.path().join("config.yaml"),
         format!("agents: {{max_concurrent: {mates}}}\n"),
     )?;
     let mut script = Script::new();
     for n in 0..mates {
-        script = script.route(
-            RouteMatch::FirstUserContains(marker(n)),
-            mate_replies(n, mates, rounds, batch),
-        );
+        // A sender's share (a reader has none), then a short answer to every later wake.
+        let replies = if n < readers {
+            sender_replies(n, readers, rounds, batch)
+        } else {
+            vec![Reply::text(format!("{} waits for mail.", name(n)))]
+        };
+        script.routes.push(Route {
+            when: RouteMatch::FirstUserContains(marker(n)),
+            replies: replies.into_iter().map(ScriptedReply::from).collect(),
+            fallback: Some(Reply::text("Noted.").into()),
+        });
     }
-    let spawns = (0..mates)
-        .map(|n| {
-            ToolCall::new(
-                "Agent",
-                json!({"team_name": "bench", "name": name(n), "description": format!("teammate {n}"),
-                       "prompt": format!("{} send your share of the notes", marker(n))}),
-            )
-        })
-        .collect();
+    let spawn = |n: usize| {
+        ToolCall::new(
+            "Agent",
+            json!({"team_name": "bench", "name": name(n), "description": format!("teammate {n}"),
+                   "prompt": format!("{} your part of the notes", marker(n))}),
+        )
+    };
+    // The readers join first, so that every sender's first message has its recipient.
     let script = script
         .reply(Reply::tool_calls(vec![ToolCall::new(
             "TeamCreate",
             json!({"team_name": "bench", "description": "the mailbox benchmark"}),
         )]))
-        .reply(Reply::tool_calls(spawns))
+        .reply(Reply::tool_calls((readers..mates).map(spawn).collect()))
+        .reply(Reply::tool_calls((0..readers).map(spawn).collect()))
         .reply(Reply::text("The team is at work."))
         .fallback(Reply::text("Noted."));
     let mock = MockLlm::start(script).await?;
@@ -146,25 +159,31 @@ pub async fn run(mut b: Bench, mates: usize, messages: usize, batch: usize) -> a
         .context("the lead's session")?
         .id;
 
-    // Done when every message is read and every teammate is idle again.
-    let mail = loop {
-        let mail = MailboxApiClient::list(&rpc, Some(lead.clone()), None).await?;
-        let sent: Vec<_> = mail.iter().filter(|m| m.kind == "message").collect();
+    // Done when every teammate is idle again with nothing unread (read from the team,
+    // not the whole mailbox, so that watching costs the daemon little).
+    loop {
         let team = TeamApiClient::get(&rpc, lead.clone()).await?;
-        let idle = team.members.iter().all(|m| m.state == MemberState::Idle);
-        if sent.len() == messages && sent.iter().all(|m| m.read) && idle {
-            break mail;
+        let settled = team.members.len() == mates
+            && team
+                .members
+                .iter()
+                .all(|m| m.state == MemberState::Idle && m.unread_mail == 0);
+        if settled {
+            break;
         }
         if started.elapsed() > Duration::from_secs(900) {
-            bail!(
-                "the team did not finish within 15 minutes: {} of {messages} sent, {} read",
-                sent.len(),
-                sent.iter().filter(|m| m.read).count()
-            );
+            bail!("the team did not settle within 15 minutes");
         }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    };
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
     let wall = started.elapsed().as_secs_f64();
+    let mail = MailboxApiClient::list(&rpc, Some(lead.clone()), None).await?;
+    let sent = mail.iter().filter(|m| m.kind == "message").count();
+    if sent != messages {
+        bail!(
+            "{sent} of {messages} messages were sent: a SendMessage call failed (see the daemon's log)"
+        );
+    }
     let cpu_s = cpu_seconds(pid)? - cpu_before;
     let rss = peak_rss_mib(pid)?;
 
@@ -217,7 +236,7 @@ pub async fn run(mut b: Bench, mates: usize, messages: usize, batch: usize) -> a
 
     let mate_requests = requests.len();
     println!(
-        "team of {mates} in-process teammates, {messages} messages ({rounds} rounds of {batch} SendMessage calls each), agents.max_concurrent: {mates}"
+        "team of {mates} in-process teammates ({readers} sending, {readers} waiting for mail), {messages} messages ({rounds} rounds of {batch} SendMessage calls per sender), agents.max_concurrent: {mates}"
     );
     println!(
         "  delivery latency (commit to the recipient's next model request): p50 {:.0} ms, p99 {:.0} ms, max {:.0} ms",

@@ -118,6 +118,19 @@ fn members_table(members: &[MemberInfo]) -> String {
 fn tasks_table(tasks: &[TeamTaskInfo]) -> String {
     let header = ["#", "STATUS", "OWNER", "SUBJECT", "BLOCKED BY"];
     let mut rows = vec![header.map(String::from).to_vec()];
+    // Only what still blocks a task: a completed dependency no longer does.
+    let open = |t: &TeamTaskInfo| -> Vec<i64> {
+        t.blocked_by
+            .iter()
+            .copied()
+            .filter(|b| {
+                tasks
+                    .iter()
+                    .find(|d| d.id == *b)
+                    .is_none_or(|d| d.status != "completed")
+            })
+            .collect()
+    };
     for t in tasks {
         rows.push(vec![
             t.id.to_string(),
@@ -127,7 +140,7 @@ fn tasks_table(tasks: &[TeamTaskInfo]) -> String {
                 .map(|o| clip(&plain(o), MAX_NAME))
                 .unwrap_or_else(|| "-".to_owned()),
             clip(&plain(&t.subject), MAX_SUBJECT),
-            ids(&t.blocked_by),
+            ids(&open(t)),
         ]);
     }
     table::render(&rows)
@@ -274,6 +287,26 @@ tasks: 1 pending, 1 in progress, 0 completed
 2  in progress  builder  task 2
 "
         );
+    }
+
+    #[test]
+    fn a_completed_dependency_no_longer_shows_as_blocking() {
+        let task = |id: i64, status: &str, blocked_by: Vec<i64>| TeamTaskInfo {
+            id,
+            subject: format!("task {id}"),
+            description: String::new(),
+            status: status.into(),
+            owner: None,
+            blocked_by,
+        };
+        let table = tasks_table(&[
+            task(1, "completed", vec![]),
+            task(2, "pending", vec![1]),
+            task(3, "pending", vec![1, 2]),
+        ]);
+        let rows: Vec<&str> = table.lines().map(str::trim_end).collect();
+        assert!(rows[2].ends_with("task 2"), "{table}");
+        assert!(rows[3].ends_with("task 3   #2"), "{table}");
     }
 
     #[test]

@@ -233,6 +233,10 @@ pub async fn run(mut b: Bench, mates: usize, messages: usize, batch: usize) -> a
     }
     mock.shutdown().await;
     b.cli(&["daemon", "stop"])?;
+    if std::env::var_os("ROOCODE_BENCH_KEEP").is_some() {
+        // Its daemon log and database, to look into.
+        eprintln!("kept {}", b.home.keep().display());
+    }
 
     let mate_requests = requests.len();
     println!(

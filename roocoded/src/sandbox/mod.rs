@@ -68,7 +68,7 @@ pub struct SessionPlaces<'a> {
     /// `~/.roocode` or `ROOCODE_HOME` (its config file is read here).
     pub user_dir: &'a Path,
     /// RooCode's directories hidden from commands (user dir, data, state, run dir), and
-    /// what of the user's tmux servers they cannot reach ([`tmux_hidden_paths`]).
+    /// what of the user's tmux servers they cannot reach (`tmux_hidden_paths`).
     pub roocode_dirs: Vec<PathBuf>,
     /// The workspace: project root or agent worktree.
     pub workspace: &'a Path,

@@ -95,7 +95,7 @@ pub enum AgentKind {
     /// A session's main agent (talks to the user).
     Main,
     /// A session's main agent in coordinator mode: it decomposes, dispatches and
-    /// monitors, and does no code work itself ([`COORDINATOR_TOOLS`]).
+    /// monitors, and does no code work itself (`COORDINATOR_TOOLS`).
     Coordinator,
     /// An agent another agent started.
     Child {
@@ -127,7 +127,7 @@ pub struct Selection<'a> {
     pub disallowed: &'a [String],
     /// The agent is in plan mode (only then has it `ExitPlanMode`).
     pub planning: bool,
-    /// A main agent leads a team (only then has it [`TEAM_TOOLS`]).
+    /// A main agent leads a team (only then has it `TEAM_TOOLS`).
     pub leading: bool,
 }
 

@@ -24,7 +24,7 @@ impl Engine {
     /// reads it before its next model call. Messages arriving together wake it once.
     ///
     /// Only the store can fail it: once the rows are committed the message is sent, so
-    /// a recipient that cannot be woken is logged and named in [`Posted::not_woken`]
+    /// a recipient that cannot be woken is logged and named in `Posted::not_woken`
     /// (an error here would make the sender send it again, twice to everyone else).
     pub async fn post_mail(
         self: &Arc<Self>,

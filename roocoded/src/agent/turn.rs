@@ -581,8 +581,14 @@ impl Turn<'_> {
         }
         let mut blocks = Vec::with_capacity(mail.len());
         let mut payloads = Vec::with_capacity(mail.len());
+        // One lookup per sender, however many messages it sent.
+        let mut names: std::collections::HashMap<&str, String> = Default::default();
         for m in &mail {
-            let from = self.engine.team_name_of(&m.team_id, &m.sender).await;
+            if !names.contains_key(m.sender.as_str()) {
+                let name = self.engine.team_name_of(&m.team_id, &m.sender).await;
+                names.insert(&m.sender, name);
+            }
+            let from = names.get(m.sender.as_str()).cloned().unwrap_or_default();
             let text = super::team::mail_text(m, &from);
             blocks.push(ContentBlock::text(text.clone()));
             payloads.push(EventPayload::Injected {

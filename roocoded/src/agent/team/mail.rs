@@ -32,9 +32,8 @@ impl Engine {
         recipients: &[&str],
     ) -> Result<Posted, AgentError> {
         let ids = self.store.send_mail(mail, recipients).await?;
-        for to in recipients {
-            self.announce_mail(mail, to).await;
-        }
+        // Wakes first: the events only show the mail, and writing them would delay
+        // every recipient's next model call.
         let mut not_woken = Vec::new();
         for to in recipients {
             if mail.kind == MailKind::IdleNotification {
@@ -43,6 +42,9 @@ impl Engine {
                 tracing::error!(agent = %to, "mail stored but its recipient cannot be woken: {e}");
                 not_woken.push((*to).to_string());
             }
+        }
+        for to in recipients {
+            self.announce_mail(mail, to).await;
         }
         Ok(Posted { ids, not_woken })
     }

@@ -357,7 +357,7 @@ impl Store {
         task: i64,
         owner: Option<&str>,
     ) -> Result<(), TaskError> {
-        let n = sqlx::query(
+        let changed = sqlx::query(
             "UPDATE team_tasks SET owner = ?1,
                  status = CASE WHEN ?1 IS NULL AND status = 'in_progress' THEN 'pending' ELSE status END,
                  updated_at = ?2
@@ -370,15 +370,12 @@ impl Store {
         .execute(&self.pool)
         .await?
         .rows_affected();
-        if n == 0 {
-            return Err(TaskError::NoSuchTask(task));
-        }
-        Ok(())
+        found(changed, task)
     }
 
     /// Puts `task` back to pending (not started, or reopened), its owner kept.
     pub async fn reset_task(&self, team_id: &str, task: i64) -> Result<(), TaskError> {
-        let n = sqlx::query(
+        let changed = sqlx::query(
             "UPDATE team_tasks SET status = 'pending', updated_at = ? WHERE id = ? AND team_id = ?",
         )
         .bind(clock::now_ms())
@@ -387,10 +384,7 @@ impl Store {
         .execute(&self.pool)
         .await?
         .rows_affected();
-        if n == 0 {
-            return Err(TaskError::NoSuchTask(task));
-        }
-        Ok(())
+        found(changed, task)
     }
 
     /// Changes the subject and/or the description of `task`.
@@ -401,7 +395,7 @@ impl Store {
         subject: Option<&str>,
         description: Option<&str>,
     ) -> Result<(), TaskError> {
-        let n = sqlx::query(
+        let changed = sqlx::query(
             "UPDATE team_tasks SET subject = COALESCE(?, subject), description = COALESCE(?, description),
                  updated_at = ? WHERE id = ? AND team_id = ?",
         )
@@ -413,11 +407,16 @@ impl Store {
         .execute(&self.pool)
         .await?
         .rows_affected();
-        if n == 0 {
-            return Err(TaskError::NoSuchTask(task));
-        }
-        Ok(())
+        found(changed, task)
     }
+}
+
+/// `Ok` when an update of `task` changed its row, else the task does not exist.
+fn found(changed: u64, task: i64) -> Result<(), TaskError> {
+    if changed == 0 {
+        return Err(TaskError::NoSuchTask(task));
+    }
+    Ok(())
 }
 
 /// The blockers of `task` that are not completed yet, as `tasks` (the team's list)

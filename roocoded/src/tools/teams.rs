@@ -84,20 +84,12 @@ pub trait TeamHost: Send + Sync + std::fmt::Debug {
 
     /// Sends a message from the caller to members of its team; the answer says who
     /// got it (and, for a shutdown request, the request id the answer will carry).
-    fn send_message(&self, message: Outgoing) -> BoxFuture<'_, Result<String, String>> {
-        let _ = message;
-        Box::pin(async { Err("this agent is in no team: there is nobody to message".into()) })
-    }
+    fn send_message(&self, message: Outgoing) -> BoxFuture<'_, Result<String, String>>;
 
     /// Whether the caller is a teammate (its plans go to its lead, not to the user).
-    fn is_teammate(&self) -> bool {
-        false
-    }
+    fn is_teammate(&self) -> bool;
 
     /// A teammate's `ExitPlanMode`: sends `plan` to its lead as a plan approval
     /// request; the answer tells the teammate to end its turn and wait.
-    fn submit_plan<'a>(&'a self, plan: &'a str) -> BoxFuture<'a, Result<String, String>> {
-        let _ = plan;
-        Box::pin(async { Err("only a teammate sends its plan to a lead".into()) })
-    }
+    fn submit_plan<'a>(&'a self, plan: &'a str) -> BoxFuture<'a, Result<String, String>>;
 }

@@ -21,6 +21,21 @@ pub(super) struct Caller {
     pub is_lead: bool,
 }
 
+/// An answer to a request (a plan approval, a shutdown): what it says when the caller
+/// wrote nothing, and its summary when the caller gave none.
+pub(super) struct Answer<'a> {
+    pub kind: MailKind,
+    pub request_id: &'a str,
+    pub approve: bool,
+    /// What the caller wrote (a reason, feedback); may be empty for an approval.
+    pub text: &'a str,
+    /// The body of an approval the caller wrote nothing for.
+    pub approved: &'static str,
+    /// The summary of an approval, and of a refusal.
+    pub yes: &'static str,
+    pub no: &'static str,
+}
+
 /// Someone a message goes to.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Recipient {
@@ -76,6 +91,41 @@ pub(super) fn names(recipients: &[Recipient]) -> String {
 }
 
 impl Engine {
+    /// Posts the caller's `answer` to `to`.
+    pub(super) async fn post_answer(
+        self: &Arc<Self>,
+        caller: &Caller,
+        out: &Outgoing,
+        answer: &Answer<'_>,
+        to: &str,
+    ) -> Result<(), String> {
+        let body = match (answer.approve, answer.text) {
+            (true, "") => answer.approved,
+            (_, text) => text,
+        };
+        let summary = out.summary.clone().unwrap_or_else(|| {
+            let default = if answer.approve {
+                answer.yes
+            } else {
+                answer.no
+            };
+            default.to_string()
+        });
+        let mail = NewMail {
+            team_id: &caller.team.id,
+            sender: &caller.id,
+            kind: answer.kind,
+            summary: &summary,
+            body,
+            request_id: Some(answer.request_id),
+            approve: Some(answer.approve),
+        };
+        self.post_mail(&mail, &[to])
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(())
+    }
+
     /// A `SendMessage` call of the agent whose session is `caller`; the answer (or the
     /// error) is what its model reads.
     pub(crate) async fn send_team_message(

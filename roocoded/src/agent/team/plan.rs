@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use roocode_protocol::Mode;
 
-use super::messages::Caller;
+use super::messages::{Answer, Caller};
 use super::shutdown::new_request_id;
 use crate::agent::Engine;
 use crate::store::{MailKind, NewMail, SessionRow};
@@ -146,29 +146,16 @@ impl Engine {
         } else {
             None
         };
-        let body = match (approve, feedback) {
-            (true, "") => "Plan approved: carry it out.",
-            (_, feedback) => feedback,
-        };
-        let summary = out.summary.clone().unwrap_or_else(|| {
-            if approve {
-                "plan approved".into()
-            } else {
-                "plan rejected, revise it".into()
-            }
-        });
-        let answer = NewMail {
-            team_id: &caller.team.id,
-            sender: &caller.id,
+        let answer = Answer {
             kind: MailKind::PlanApprovalResponse,
-            summary: &summary,
-            body,
-            request_id: Some(request_id),
-            approve: Some(approve),
+            request_id,
+            approve,
+            text: feedback,
+            approved: "Plan approved: carry it out.",
+            yes: "plan approved",
+            no: "plan rejected, revise it",
         };
-        self.post_mail(&answer, &[&member.id])
-            .await
-            .map_err(|e| e.to_string())?;
+        self.post_answer(caller, out, &answer, &member.id).await?;
         tracing::info!(team = %caller.team.name, member = %member.name, %request_id, approve, "plan answered");
         Ok(match mode {
             Some(mode) => format!(

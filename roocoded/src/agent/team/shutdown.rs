@@ -8,7 +8,7 @@
 
 use std::sync::Arc;
 
-use super::messages::{Caller, Recipient};
+use super::messages::{Answer, Caller, Recipient};
 use crate::agent::Engine;
 use crate::agent::children::StopCause;
 use crate::store::{MailKind, MemberState, NewMail};
@@ -139,29 +139,16 @@ impl Engine {
                 "say in `message` why you do not shut down (what you still have to finish)".into(),
             );
         }
-        let body = match (approve, reason) {
-            (true, "") => "I agree to shut down: I stop when this turn ends.",
-            (_, reason) => reason,
-        };
-        let summary = out.summary.clone().unwrap_or_else(|| {
-            if approve {
-                "shutdown approved".into()
-            } else {
-                "shutdown refused".into()
-            }
-        });
-        let answer = NewMail {
-            team_id: &caller.team.id,
-            sender: &caller.id,
+        let answer = Answer {
             kind: MailKind::ShutdownResponse,
-            summary: &summary,
-            body,
-            request_id: Some(request_id),
-            approve: Some(approve),
+            request_id,
+            approve,
+            text: reason,
+            approved: "I agree to shut down: I stop when this turn ends.",
+            yes: "shutdown approved",
+            no: "shutdown refused",
         };
-        self.post_mail(&answer, &[lead])
-            .await
-            .map_err(|e| e.to_string())?;
+        self.post_answer(caller, out, &answer, lead).await?;
         tracing::info!(team = %caller.team.name, member = %caller.name, %request_id, approve, "shutdown answered");
         if !approve {
             return Ok(

@@ -12,15 +12,15 @@
 //! for the limited run, each child's queueing delay (its spawn to its first model
 //! request, seen by the mock) as median and max.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, bail};
 use roocode_protocol::agents::AgentState;
-use roocode_protocol::api::{AgentApiClient, SessionApiClient};
-use roocode_tests::mock_llm::{MockLlm, Reply, RouteMatch, Script, ScriptedReply, ToolCall};
+use roocode_protocol::api::AgentApiClient;
+use roocode_tests::mock_llm::{Reply, RouteMatch, Script, ScriptedReply, ToolCall};
 use serde_json::json;
 
-use crate::harness::{Bench, cpu_seconds, median, peak_rss_mib};
+use crate::harness::{Bench, Started, cpu_seconds, median, peak_rss_mib};
 
 /// The marker of child `n`'s task: its replies are routed by it.
 fn marker(n: usize) -> String {
@@ -89,27 +89,14 @@ async fn one(
         .reply(Reply::tool_calls(calls))
         .reply(Reply::text("Started them all."))
         .fallback(Reply::text("Noted."));
-    let mock = MockLlm::start(script).await?;
-    b.base_url = mock.base_url();
-    // A fresh daemon per run, so its peak RSS is this run's.
-    b.cli(&["daemon", "stop"])?;
-    b.cli(&["daemon", "start"])?;
-    let (rpc, hello) = b.connect().await?;
-    let pid = hello.pid;
-    let cpu_before = cpu_seconds(pid)?;
-    let started = Instant::now();
-    b.cli(&[
-        "send",
-        "--new",
-        "--mode",
-        "bypassPermissions",
-        "start the agents",
-    ])?;
-    let parent = SessionApiClient::list(&rpc, None, Some(1), None)
-        .await?
-        .pop()
-        .context("the parent session")?
-        .id;
+    let Started {
+        mock,
+        rpc,
+        pid,
+        cpu_before,
+        at: started,
+        session: parent,
+    } = b.start_run(script, "start the agents").await?;
     let infos = loop {
         let infos = AgentApiClient::list(&rpc, Some(parent.clone())).await?;
         if infos.len() == agents && infos.iter().all(|a| a.state.is_final()) {

@@ -5,6 +5,7 @@
 
 use std::path::PathBuf;
 use std::process::Command;
+use std::time::Instant;
 
 use anyhow::{Context, bail};
 use roocode_client::RpcClient;
@@ -12,6 +13,7 @@ use roocode_protocol::api::SessionApiClient;
 use roocode_protocol::daemon::{ClientInfo, HelloResponse};
 use roocode_protocol::paths::Paths;
 use roocode_protocol::session::{ClientEnv, ImportParams, SessionInfo};
+use roocode_tests::mock_llm::{MockLlm, Script};
 
 /// Model every session of the bench uses (answered by the mock LLM).
 pub const MODEL: &str = "anthropic/claude-sonnet-4-5";
@@ -27,6 +29,20 @@ pub struct Bench {
     pub project: tempfile::TempDir,
     /// `ANTHROPIC_BASE_URL` given to the clients: the mock LLM the next runs talk to.
     pub base_url: String,
+}
+
+/// A scenario [`Bench::start_run`] started.
+pub struct Started {
+    pub mock: MockLlm,
+    pub rpc: RpcClient,
+    /// The daemon's.
+    pub pid: u32,
+    /// The daemon's CPU seconds before the prompt was sent.
+    pub cpu_before: f64,
+    /// When the prompt was sent.
+    pub at: Instant,
+    /// The session the prompt started.
+    pub session: String,
 }
 
 /// Wall time and peak RSS of one measured client run.
@@ -122,6 +138,34 @@ impl Bench {
             pid: std::process::id(),
         };
         Ok(roocode_client::connect(&self.paths()?.socket, client).await?)
+    }
+
+    /// Starts one scenario: the mock answering `script`, a fresh daemon (so that its
+    /// peak RSS is this run's), and `prompt` sent as a new session in
+    /// `bypassPermissions` mode.
+    pub async fn start_run(&mut self, script: Script, prompt: &str) -> anyhow::Result<Started> {
+        let mock = MockLlm::start(script).await?;
+        self.base_url = mock.base_url();
+        self.cli(&["daemon", "stop"])?;
+        self.cli(&["daemon", "start"])?;
+        let (rpc, hello) = self.connect().await?;
+        let pid = hello.pid;
+        let cpu_before = cpu_seconds(pid)?;
+        let at = Instant::now();
+        self.cli(&["send", "--new", "--mode", "bypassPermissions", prompt])?;
+        let session = SessionApiClient::list(&rpc, None, Some(1), None)
+            .await?
+            .pop()
+            .context("the session the prompt started")?
+            .id;
+        Ok(Started {
+            mock,
+            rpc,
+            pid,
+            cpu_before,
+            at,
+            session,
+        })
     }
 
     /// Imports `lines` (JSONL messages) as a new session in pages, like

@@ -13,15 +13,15 @@
 //! time; the daemon's peak RSS and CPU time.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use anyhow::{Context, bail};
-use roocode_protocol::api::{MailboxApiClient, SessionApiClient, TeamApiClient};
+use roocode_protocol::api::{MailboxApiClient, TeamApiClient};
 use roocode_protocol::teams::MemberState;
-use roocode_tests::mock_llm::{MockLlm, Reply, Route, RouteMatch, Script, ScriptedReply, ToolCall};
+use roocode_tests::mock_llm::{Reply, Route, RouteMatch, Script, ScriptedReply, ToolCall};
 use serde_json::json;
 
-use crate::harness::{Bench, cpu_seconds, median, peak_rss_mib, percentile};
+use crate::harness::{Bench, Started, cpu_seconds, median, peak_rss_mib, percentile};
 
 /// Teammate `n`'s name.
 fn name(n: usize) -> String {
@@ -138,26 +138,14 @@ pub async fn run(mut b: Bench, mates: usize, messages: usize, batch: usize) -> a
         .reply(Reply::tool_calls((0..readers).map(spawn).collect()))
         .reply(Reply::text("The team is at work."))
         .fallback(Reply::text("Noted."));
-    let mock = MockLlm::start(script).await?;
-    b.base_url = mock.base_url();
-    b.cli(&["daemon", "stop"])?;
-    b.cli(&["daemon", "start"])?;
-    let (rpc, hello) = b.connect().await?;
-    let pid = hello.pid;
-    let cpu_before = cpu_seconds(pid)?;
-    let started = Instant::now();
-    b.cli(&[
-        "send",
-        "--new",
-        "--mode",
-        "bypassPermissions",
-        "start the team",
-    ])?;
-    let lead = SessionApiClient::list(&rpc, None, Some(1), None)
-        .await?
-        .pop()
-        .context("the lead's session")?
-        .id;
+    let Started {
+        mock,
+        rpc,
+        pid,
+        cpu_before,
+        at: started,
+        session: lead,
+    } = b.start_run(script, "start the team").await?;
 
     // Done when every teammate is idle again with nothing unread (read from the team,
     // not the whole mailbox, so that watching costs the daemon little).

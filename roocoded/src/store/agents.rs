@@ -3,6 +3,7 @@
 //! told ([`Store::notify_parent`]).
 
 use roocode_protocol::agents::AgentState;
+use sqlx::Connection as _;
 
 use super::sessions::NewSession;
 use super::{Store, StoreError};
@@ -118,7 +119,8 @@ impl Store {
                 "a sub-agent needs a parent session".into(),
             )));
         };
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut conn = self.conn().await?;
+        let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
         super::sessions::insert_session_in(&mut tx, &a.session).await?;
         sqlx::query(
             "INSERT INTO agents (session_id, parent_id, name, agent_type, description, background, spec, state, started_at)
@@ -136,6 +138,7 @@ impl Store {
         .execute(&mut *tx)
         .await?;
         tx.commit().await?;
+        drop(conn);
         self.agent(&a.session.id)
             .await?
             .ok_or(StoreError::Sqlx(sqlx::Error::RowNotFound))
@@ -146,7 +149,7 @@ impl Store {
             "{SELECT} WHERE session_id = ?"
         )))
         .bind(id)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.conn().await?)
         .await?;
         Ok(row.map(AgentRow::from))
     }
@@ -157,7 +160,7 @@ impl Store {
             "{SELECT} WHERE parent_id = ? ORDER BY started_at, rowid"
         )))
         .bind(parent_id)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.conn().await?)
         .await?;
         Ok(rows.into_iter().map(AgentRow::from).collect())
     }
@@ -167,7 +170,7 @@ impl Store {
         let rows = sqlx::query_as::<_, StoredRow>(sqlx::AssertSqlSafe(format!(
             "{SELECT} ORDER BY started_at, rowid"
         )))
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.conn().await?)
         .await?;
         Ok(rows.into_iter().map(AgentRow::from).collect())
     }
@@ -180,7 +183,7 @@ impl Store {
             "{SELECT} WHERE state IN (SELECT value FROM json_each(?)) ORDER BY started_at, rowid"
         )))
         .bind(wanted)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.conn().await?)
         .await?;
         Ok(rows.into_iter().map(AgentRow::from).collect())
     }
@@ -189,7 +192,7 @@ impl Store {
         sqlx::query("UPDATE agents SET state = ? WHERE session_id = ?")
             .bind(state_name(state))
             .bind(id)
-            .execute(&self.pool)
+            .execute(&mut *self.conn().await?)
             .await?;
         Ok(())
     }
@@ -206,7 +209,7 @@ impl Store {
             .bind(state_name(to))
             .bind(id)
             .bind(state_name(from))
-            .execute(&self.pool)
+            .execute(&mut *self.conn().await?)
             .await?
             .rows_affected();
         Ok(changed > 0)
@@ -215,7 +218,7 @@ impl Store {
     pub async fn set_agent_background(&self, id: &str) -> Result<(), StoreError> {
         sqlx::query("UPDATE agents SET background = 1 WHERE session_id = ?")
             .bind(id)
-            .execute(&self.pool)
+            .execute(&mut *self.conn().await?)
             .await?;
         Ok(())
     }
@@ -224,7 +227,7 @@ impl Store {
         sqlx::query("UPDATE agents SET tool_calls = tool_calls + ? WHERE session_id = ?")
             .bind(n as i64)
             .bind(id)
-            .execute(&self.pool)
+            .execute(&mut *self.conn().await?)
             .await?;
         Ok(())
     }
@@ -241,7 +244,7 @@ impl Store {
         .bind(worktree)
         .bind(branch)
         .bind(id)
-        .execute(&self.pool)
+        .execute(&mut *self.conn().await?)
         .await?;
         Ok(())
     }
@@ -263,7 +266,7 @@ impl Store {
         .bind(error)
         .bind(clock::now_ms())
         .bind(id)
-        .execute(&self.pool)
+        .execute(&mut *self.conn().await?)
         .await?;
         Ok(())
     }
@@ -276,7 +279,7 @@ impl Store {
         .bind(i64::from(background))
         .bind(clock::now_ms())
         .bind(id)
-        .execute(&self.pool)
+        .execute(&mut *self.conn().await?)
         .await?;
         Ok(())
     }
@@ -286,7 +289,7 @@ impl Store {
     pub async fn mark_notified(&self, id: &str) -> Result<(), StoreError> {
         sqlx::query("UPDATE agents SET notified = 1 WHERE session_id = ?")
             .bind(id)
-            .execute(&self.pool)
+            .execute(&mut *self.conn().await?)
             .await?;
         Ok(())
     }
@@ -300,7 +303,8 @@ impl Store {
         kind: super::InjectionKind,
         text: &str,
     ) -> Result<bool, StoreError> {
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut conn = self.conn().await?;
+        let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
         let parent: Option<(String,)> = sqlx::query_as(
             "UPDATE agents SET notified = 1 WHERE session_id = ? AND notified = 0 RETURNING parent_id",
         )

@@ -68,7 +68,7 @@ impl Store {
         .bind(c.attempts)
         .bind(&c.error)
         .bind(clock::now_ms())
-        .execute(&self.pool)
+        .execute(&mut *self.conn().await?)
         .await?;
         Ok(())
     }
@@ -81,7 +81,7 @@ impl Store {
              FROM model_calls WHERE session_id = ? ORDER BY created_at, rowid",
         )
         .bind(session_id)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.conn().await?)
         .await?)
     }
 }
@@ -143,7 +143,7 @@ impl Store {
              ORDER BY MIN(created_at), MIN(rowid)",
         )
         .bind(session_id)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.conn().await?)
         .await?)
     }
 }

@@ -6,6 +6,7 @@
 
 use roocode_protocol::content::Message;
 use roocode_protocol::event::Event;
+use sqlx::Connection as _;
 
 use super::events::insert_events;
 use super::messages::{insert_next, role_str};
@@ -57,41 +58,47 @@ impl Store {
             turn_id,
             write,
         } = delivery;
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-        // Each statement marks one item, only if it is still waiting (`?1` the item,
-        // `?2` the agent's session, `?3` the turn, `?4` now).
-        let (mark, ids, what): (&str, Vec<String>, &str) = match item {
+        let mut conn = self.conn().await?;
+        let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
+        // One statement marks every item, each only if it is still waiting (`?1` the
+        // items as a JSON array, `?2` the agent's session, `?3` the turn, `?4` now).
+        let (mark, ids, what): (&str, Vec<serde_json::Value>, &str) = match item {
             Delivered::Input(id) => (
-                "UPDATE inputs SET status = 'delivered', turn_id = ?3 WHERE id = ?1 AND session_id = ?2 AND status = 'queued'",
-                vec![id.to_string()],
+                "UPDATE inputs SET status = 'delivered', turn_id = ?3
+                 WHERE id IN (SELECT value FROM json_each(?1)) AND session_id = ?2 AND status = 'queued'",
+                vec![id.into()],
                 "",
             ),
             Delivered::Injections(ids) => (
-                "UPDATE injections SET status = 'delivered', turn_id = ?3 WHERE id = ?1 AND session_id = ?2 AND status = 'queued'",
-                ids.iter().map(i64::to_string).collect(),
+                "UPDATE injections SET status = 'delivered', turn_id = ?3
+                 WHERE id IN (SELECT value FROM json_each(?1)) AND session_id = ?2 AND status = 'queued'",
+                ids.iter().map(|&id| id.into()).collect(),
                 "injection ",
             ),
             Delivered::Mail(ids) => (
-                "UPDATE mailbox SET read_at = ?4, turn_id = ?3 WHERE id = ?1 AND recipient = ?2 AND read_at IS NULL",
-                ids.iter().map(i64::to_string).collect(),
+                "UPDATE mailbox SET read_at = ?4, turn_id = ?3
+                 WHERE id IN (SELECT value FROM json_each(?1)) AND recipient = ?2 AND read_at IS NULL",
+                ids.iter().map(|&id| id.into()).collect(),
                 "message ",
             ),
         };
-        let now = crate::clock::now_ms();
-        for id in &ids {
-            let marked = sqlx::query(mark)
-                .bind(id)
-                .bind(session_id)
-                .bind(turn_id)
-                .bind(now)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected();
-            if marked == 0 {
-                return Err(StoreError::NotQueued {
-                    input_id: format!("{what}{id}"),
-                });
-            }
+        let marked = sqlx::query(mark)
+            .bind(serde_json::Value::Array(ids.clone()).to_string())
+            .bind(session_id)
+            .bind(turn_id)
+            .bind(crate::clock::now_ms())
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+        if marked != ids.len() as u64 {
+            // Rolled back: one of them was delivered before.
+            let ids: Vec<String> = ids
+                .iter()
+                .map(|id| id.as_str().map_or_else(|| id.to_string(), str::to_string))
+                .collect();
+            return Err(StoreError::NotQueued {
+                input_id: format!("{what}{}", ids.join(", ")),
+            });
         }
         insert_events(&mut tx, events).await?;
         let (idx, written) = match write {

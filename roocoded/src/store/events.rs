@@ -9,9 +9,9 @@ use std::fmt::Write as _;
 
 use roocode_protocol::event::{Event, EventPayload};
 use serde_json::value::RawValue;
+use sqlx::Connection as _;
 
 use super::{Store, StoreError};
-use crate::clock;
 
 #[derive(sqlx::FromRow)]
 struct EventRow {
@@ -76,13 +76,15 @@ impl EventRow {
 }
 
 impl Store {
-    /// Appends events (already numbered) in one transaction and advances the
-    /// session's `last_seq`. Durable when this returns.
+    /// Appends events (already numbered), atomically; the session's `last_seq` follows
+    /// (migration 0006's trigger). Durable when this returns.
     pub async fn append_events(&self, events: &[Event]) -> Result<(), StoreError> {
-        if events.is_empty() {
-            return Ok(());
+        let mut conn = self.conn().await?;
+        if events.len() <= ROWS_PER_INSERT {
+            // One statement is a transaction of its own.
+            return insert_events(&mut conn, events).await;
         }
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
         insert_events(&mut tx, events).await?;
         tx.commit().await?;
         Ok(())
@@ -102,7 +104,7 @@ impl Store {
         .bind(session_id)
         .bind(after as i64)
         .bind(i64::from(limit))
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.conn().await?)
         .await?;
         rows.into_iter().map(EventRow::into_event).collect()
     }
@@ -122,7 +124,7 @@ impl Store {
         .bind(session_id)
         .bind(after as i64)
         .bind(i64::from(limit))
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.conn().await?)
         .await?;
         rows.into_iter().map(EventRow::into_wire).collect()
     }
@@ -143,7 +145,7 @@ impl Store {
         .bind(session_id)
         .bind(before)
         .bind(i64::from(limit) + 1)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.conn().await?)
         .await?;
         let has_more = rows.len() > limit as usize;
         rows.truncate(limit as usize);
@@ -160,46 +162,48 @@ impl Store {
         let (seq,): (Option<i64>,) =
             sqlx::query_as("SELECT MAX(seq) FROM events WHERE session_id = ?")
                 .bind(session_id)
-                .fetch_one(&self.pool)
+                .fetch_one(&mut *self.conn().await?)
                 .await?;
         Ok(seq.unwrap_or(0) as u64)
     }
 }
 
-/// Inserts numbered events and advances the session's `last_seq`, inside the caller's
-/// transaction (so other writes can commit with them, see `store::delivery`).
+/// Events per `INSERT` statement: six bound values each, far below SQLite's limit of
+/// 32,766 per statement.
+const ROWS_PER_INSERT: usize = 500;
+
+/// Inserts numbered events, `ROWS_PER_INSERT` per statement, inside the caller's
+/// transaction (so other writes can commit with them, see `store::delivery`); each
+/// insert advances the session's `last_seq` (migration 0006).
 pub(super) async fn insert_events(
     conn: &mut sqlx::SqliteConnection,
     events: &[Event],
 ) -> Result<(), StoreError> {
-    let Some(last) = events.last() else {
-        return Ok(());
-    };
-    for ev in events {
-        sqlx::query(
-            "INSERT INTO events (session_id, seq, ts, agent_id, kind, payload) VALUES (?, ?, ?, ?, ?, ?)",
-        )
-        .bind(&ev.session_id)
-        .bind(ev.seq as i64)
-        .bind(&ev.ts)
-        .bind(&ev.agent_id)
-        .bind(ev.payload.kind())
-        .bind(serde_json::to_string(&ev.payload)?)
-        .execute(&mut *conn)
-        .await?;
+    for chunk in events.chunks(ROWS_PER_INSERT) {
+        let payloads = chunk
+            .iter()
+            .map(|ev| serde_json::to_string(&ev.payload))
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut insert = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+            "INSERT INTO events (session_id, seq, ts, agent_id, kind, payload) ",
+        );
+        insert.push_values(chunk.iter().zip(payloads), |mut row, (ev, payload)| {
+            row.push_bind(&ev.session_id)
+                .push_bind(ev.seq as i64)
+                .push_bind(&ev.ts)
+                .push_bind(&ev.agent_id)
+                .push_bind(ev.payload.kind())
+                .push_bind(payload);
+        });
+        insert.build().execute(&mut *conn).await?;
     }
-    sqlx::query("UPDATE sessions SET last_seq = ?, last_activity = ? WHERE id = ?")
-        .bind(last.seq as i64)
-        .bind(clock::now_ms())
-        .bind(&last.session_id)
-        .execute(&mut *conn)
-        .await?;
     Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::clock;
     use crate::store::sessions::tests::new_session;
 
     fn ev(seq: u64, text: &str) -> Event {
@@ -244,6 +248,34 @@ mod tests {
         assert!(!more);
         // A duplicate seq is refused: the log never silently rewrites history.
         assert!(store.append_events(&batch[..1]).await.is_err());
+    }
+
+    #[tokio::test]
+    async fn a_batch_longer_than_one_insert_is_stored_whole_or_not_at_all() {
+        let store = Store::memory().await.unwrap();
+        store
+            .insert_session(&new_session("s1", "/p"))
+            .await
+            .unwrap();
+        let n = ROWS_PER_INSERT as u64 * 2 + 7;
+        let batch: Vec<Event> = (1..=n).map(|i| ev(i, "x")).collect();
+        store.append_events(&batch).await.unwrap();
+        assert_eq!(store.last_event_seq("s1").await.unwrap(), n);
+        assert_eq!(
+            store.session("s1").await.unwrap().unwrap().last_seq,
+            n as i64
+        );
+        // A long batch whose last event collides is refused entirely.
+        let mut more: Vec<Event> = (n + 1..=n + ROWS_PER_INSERT as u64 + 1)
+            .map(|i| ev(i, "y"))
+            .collect();
+        more.push(ev(n, "dup"));
+        assert!(store.append_events(&more).await.is_err());
+        assert_eq!(store.last_event_seq("s1").await.unwrap(), n);
+        assert_eq!(
+            store.session("s1").await.unwrap().unwrap().last_seq,
+            n as i64
+        );
     }
 
     /// One payload of every stored kind, with strings that need escaping, nested
@@ -449,7 +481,7 @@ mod tests {
             )
             .bind(seq as i64)
             .bind(payload)
-            .execute(&store.pool)
+            .execute(&mut *store.conn().await.unwrap())
             .await
             .unwrap();
             let replay = store.wire_events_after("s1", seq - 1, 1).await;

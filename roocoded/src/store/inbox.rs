@@ -69,7 +69,7 @@ impl Store {
         kind: InjectionKind,
         text: &str,
     ) -> Result<i64, StoreError> {
-        let mut conn = self.pool.acquire().await?;
+        let mut conn = self.conn().await?;
         insert_injection(&mut conn, session_id, kind, text).await
     }
 
@@ -82,7 +82,7 @@ impl Store {
             "SELECT id, kind, text FROM injections WHERE session_id = ? AND status = 'queued' ORDER BY id",
         )
         .bind(session_id)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.conn().await?)
         .await?;
         let mut items: Vec<InjectionRow> = rows
             .into_iter()
@@ -104,7 +104,7 @@ impl Store {
                   + (SELECT COUNT(*) FROM mailbox WHERE recipient = ?1 AND read_at IS NULL)",
         )
         .bind(session_id)
-        .fetch_one(&self.pool)
+        .fetch_one(&mut *self.conn().await?)
         .await?;
         Ok(n > 0)
     }
@@ -116,7 +116,7 @@ impl Store {
              UNION SELECT recipient FROM mailbox WHERE read_at IS NULL
              ORDER BY 1",
         )
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.conn().await?)
         .await?;
         Ok(rows.into_iter().map(|(id,)| id).collect())
     }

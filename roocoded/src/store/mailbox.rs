@@ -3,6 +3,8 @@
 //! row per recipient — and a recipient's turn marks its unread rows read in the
 //! transaction that writes them into its context (`Delivered::Mail`).
 
+use sqlx::Connection as _;
+
 use super::{Store, StoreError};
 use crate::clock;
 
@@ -125,43 +127,58 @@ fn mail(r: StoredMail) -> MailRow {
 
 const SELECT: &str = "SELECT id, team_id, sender, recipient, kind, summary, body, request_id, approve, created_at, read_at FROM mailbox";
 
-/// Writes `m` for every agent of `recipients` in `tx`; the new rows' ids.
+/// Rows per `INSERT` statement: nine bound values each, far below SQLite's limit of
+/// 32,766 per statement.
+const ROWS_PER_INSERT: usize = 1000;
+
+/// Writes `m` for every agent of `recipients`, `ROWS_PER_INSERT` per statement (inside
+/// the caller's transaction if it has one); the new rows' ids, in the order of
+/// `recipients`.
 pub(super) async fn insert_mail(
-    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    conn: &mut sqlx::SqliteConnection,
     m: &NewMail<'_>,
     recipients: &[&str],
 ) -> Result<Vec<i64>, StoreError> {
     let now = clock::now_ms();
     let mut ids = Vec::with_capacity(recipients.len());
-    for to in recipients {
-        let (id,): (i64,) = sqlx::query_as(
-            "INSERT INTO mailbox (team_id, sender, recipient, kind, summary, body, request_id, approve, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
-        )
-        .bind(m.team_id)
-        .bind(m.sender)
-        .bind(to)
-        .bind(m.kind.as_str())
-        .bind(m.summary)
-        .bind(m.body)
-        .bind(m.request_id)
-        .bind(m.approve.map(i64::from))
-        .bind(now)
-        .fetch_one(&mut **tx)
-        .await?;
-        ids.push(id);
+    for chunk in recipients.chunks(ROWS_PER_INSERT) {
+        let mut insert = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+            "INSERT INTO mailbox (team_id, sender, recipient, kind, summary, body, request_id, approve, created_at) ",
+        );
+        insert.push_values(chunk, |mut row, to| {
+            row.push_bind(m.team_id)
+                .push_bind(m.sender)
+                .push_bind(*to)
+                .push_bind(m.kind.as_str())
+                .push_bind(m.summary)
+                .push_bind(m.body)
+                .push_bind(m.request_id)
+                .push_bind(m.approve.map(i64::from))
+                .push_bind(now);
+        });
+        insert.push(" RETURNING id");
+        let rows: Vec<(i64,)> = insert.build_query_as().fetch_all(&mut *conn).await?;
+        // RETURNING promises no order; ids grow in the order the rows were inserted.
+        let mut chunk_ids: Vec<i64> = rows.into_iter().map(|(id,)| id).collect();
+        chunk_ids.sort_unstable();
+        ids.extend(chunk_ids);
     }
     Ok(ids)
 }
 
 impl Store {
-    /// Sends `m` to every agent of `recipients` in one transaction; the new rows' ids.
+    /// Sends `m` to every agent of `recipients`, all or none; the new rows' ids.
     pub async fn send_mail(
         &self,
         m: &NewMail<'_>,
         recipients: &[&str],
     ) -> Result<Vec<i64>, StoreError> {
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut conn = self.conn().await?;
+        if recipients.len() <= ROWS_PER_INSERT {
+            // One statement is a transaction of its own.
+            return insert_mail(&mut conn, m, recipients).await;
+        }
+        let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
         let ids = insert_mail(&mut tx, m, recipients).await?;
         tx.commit().await?;
         Ok(ids)
@@ -173,7 +190,7 @@ impl Store {
             "{SELECT} WHERE recipient = ? AND read_at IS NULL ORDER BY id"
         )))
         .bind(recipient)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.conn().await?)
         .await?;
         Ok(rows.into_iter().map(mail).collect())
     }
@@ -189,7 +206,7 @@ impl Store {
         )
         .bind(recipient)
         .bind(since)
-        .fetch_one(&self.pool)
+        .fetch_one(&mut *self.conn().await?)
         .await?;
         Ok(n > 0)
     }
@@ -206,7 +223,7 @@ impl Store {
         )))
         .bind(team_id)
         .bind(request_id)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.conn().await?)
         .await?;
         Ok(rows.into_iter().map(mail).collect())
     }
@@ -222,7 +239,7 @@ impl Store {
         )))
         .bind(sender)
         .bind(kind.as_str())
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.conn().await?)
         .await?;
         Ok(row.map(mail))
     }
@@ -238,7 +255,7 @@ impl Store {
         )))
         .bind(team_id)
         .bind(recipient)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.conn().await?)
         .await?;
         Ok(rows.into_iter().map(mail).collect())
     }
@@ -324,7 +341,7 @@ mod tests {
                 let rows: Vec<(i64, i64, i64, String)> = sqlx::query_as(sql)
                     .bind("a")
                     .bind("b")
-                    .fetch_all(&store.pool)
+                    .fetch_all(&mut *store.conn().await.unwrap())
                     .await
                     .unwrap();
                 rows.into_iter().map(|r| r.3).collect::<Vec<_>>().join("; ")

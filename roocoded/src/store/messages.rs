@@ -12,6 +12,7 @@
 //! lookup instead of a scan of the whole context) and export pages by `idx` range.
 
 use roocode_protocol::content::{ContentBlock, Message, Role};
+use sqlx::Connection as _;
 
 use super::{Store, StoreError};
 use crate::clock;
@@ -49,7 +50,7 @@ impl Store {
             "SELECT role, content FROM messages WHERE session_id = ? ORDER BY idx",
         )
         .bind(session_id)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.conn().await?)
         .await?;
         rows.into_iter().map(MessageRow::into_message).collect()
     }
@@ -65,7 +66,7 @@ impl Store {
         )
         .bind(session_id)
         .bind(start as i64)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.conn().await?)
         .await?;
         rows.into_iter().map(MessageRow::into_message).collect()
     }
@@ -77,7 +78,7 @@ impl Store {
             "SELECT idx FROM messages WHERE session_id = ? AND role = 'assistant' ORDER BY idx DESC LIMIT 1",
         )
         .bind(session_id)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.conn().await?)
         .await?;
         Ok(row.map(|(idx,)| idx as usize))
     }
@@ -97,7 +98,7 @@ impl Store {
         .bind(session_id)
         .bind(start)
         .bind(start.saturating_add(i64::from(limit)))
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.conn().await?)
         .await?;
         // `content` is stored as JSON already; keep `role` first for readers of the file.
         Ok(rows
@@ -111,7 +112,7 @@ impl Store {
         let (len,): (i64,) =
             sqlx::query_as("SELECT COALESCE(MAX(idx) + 1, 0) FROM messages WHERE session_id = ?")
                 .bind(session_id)
-                .fetch_one(&self.pool)
+                .fetch_one(&mut *self.conn().await?)
                 .await?;
         Ok(usize::try_from(len).unwrap_or(0))
     }
@@ -125,7 +126,7 @@ impl Store {
         msg: &Message,
         turn_id: Option<&str>,
     ) -> Result<(), StoreError> {
-        let inserted = insert_next(&self.pool, session_id, idx, msg, turn_id).await?;
+        let inserted = insert_next(&mut *self.conn().await?, session_id, idx, msg, turn_id).await?;
         if inserted == 0 {
             return Err(StoreError::OutOfPlace {
                 session_id: session_id.to_string(),
@@ -148,7 +149,7 @@ impl Store {
             .bind(serde_json::to_string(&msg.content)?)
             .bind(session_id)
             .bind(idx as i64)
-            .execute(&self.pool)
+            .execute(&mut *self.conn().await?)
             .await?;
         Ok(())
     }
@@ -181,7 +182,8 @@ impl Store {
     ) -> Result<(), StoreError> {
         let rows = encode(messages)?;
         let end = start + rows.len();
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut conn = self.conn().await?;
+        let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
         let (len,): (i64,) =
             sqlx::query_as("SELECT COALESCE(MAX(idx) + 1, 0) FROM messages WHERE session_id = ?")
                 .bind(session_id)

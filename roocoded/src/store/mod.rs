@@ -3,14 +3,22 @@
 //! One file per table group. Queries are runtime-checked (`query_as` + `FromRow`) and
 //! every one is exercised by the tests beside it against a migrated temporary database.
 //! No business logic lives here: callers decide, the store records.
+//!
+//! The daemon holds one connection, taken in turn by each query or transaction
+//! ([`Store::conn`]). SQLite runs one writer at a time anyway, and sqlx runs each
+//! connection's statements on a thread of its own, so every statement is a hand-off
+//! between threads: one connection without a pool's checks costs one hand-off per
+//! statement (a pool adds a ping on release, and others on acquire), and keeps its
+//! page cache valid (a second connection's writes would invalidate it).
 
 use std::path::Path;
 use std::str::FromStr;
+use std::sync::{Arc, PoisonError};
 use std::time::Duration;
 
-use sqlx::sqlite::{
-    SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous,
-};
+use sqlx::Connection as _;
+use sqlx::sqlite::{SqliteConnectOptions, SqliteConnection, SqliteJournalMode, SqliteSynchronous};
+use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 
 mod agents;
 mod calls;
@@ -24,6 +32,7 @@ mod processes;
 mod sessions;
 mod short_ids;
 mod spelling;
+mod team_cache;
 mod team_tasks;
 mod teams;
 mod turns;
@@ -37,6 +46,7 @@ pub use mailbox::{MailKind, MailRow, NewMail};
 pub use pending::{NewPending, PendingKind, PendingStatus};
 pub use processes::ProcessGroupRow;
 pub use sessions::{NewSession, SessionRow};
+pub use team_cache::Membership;
 pub use team_tasks::{TaskError, TaskStatus, TeamTask, open_blockers};
 pub use teams::{MemberEnd, MemberRow, MemberState, NewMember, TeamRow};
 pub use turns::{InputRow, TurnState};
@@ -74,13 +84,22 @@ pub enum StoreError {
         path: String,
         source: std::io::Error,
     },
+    /// A query after [`Store::close`] (the daemon is shutting down).
+    #[error("the database is closed: the daemon is shutting down")]
+    Closed,
 }
 
 /// Handle to the database; cheap to clone.
 #[derive(Clone, Debug)]
 pub struct Store {
-    pool: SqlitePool,
+    /// `None` once closed.
+    db: Arc<Mutex<Option<SqliteConnection>>>,
+    /// Changed only while `db` is held (see `team_cache`).
+    teams: Arc<std::sync::Mutex<team_cache::TeamCache>>,
 }
+
+/// The connection, held by one query or transaction at a time.
+type Conn<'a> = MappedMutexGuard<'a, SqliteConnection>;
 
 impl Store {
     /// Opens (creating if needed) and migrates the database at `path`.
@@ -103,40 +122,43 @@ impl Store {
             // working set of a session is small, and an idle daemon should stay small.
             .pragma("cache_size", "-1024")
             .optimize_on_close(true, None);
-        Self::connect(opts, false).await
+        Self::connect(&opts).await
     }
 
     /// An in-memory database (tests).
     pub async fn memory() -> Result<Store, StoreError> {
         let opts = SqliteConnectOptions::from_str("sqlite::memory:")?.foreign_keys(true);
-        Self::connect(opts, true).await
+        Self::connect(&opts).await
     }
 
-    /// `in_memory`: said by the caller, never guessed from the path (a database under a
-    /// directory named `memory…` is still a file).
-    async fn connect(opts: SqliteConnectOptions, in_memory: bool) -> Result<Store, StoreError> {
-        let pool = SqlitePoolOptions::new()
-            // An in-memory database exists per connection: keep exactly one.
-            .max_connections(if in_memory { 1 } else { 2 })
-            .min_connections(if in_memory { 1 } else { 0 })
-            .idle_timeout(if in_memory {
-                None
-            } else {
-                Some(Duration::from_secs(600))
-            })
-            .max_lifetime(if in_memory {
-                None
-            } else {
-                Some(Duration::from_secs(3600))
-            })
-            .connect_with(opts)
-            .await?;
-        MIGRATOR.run(&pool).await?;
-        Ok(Store { pool })
+    async fn connect(opts: &SqliteConnectOptions) -> Result<Store, StoreError> {
+        let mut conn = SqliteConnection::connect_with(opts).await?;
+        MIGRATOR.run(&mut conn).await?;
+        Ok(Store {
+            db: Arc::new(Mutex::new(Some(conn))),
+            teams: Arc::default(),
+        })
     }
 
-    /// Closes the pool, flushing the WAL.
+    /// The connection, for one statement or one transaction: others wait until the
+    /// guard is dropped, so a caller holding it must not call another `Store` method.
+    pub(crate) async fn conn(&self) -> Result<Conn<'_>, StoreError> {
+        MutexGuard::try_map(self.db.lock().await, Option::as_mut).map_err(|_| StoreError::Closed)
+    }
+
+    /// The team cache (never held across an await).
+    fn team_cache(&self) -> std::sync::MutexGuard<'_, team_cache::TeamCache> {
+        self.teams.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Closes the connection (checkpointing the WAL into the database); later queries
+    /// fail with [`StoreError::Closed`].
     pub async fn close(&self) {
-        self.pool.close().await;
+        let conn = self.db.lock().await.take();
+        if let Some(conn) = conn
+            && let Err(e) = conn.close().await
+        {
+            tracing::warn!("closing the database: {e}");
+        }
     }
 }

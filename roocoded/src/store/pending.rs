@@ -88,7 +88,7 @@ impl Store {
         .bind(p.summary)
         .bind(payload)
         .bind(clock::now_ms())
-        .execute(&self.pool)
+        .execute(&mut *self.conn().await?)
         .await?;
         Ok(())
     }
@@ -109,7 +109,7 @@ impl Store {
         .bind(clock::now_ms())
         .bind(id)
         .bind(PendingStatus::Waiting.as_str())
-        .execute(&self.pool)
+        .execute(&mut *self.conn().await?)
         .await?;
         Ok(r.rows_affected() > 0)
     }
@@ -118,7 +118,7 @@ impl Store {
     pub async fn pending_exists(&self, id: &str) -> Result<bool, StoreError> {
         let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM pending_requests WHERE id = ?")
             .bind(id)
-            .fetch_one(&self.pool)
+            .fetch_one(&mut *self.conn().await?)
             .await?;
         Ok(n > 0)
     }
@@ -128,7 +128,7 @@ impl Store {
         let row: Option<(String,)> =
             sqlx::query_as("SELECT session_id FROM pending_requests WHERE id = ?")
                 .bind(id)
-                .fetch_optional(&self.pool)
+                .fetch_optional(&mut *self.conn().await?)
                 .await?;
         Ok(row.map(|(s,)| s))
     }
@@ -142,7 +142,7 @@ impl Store {
         .bind(clock::now_ms())
         .bind(session_id)
         .bind(PendingStatus::Waiting.as_str())
-        .execute(&self.pool)
+        .execute(&mut *self.conn().await?)
         .await?;
         Ok(r.rows_affected())
     }
@@ -161,7 +161,7 @@ impl Store {
         )
         .bind(session_id)
         .bind(PendingStatus::Waiting.as_str())
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.conn().await?)
         .await?;
         Ok(rows
             .into_iter()
@@ -251,7 +251,7 @@ mod tests {
             .await
             .unwrap();
         sqlx::query("INSERT INTO pending_requests (id, session_id, kind, call_id, tool, summary, payload, created_at) VALUES ('r1','s1','permission','c','Bash','ls','{}',0)")
-            .execute(&store.pool).await.unwrap();
+            .execute(&mut *store.conn().await.unwrap()).await.unwrap();
         assert_eq!(store.pending_requests(None).await.unwrap().len(), 1);
         assert_eq!(
             store.pending_requests(Some("s1")).await.unwrap()[0].tool,

@@ -29,7 +29,7 @@ impl Store {
         .bind(command)
         .bind(boot_id)
         .bind(clock::now_ms())
-        .execute(&self.pool)
+        .execute(&mut *self.conn().await?)
         .await?;
         Ok(())
     }
@@ -37,7 +37,7 @@ impl Store {
     pub async fn forget_process_group(&self, pgid: i32) -> Result<(), StoreError> {
         sqlx::query("DELETE FROM process_groups WHERE pgid = ?")
             .bind(i64::from(pgid))
-            .execute(&self.pool)
+            .execute(&mut *self.conn().await?)
             .await?;
         Ok(())
     }
@@ -46,7 +46,7 @@ impl Store {
         Ok(sqlx::query_as::<_, ProcessGroupRow>(
             "SELECT pgid, session_id, command, boot_id FROM process_groups ORDER BY started_at",
         )
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.conn().await?)
         .await?)
     }
 }

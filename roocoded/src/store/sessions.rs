@@ -180,7 +180,7 @@ const SELECT: &str = "SELECT s.*, (SELECT COALESCE(MAX(m.idx) + 1, 0) FROM messa
 
 impl Store {
     pub async fn insert_session(&self, s: &NewSession) -> Result<SessionRow, StoreError> {
-        let mut conn = self.pool.acquire().await?;
+        let mut conn = self.conn().await?;
         insert_session_in(&mut conn, s).await?;
         drop(conn);
         self.session(&s.id)
@@ -192,7 +192,7 @@ impl Store {
         let row =
             sqlx::query_as::<_, StoredRow>(sqlx::AssertSqlSafe(format!("{SELECT} WHERE s.id = ?")))
                 .bind(id)
-                .fetch_optional(&self.pool)
+                .fetch_optional(&mut *self.conn().await?)
                 .await?;
         Ok(row.map(SessionRow::from))
     }
@@ -222,7 +222,7 @@ impl Store {
         .bind(&given)
         .bind(tail_prefix)
         .bind(i64::from(limit))
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.conn().await?)
         .await?;
         Ok(rows.into_iter().map(|(id,)| id).collect())
     }
@@ -243,7 +243,7 @@ impl Store {
         .bind(all)
         .bind(kind_name(SessionKind::Main))
         .bind(i64::from(limit))
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.conn().await?)
         .await?;
         Ok(rows.into_iter().map(SessionRow::from).collect())
     }
@@ -256,14 +256,14 @@ impl Store {
             "{SELECT} WHERE s.status = ?"
         )))
         .bind(status_name(status))
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.conn().await?)
         .await?;
         Ok(rows.into_iter().map(SessionRow::from).collect())
     }
 
     pub async fn count_sessions(&self) -> Result<u64, StoreError> {
         let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM sessions")
-            .fetch_one(&self.pool)
+            .fetch_one(&mut *self.conn().await?)
             .await?;
         Ok(n as u64)
     }
@@ -281,7 +281,7 @@ impl Store {
         .bind(running_turn_id)
         .bind(clock::now_ms())
         .bind(id)
-        .execute(&self.pool)
+        .execute(&mut *self.conn().await?)
         .await?;
         Ok(())
     }
@@ -290,7 +290,7 @@ impl Store {
         sqlx::query("UPDATE sessions SET mode = ? WHERE id = ?")
             .bind(mode_name(mode))
             .bind(id)
-            .execute(&self.pool)
+            .execute(&mut *self.conn().await?)
             .await?;
         Ok(())
     }
@@ -299,7 +299,7 @@ impl Store {
         sqlx::query("UPDATE sessions SET model = ? WHERE id = ?")
             .bind(model)
             .bind(id)
-            .execute(&self.pool)
+            .execute(&mut *self.conn().await?)
             .await?;
         Ok(())
     }
@@ -313,7 +313,7 @@ impl Store {
         sqlx::query("UPDATE sessions SET coordinator = ? WHERE id = ?")
             .bind(coordinator.map(i64::from))
             .bind(id)
-            .execute(&self.pool)
+            .execute(&mut *self.conn().await?)
             .await?;
         Ok(())
     }
@@ -322,7 +322,7 @@ impl Store {
         sqlx::query("UPDATE sessions SET title = ? WHERE id = ?")
             .bind(title)
             .bind(id)
-            .execute(&self.pool)
+            .execute(&mut *self.conn().await?)
             .await?;
         Ok(())
     }
@@ -342,16 +342,20 @@ impl Store {
         .bind(u.cost_usd.unwrap_or(0.0))
         .bind(i64::from(u.cost_usd.is_none()))
         .bind(id)
-        .execute(&self.pool)
+        .execute(&mut *self.conn().await?)
         .await?;
         Ok(())
     }
 
+    /// Deletes a session with everything that cascades from it (the team it leads,
+    /// its membership).
     pub async fn delete_session(&self, id: &str) -> Result<bool, StoreError> {
+        let mut conn = self.conn().await?;
         let r = sqlx::query("DELETE FROM sessions WHERE id = ?")
             .bind(id)
-            .execute(&self.pool)
+            .execute(&mut *conn)
             .await?;
+        self.team_cache().clear();
         Ok(r.rows_affected() > 0)
     }
 }
@@ -458,7 +462,7 @@ pub(crate) mod tests {
             "INSERT INTO sessions (id, kind, title, cwd, root, model, mode, status, created_at, last_activity)
              VALUES ('old', 'sub_agent', '', '/p', '/p', 'anthropic/m', 'acceptEdits', 'interrupted', 0, 0)",
         )
-        .execute(&store.pool)
+        .execute(&mut *store.conn().await.unwrap())
         .await
         .unwrap();
         let row = store.session("old").await.unwrap().unwrap();
@@ -487,7 +491,7 @@ pub(crate) mod tests {
             .unwrap();
         let stored: Vec<(String, String, String)> =
             sqlx::query_as("SELECT kind, mode, status FROM sessions ORDER BY id DESC")
-                .fetch_all(&store.pool)
+                .fetch_all(&mut *store.conn().await.unwrap())
                 .await
                 .unwrap();
         let stored: Vec<(&str, &str, &str)> = stored

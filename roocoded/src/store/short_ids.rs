@@ -10,7 +10,7 @@ impl Store {
     /// index: thousands of sessions take a millisecond or two.
     pub async fn session_tails(&self) -> Result<Vec<String>, StoreError> {
         let ids: Vec<(String,)> = sqlx::query_as("SELECT id FROM sessions")
-            .fetch_all(&self.pool)
+            .fetch_all(&mut *self.conn().await?)
             .await?;
         let mut tails: Vec<String> = ids
             .iter()

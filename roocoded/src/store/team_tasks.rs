@@ -8,6 +8,8 @@
 
 use std::collections::{HashMap, HashSet};
 
+use sqlx::Connection as _;
+
 use super::{Store, StoreError};
 use crate::clock;
 
@@ -105,7 +107,7 @@ impl Store {
         .bind(description)
         .bind(now)
         .bind(now)
-        .fetch_one(&self.pool)
+        .fetch_one(&mut *self.conn().await?)
         .await?;
         Ok(id)
     }
@@ -120,7 +122,8 @@ impl Store {
         description: &str,
         blocked_by: &[i64],
     ) -> Result<i64, TaskError> {
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut conn = self.conn().await?;
+        let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
         for blocker in blocked_by {
             let known: Option<(i64,)> =
                 sqlx::query_as("SELECT id FROM team_tasks WHERE id = ? AND team_id = ?")
@@ -161,7 +164,7 @@ impl Store {
             "SELECT id, subject, description, status, owner FROM team_tasks WHERE team_id = ? ORDER BY id",
         )
         .bind(team_id)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.conn().await?)
         .await?;
         let deps = self.dependencies(team_id).await?;
         Ok(rows
@@ -183,7 +186,7 @@ impl Store {
 
     /// task → the tasks blocking it.
     async fn dependencies(&self, team_id: &str) -> Result<HashMap<i64, Vec<i64>>, StoreError> {
-        dependencies_on(&self.pool, team_id).await
+        dependencies_on(&mut *self.conn().await?, team_id).await
     }
 
     /// `task` cannot start before `blocked_by` is completed; refused (with the cycle)
@@ -196,7 +199,8 @@ impl Store {
         task: i64,
         blocked_by: i64,
     ) -> Result<(), TaskError> {
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut conn = self.conn().await?;
+        let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
         let ids: Vec<(i64,)> = sqlx::query_as("SELECT id FROM team_tasks WHERE team_id = ?")
             .bind(team_id)
             .fetch_all(&mut *tx)
@@ -235,7 +239,7 @@ impl Store {
         .bind(clock::now_ms())
         .bind(task)
         .bind(team_id)
-        .execute(&self.pool)
+        .execute(&mut *self.conn().await?)
         .await?
         .rows_affected();
         if claimed == 1 {
@@ -288,7 +292,7 @@ impl Store {
         .bind(clock::now_ms())
         .bind(task)
         .bind(team_id)
-        .execute(&self.pool)
+        .execute(&mut *self.conn().await?)
         .await?
         .rows_affected();
         if done == 0 {
@@ -333,7 +337,7 @@ impl Store {
         .bind(clock::now_ms())
         .bind(task)
         .bind(team_id)
-        .execute(&self.pool)
+        .execute(&mut *self.conn().await?)
         .await?
         .rows_affected();
         if reserved == 1 {
@@ -367,7 +371,7 @@ impl Store {
         .bind(clock::now_ms())
         .bind(task)
         .bind(team_id)
-        .execute(&self.pool)
+        .execute(&mut *self.conn().await?)
         .await?
         .rows_affected();
         found(changed, task)
@@ -381,7 +385,7 @@ impl Store {
         .bind(clock::now_ms())
         .bind(task)
         .bind(team_id)
-        .execute(&self.pool)
+        .execute(&mut *self.conn().await?)
         .await?
         .rows_affected();
         found(changed, task)
@@ -404,7 +408,7 @@ impl Store {
         .bind(clock::now_ms())
         .bind(task)
         .bind(team_id)
-        .execute(&self.pool)
+        .execute(&mut *self.conn().await?)
         .await?
         .rows_affected();
         found(changed, task)

@@ -1,6 +1,9 @@
 //! The `teams` and `team_members` tables: one team per lead session, and its members,
 //! each an agent session with a name unique in the team.
 
+use sqlx::Connection as _;
+
+use super::team_cache::{Membership, TeamCache};
 use super::{Store, StoreError};
 use crate::clock;
 
@@ -112,8 +115,9 @@ impl Store {
         description: &str,
         isolation: &str,
     ) -> Result<TeamRow, StoreError> {
-        sqlx::query(
-            "INSERT INTO teams (id, name, lead_session_id, description, isolation, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+        let mut conn = self.conn().await?;
+        let team = sqlx::query_as::<_, TeamRow>(
+            "INSERT INTO teams (id, name, lead_session_id, description, isolation, created_at) VALUES (?, ?, ?, ?, ?, ?) RETURNING *",
         )
         .bind(id)
         .bind(name)
@@ -121,43 +125,116 @@ impl Store {
         .bind(description)
         .bind(isolation)
         .bind(clock::now_ms())
-        .execute(&self.pool)
+        .fetch_one(&mut *conn)
         .await?;
-        self.team(id)
-            .await?
-            .ok_or(StoreError::Sqlx(sqlx::Error::RowNotFound))
+        self.team_cache().put_team(&team);
+        Ok(team)
     }
 
+    /// Team `id` (from memory once read: a team's row never changes).
     pub async fn team(&self, id: &str) -> Result<Option<TeamRow>, StoreError> {
-        Ok(
-            sqlx::query_as::<_, TeamRow>("SELECT * FROM teams WHERE id = ?")
-                .bind(id)
-                .fetch_optional(&self.pool)
-                .await?,
+        self.cached(
+            |cache| cache.team(id).cloned().map(Some),
+            async |conn| {
+                Ok(
+                    sqlx::query_as::<_, TeamRow>("SELECT * FROM teams WHERE id = ?")
+                        .bind(id)
+                        .fetch_optional(conn)
+                        .await?,
+                )
+            },
+            |cache, team| {
+                if let Some(team) = team {
+                    cache.put_team(team);
+                }
+            },
         )
+        .await
     }
 
     /// The team `session_id` belongs to: the one it leads, or the one it is a member of.
     pub async fn team_of(&self, session_id: &str) -> Result<Option<TeamRow>, StoreError> {
-        Ok(sqlx::query_as::<_, TeamRow>(
-            "SELECT t.* FROM teams t WHERE t.lead_session_id = ?1
-             UNION SELECT t.* FROM teams t JOIN team_members m ON m.team_id = t.id WHERE m.agent_id = ?1",
+        if let Some(m) = self.membership(session_id).await? {
+            return self.team(&m.team_id).await;
+        }
+        let led = self
+            .cached(
+                |cache| cache.led_by(session_id).cloned(),
+                async |conn| {
+                    let team: Option<(String,)> =
+                        sqlx::query_as("SELECT id FROM teams WHERE lead_session_id = ?")
+                            .bind(session_id)
+                            .fetch_optional(conn)
+                            .await?;
+                    Ok(team.map(|(id,)| id))
+                },
+                |cache, led| match led {
+                    // The team's row comes with the next `team`.
+                    Some(_) => {}
+                    None => cache.put_no_lead(session_id),
+                },
+            )
+            .await?;
+        match led {
+            Some(team_id) => self.team(&team_id).await,
+            None => Ok(None),
+        }
+    }
+
+    /// The team, name and type of the member whose session is `agent_id`; `None` if
+    /// it is no member (from memory once read, see `team_cache`).
+    pub async fn membership(&self, agent_id: &str) -> Result<Option<Membership>, StoreError> {
+        self.cached(
+            |cache| cache.membership(agent_id).cloned(),
+            async |conn| {
+                let row: Option<(String, String, String)> = sqlx::query_as(
+                    "SELECT team_id, name, agent_type FROM team_members WHERE agent_id = ?",
+                )
+                .bind(agent_id)
+                .fetch_optional(conn)
+                .await?;
+                Ok(row.map(|(team_id, name, agent_type)| Membership {
+                    team_id,
+                    name,
+                    agent_type,
+                }))
+            },
+            |cache, m| cache.put_membership(agent_id, m.clone()),
         )
-        .bind(session_id)
-        .fetch_optional(&self.pool)
-        .await?)
+        .await
+    }
+
+    /// A fact of `team_cache`: from memory, else read with the connection held and
+    /// recorded before it is released (so no write comes between).
+    async fn cached<T>(
+        &self,
+        look: impl Fn(&TeamCache) -> Option<T>,
+        read: impl AsyncFnOnce(&mut sqlx::SqliteConnection) -> Result<T, StoreError>,
+        record: impl FnOnce(&mut TeamCache, &T),
+    ) -> Result<T, StoreError> {
+        if let Some(hit) = look(&self.team_cache()) {
+            return Ok(hit);
+        }
+        let mut conn = self.conn().await?;
+        if let Some(hit) = look(&self.team_cache()) {
+            return Ok(hit);
+        }
+        let value = read(&mut conn).await?;
+        record(&mut self.team_cache(), &value);
+        Ok(value)
     }
 
     pub async fn teams(&self) -> Result<Vec<TeamRow>, StoreError> {
         Ok(
             sqlx::query_as::<_, TeamRow>("SELECT * FROM teams ORDER BY created_at, id")
-                .fetch_all(&self.pool)
+                .fetch_all(&mut *self.conn().await?)
                 .await?,
         )
     }
 
     /// Adds a member; an error if the name is taken in the team.
     pub async fn add_member(&self, m: &NewMember<'_>) -> Result<MemberRow, StoreError> {
+        let mut conn = self.conn().await?;
         sqlx::query(
             "INSERT INTO team_members (team_id, name, agent_id, agent_type, model, worktree, backend, state, plan_mode_required, joined_at)
              VALUES (?, ?, ?, ?, ?, ?, ?, 'active', ?, ?)",
@@ -171,8 +248,17 @@ impl Store {
         .bind(m.backend)
         .bind(i64::from(m.plan_mode_required))
         .bind(clock::now_ms())
-        .execute(&self.pool)
+        .execute(&mut *conn)
         .await?;
+        self.team_cache().put_membership(
+            m.agent_id,
+            Some(Membership {
+                team_id: m.team_id.to_string(),
+                name: m.name.to_string(),
+                agent_type: m.agent_type.to_string(),
+            }),
+        );
+        drop(conn);
         self.member(m.agent_id)
             .await?
             .ok_or(StoreError::Sqlx(sqlx::Error::RowNotFound))
@@ -184,7 +270,7 @@ impl Store {
             "{MEMBERS} WHERE agent_id = ?"
         )))
         .bind(agent_id)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.conn().await?)
         .await?;
         Ok(row.map(MemberRow::from))
     }
@@ -195,7 +281,7 @@ impl Store {
             "{MEMBERS} WHERE team_id = ? ORDER BY joined_at, name"
         )))
         .bind(team_id)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.conn().await?)
         .await?;
         Ok(rows.into_iter().map(MemberRow::from).collect())
     }
@@ -208,7 +294,7 @@ impl Store {
         sqlx::query("UPDATE team_members SET state = ? WHERE agent_id = ?")
             .bind(state.as_str())
             .bind(agent_id)
-            .execute(&self.pool)
+            .execute(&mut *self.conn().await?)
             .await?;
         Ok(())
     }
@@ -222,7 +308,7 @@ impl Store {
         sqlx::query("UPDATE team_members SET backend = ? WHERE agent_id = ?")
             .bind(backend)
             .bind(agent_id)
-            .execute(&self.pool)
+            .execute(&mut *self.conn().await?)
             .await?;
         Ok(())
     }
@@ -236,7 +322,8 @@ impl Store {
         ended: &MemberEnd<'_>,
         notice: Option<(&super::NewMail<'_>, &str)>,
     ) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut conn = self.conn().await?;
+        let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
         sqlx::query(
             "UPDATE agents SET state = ?, result = ?, error = ?, ended_at = ?, notified = 1 WHERE session_id = ?",
         )
@@ -263,7 +350,8 @@ impl Store {
     /// notification reset, as [`Store::restart_agent`] does for a background agent) and
     /// its member `active`, in one transaction — both or neither.
     pub async fn restart_member(&self, agent_id: &str) -> Result<(), StoreError> {
-        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        let mut conn = self.conn().await?;
+        let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
         sqlx::query(
             "UPDATE agents SET state = 'queued', result = NULL, error = NULL, ended_at = NULL, notified = 0, background = 1, started_at = ? WHERE session_id = ?",
         )
@@ -281,11 +369,13 @@ impl Store {
 
     /// Deletes the team with its members, tasks and mail (their sessions stay).
     pub async fn delete_team(&self, id: &str) -> Result<bool, StoreError> {
+        let mut conn = self.conn().await?;
         let n = sqlx::query("DELETE FROM teams WHERE id = ?")
             .bind(id)
-            .execute(&self.pool)
+            .execute(&mut *conn)
             .await?
             .rows_affected();
+        self.team_cache().forget_team(id);
         Ok(n > 0)
     }
 }
@@ -367,7 +457,7 @@ pub(crate) mod tests {
         // The member write fails: the agent row is not left queued either.
         store.member_ended(&end, None).await.unwrap();
         sqlx::query("CREATE TRIGGER no_member_writes BEFORE UPDATE ON team_members BEGIN SELECT RAISE(ABORT, 'database is locked'); END")
-            .execute(&store.pool)
+            .execute(&mut *store.conn().await.unwrap())
             .await
             .unwrap();
         assert!(store.restart_member("c").await.is_err());

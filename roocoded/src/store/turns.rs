@@ -45,7 +45,7 @@ impl Store {
             .bind(session_id)
             .bind(TurnState::Requesting.as_str())
             .bind(clock::now_ms())
-            .execute(&self.pool)
+            .execute(&mut *self.conn().await?)
             .await?;
         Ok(())
     }
@@ -61,7 +61,7 @@ impl Store {
             .bind(state.as_str())
             .bind(i64::from(iterations))
             .bind(id)
-            .execute(&self.pool)
+            .execute(&mut *self.conn().await?)
             .await?;
         Ok(())
     }
@@ -80,7 +80,7 @@ impl Store {
         .bind(error)
         .bind(clock::now_ms())
         .bind(id)
-        .execute(&self.pool)
+        .execute(&mut *self.conn().await?)
         .await?;
         Ok(())
     }
@@ -95,7 +95,7 @@ impl Store {
              ORDER BY started_at DESC, rowid DESC LIMIT 1",
         )
         .bind(session_id)
-        .fetch_optional(&self.pool)
+        .fetch_optional(&mut *self.conn().await?)
         .await?;
         Ok(row)
     }
@@ -103,7 +103,7 @@ impl Store {
     pub async fn count_running_turns(&self) -> Result<u64, StoreError> {
         let (n,): (i64,) = sqlx::query_as("SELECT COUNT(*) FROM sessions WHERE status = ?")
             .bind(status_name(SessionStatus::Running))
-            .fetch_one(&self.pool)
+            .fetch_one(&mut *self.conn().await?)
             .await?;
         Ok(n as u64)
     }
@@ -120,7 +120,7 @@ impl Store {
             .bind(session_id)
             .bind(text)
             .bind(clock::now_ms())
-            .execute(&self.pool)
+            .execute(&mut *self.conn().await?)
             .await?;
         Ok(())
     }
@@ -131,7 +131,7 @@ impl Store {
             "SELECT id, text FROM inputs WHERE session_id = ? AND status = 'queued' ORDER BY created_at, rowid",
         )
         .bind(session_id)
-        .fetch_all(&self.pool)
+        .fetch_all(&mut *self.conn().await?)
         .await?)
     }
 
@@ -139,7 +139,7 @@ impl Store {
         sqlx::query("UPDATE inputs SET status = 'delivered', turn_id = ? WHERE id = ?")
             .bind(turn_id)
             .bind(id)
-            .execute(&self.pool)
+            .execute(&mut *self.conn().await?)
             .await?;
         Ok(())
     }
@@ -168,7 +168,7 @@ mod tests {
             .unwrap();
         let (state, stop): (String, String) =
             sqlx::query_as("SELECT state, stop_reason FROM turns WHERE id = 't1'")
-                .fetch_one(&store.pool)
+                .fetch_one(&mut *store.conn().await.unwrap())
                 .await
                 .unwrap();
         assert_eq!((state.as_str(), stop.as_str()), ("done", "end_turn"));

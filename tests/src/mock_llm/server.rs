@@ -79,6 +79,12 @@ async fn handle(
     req: Request<Incoming>,
     state: Arc<State>,
 ) -> Result<Response<ResponseBody>, Infallible> {
+    // Its head arrived: the client has made its request (what the mock does with the
+    // body is the mock's time, not the client's).
+    let at = state.started.elapsed();
+    let wall_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
     let path = req.uri().path().to_owned();
     let Some(protocol) = Protocol::of_path(&path) else {
         let message = format!(
@@ -114,10 +120,6 @@ async fn handle(
         }
     };
     let parsed = serde_json::from_slice::<Value>(&raw);
-    let body = match &parsed {
-        Ok(value) => value.clone(),
-        Err(_) => Value::String(String::from_utf8_lossy(&raw).into_owned()),
-    };
     let problem = if method != Method::POST {
         Some((
             405,
@@ -136,16 +138,23 @@ async fn handle(
         }
     };
 
+    let request =
+        parsed.unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&raw).into_owned()));
+    // What the reply needs of the request, read before the request is recorded.
+    let model = request
+        .get("model")
+        .and_then(Value::as_str)
+        .unwrap_or("mock")
+        .to_owned();
+    let include_usage = openai::include_usage(&request);
     let recorded = RecordedRequest {
         method: method.to_string(),
         path: path.clone(),
         headers,
-        body,
+        body: request,
         raw: raw.to_vec(),
-        at: state.started.elapsed(),
-        wall_ms: std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX)),
+        at,
+        wall_ms,
     };
     let reply = state.record(recorded, problem.is_none());
     if let Some((status, message)) = problem {
@@ -179,18 +188,13 @@ async fn handle(
         ));
     };
 
-    let request = parsed.unwrap_or_default();
     let ctx = Ctx {
         usage: Usage::of(&reply, &shape, raw.len()),
         shape,
         reply: &reply,
-        model: request
-            .get("model")
-            .and_then(Value::as_str)
-            .unwrap_or("mock")
-            .to_owned(),
+        model,
         seq: state.next_seq(),
-        include_usage: openai::include_usage(&request),
+        include_usage,
     };
     let plan = match protocol {
         Protocol::Anthropic => anthropic::render(&ctx),

@@ -23,9 +23,9 @@ pub struct RecordedRequest {
     pub body: Value,
     /// The body's bytes as sent (to compare requests byte for byte).
     pub raw: Vec<u8>,
-    /// When it arrived, since the mock started.
+    /// When its head arrived, since the mock started.
     pub at: std::time::Duration,
-    /// When it arrived, in milliseconds since the Unix epoch (to compare with times the
+    /// When its head arrived, in milliseconds since the Unix epoch (to compare with times the
     /// daemon records, such as a message's `created_at`).
     pub wall_ms: i64,
 }

@@ -63,7 +63,7 @@ impl Engine {
     /// Whether session `id` is a member of a team (a store error is an error, never
     /// "not a teammate": a teammate woken as a plain session would skip its rules).
     pub(crate) async fn is_teammate(&self, id: &str) -> Result<bool, AgentError> {
-        Ok(self.store.member(id).await?.is_some())
+        Ok(self.store.membership(id).await?.is_some())
     }
 
     /// The one rule for what resumes teammate `id` that is not running, at the end of a
@@ -108,7 +108,7 @@ impl Engine {
         };
         // Read again with the entry open: a team deleted meanwhile (its member gone), or
         // being deleted (its members stopped and waited for), gets no new run.
-        match self.store.member(id).await {
+        match self.store.membership(id).await {
             Ok(Some(member)) if !self.teams.is_deleting(&member.team_id) => {}
             Ok(_) => {
                 self.children.close_if(id, &entry);
@@ -164,7 +164,7 @@ impl Engine {
     }
 
     async fn announce_member(&self, row: &AgentRow, state: MemberState) {
-        let Ok(Some(member)) = self.store.member(&row.id).await else {
+        let Ok(Some(member)) = self.store.membership(&row.id).await else {
             return;
         };
         let team = match self.store.team(&member.team_id).await {

@@ -75,7 +75,7 @@ impl Engine {
 
     /// The name `agent_id` goes by in its team: a member's name, `lead` for the lead.
     pub(crate) async fn team_name_of(&self, team_id: &str, agent_id: &str) -> String {
-        if let Ok(Some(member)) = self.store.member(agent_id).await
+        if let Ok(Some(member)) = self.store.membership(agent_id).await
             && member.team_id == team_id
         {
             return member.name;

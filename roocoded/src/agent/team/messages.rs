@@ -176,7 +176,7 @@ impl Engine {
         }
         let member = self
             .store
-            .member(&session.id)
+            .membership(&session.id)
             .await
             .map_err(|e| e.to_string())?
             .ok_or_else(|| "you are not a member of a team".to_string())?;

@@ -91,7 +91,7 @@ impl Engine {
                 }))
             }
             SessionKind::Teammate => {
-                let Some(member) = self.store.member(&session.id).await? else {
+                let Some(member) = self.store.membership(&session.id).await? else {
                     return Ok(None);
                 };
                 let Some(team) = self.store.team(&member.team_id).await? else {

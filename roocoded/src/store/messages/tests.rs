@@ -47,7 +47,7 @@ async fn assert_contiguous(store: &Store, session_id: &str, expected: usize) {
     let (count, min, max): (i64, Option<i64>, Option<i64>) =
         sqlx::query_as("SELECT COUNT(*), MIN(idx), MAX(idx) FROM messages WHERE session_id = ?")
             .bind(session_id)
-            .fetch_one(&store.pool)
+            .fetch_one(&mut *store.conn().await.unwrap())
             .await
             .unwrap();
     assert_eq!(count as usize, expected);
@@ -175,7 +175,7 @@ async fn turn_ids(store: &Store, session_id: &str) -> Vec<Option<String>> {
     let rows: Vec<(Option<String>,)> =
         sqlx::query_as("SELECT turn_id FROM messages WHERE session_id = ? ORDER BY idx")
             .bind(session_id)
-            .fetch_all(&store.pool)
+            .fetch_all(&mut *store.conn().await.unwrap())
             .await
             .unwrap();
     rows.into_iter().map(|(t,)| t).collect()

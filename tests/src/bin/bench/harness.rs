@@ -56,10 +56,14 @@ impl Bench {
         self.dir.join(name)
     }
 
-    /// The clients' environment: nothing of the caller's but `PATH`.
+    /// The clients' environment: nothing of the caller's but `PATH` (and `ROOCODE_LOG`,
+    /// the daemon's log filter, to look into a run).
     pub fn env(&self, cmd: &mut Command) {
-        cmd.env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
+        cmd.env_clear();
+        if let Some(filter) = std::env::var_os("ROOCODE_LOG") {
+            cmd.env("ROOCODE_LOG", filter);
+        }
+        cmd.env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("HOME", self.home.path())
             .env("ROOCODE_HOME", self.home.path())
             .env("ROOCODE_DAEMON_BIN", self.bin("roocoded"))

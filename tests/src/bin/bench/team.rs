@@ -208,11 +208,14 @@ pub async fn run(mut b: Bench, mates: usize, messages: usize, batch: usize) -> a
         }
     }
     let mut latencies = Vec::with_capacity(messages);
+    // Token, recipient, commit and first request (ms since the epoch), one per line.
+    let mut table = String::from("token\tto\tcommitted_ms\trequested_ms\n");
     for (t, (at, to)) in &sent_at {
         let seen = first_seen
             .get(t)
             .with_context(|| format!("{t} never reached {to}'s model"))?;
         latencies.push((seen - at) as f64);
+        table.push_str(&format!("{t}\t{to}\t{at}\t{seen}\n"));
         let context = last_context.get(to).map(String::as_str).unwrap_or("");
         let copies = context.matches(t.as_str()).count();
         if copies != 1 {
@@ -222,7 +225,8 @@ pub async fn run(mut b: Bench, mates: usize, messages: usize, batch: usize) -> a
     mock.shutdown().await;
     b.cli(&["daemon", "stop"])?;
     if std::env::var_os("ROOCODE_BENCH_KEEP").is_some() {
-        // Its daemon log and database, to look into.
+        // Its daemon log and database, and each message's times, to look into.
+        std::fs::write(b.home.path().join("latencies.tsv"), table)?;
         eprintln!("kept {}", b.home.keep().display());
     }
 

@@ -9,8 +9,8 @@ use std::fmt::Write as _;
 
 use roocode_protocol::event::{Event, EventPayload};
 use serde_json::value::RawValue;
-use sqlx::Connection as _;
 
+use super::event_batch::{Row, insert_rows};
 use super::{Store, StoreError};
 
 #[derive(sqlx::FromRow)]
@@ -76,20 +76,6 @@ impl EventRow {
 }
 
 impl Store {
-    /// Appends events (already numbered), atomically; the session's `last_seq` follows
-    /// (migration 0006's trigger). Durable when this returns.
-    pub async fn append_events(&self, events: &[Event]) -> Result<(), StoreError> {
-        let mut conn = self.conn().await?;
-        if events.len() <= ROWS_PER_INSERT {
-            // One statement is a transaction of its own.
-            return insert_events(&mut conn, events).await;
-        }
-        let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
-        insert_events(&mut tx, events).await?;
-        tx.commit().await?;
-        Ok(())
-    }
-
     /// Events with `seq > after`, oldest first, at most `limit`.
     pub async fn events_after(
         &self,
@@ -168,36 +154,15 @@ impl Store {
     }
 }
 
-/// Events per `INSERT` statement: six bound values each, far below SQLite's limit of
-/// 32,766 per statement.
-const ROWS_PER_INSERT: usize = 500;
-
-/// Inserts numbered events, `ROWS_PER_INSERT` per statement, inside the caller's
-/// transaction (so other writes can commit with them, see `store::delivery`); each
-/// insert advances the session's `last_seq` (migration 0006).
+/// Inserts numbered events inside the caller's transaction (so other writes can
+/// commit with them, see `store::delivery`).
 pub(super) async fn insert_events(
     conn: &mut sqlx::SqliteConnection,
     events: &[Event],
 ) -> Result<(), StoreError> {
-    for chunk in events.chunks(ROWS_PER_INSERT) {
-        let payloads = chunk
-            .iter()
-            .map(|ev| serde_json::to_string(&ev.payload))
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut insert = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
-            "INSERT INTO events (session_id, seq, ts, agent_id, kind, payload) ",
-        );
-        insert.push_values(chunk.iter().zip(payloads), |mut row, (ev, payload)| {
-            row.push_bind(&ev.session_id)
-                .push_bind(ev.seq as i64)
-                .push_bind(&ev.ts)
-                .push_bind(&ev.agent_id)
-                .push_bind(ev.payload.kind())
-                .push_bind(payload);
-        });
-        insert.build().execute(&mut *conn).await?;
-    }
-    Ok(())
+    let rows = events.iter().map(Row::of).collect::<Result<Vec<_>, _>>()?;
+    let rows: Vec<&Row> = rows.iter().collect();
+    insert_rows(conn, &rows).await
 }
 
 #[cfg(test)]
@@ -257,7 +222,7 @@ mod tests {
             .insert_session(&new_session("s1", "/p"))
             .await
             .unwrap();
-        let n = ROWS_PER_INSERT as u64 * 2 + 7;
+        let n = crate::store::event_batch::ROWS_PER_INSERT as u64 * 2 + 7;
         let batch: Vec<Event> = (1..=n).map(|i| ev(i, "x")).collect();
         store.append_events(&batch).await.unwrap();
         assert_eq!(store.last_event_seq("s1").await.unwrap(), n);
@@ -266,7 +231,8 @@ mod tests {
             n as i64
         );
         // A long batch whose last event collides is refused entirely.
-        let mut more: Vec<Event> = (n + 1..=n + ROWS_PER_INSERT as u64 + 1)
+        let mut more: Vec<Event> = (n + 1
+            ..=n + crate::store::event_batch::ROWS_PER_INSERT as u64 + 1)
             .map(|i| ev(i, "y"))
             .collect();
         more.push(ev(n, "dup"));

@@ -23,6 +23,7 @@ use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 mod agents;
 mod calls;
 mod delivery;
+mod event_batch;
 mod events;
 mod inbox;
 mod mailbox;
@@ -94,6 +95,8 @@ pub enum StoreError {
 pub struct Store {
     /// `None` once closed.
     db: Arc<Mutex<Option<SqliteConnection>>>,
+    /// Event appends waiting for `db` (see `event_batch`).
+    events: Arc<event_batch::Queue>,
     /// Changed only while `db` is held (see `team_cache`).
     teams: Arc<std::sync::Mutex<team_cache::TeamCache>>,
 }
@@ -136,6 +139,7 @@ impl Store {
         MIGRATOR.run(&mut conn).await?;
         Ok(Store {
             db: Arc::new(Mutex::new(Some(conn))),
+            events: Arc::default(),
             teams: Arc::default(),
         })
     }

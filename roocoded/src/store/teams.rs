@@ -414,6 +414,53 @@ pub(crate) mod tests {
     }
 
     #[tokio::test]
+    async fn what_is_kept_in_memory_follows_every_write_that_changes_it() {
+        let store = Store::memory().await.unwrap();
+        for id in ["lead", "a", "plain"] {
+            store.insert_session(&new_session(id, "/p")).await.unwrap();
+        }
+        // Asked before the team exists: no team, no member (and remembered so).
+        assert_eq!(store.team_of("lead").await.unwrap(), None);
+        assert_eq!(store.membership("a").await.unwrap(), None);
+        store
+            .create_team("t1", "alpha", "lead", "", "none")
+            .await
+            .unwrap();
+        store
+            .add_member(&NewMember {
+                team_id: "t1",
+                name: "a",
+                agent_id: "a",
+                agent_type: "general-purpose",
+                model: "m",
+                worktree: None,
+                backend: "in-process",
+                plan_mode_required: false,
+            })
+            .await
+            .unwrap();
+        assert_eq!(store.team_of("lead").await.unwrap().unwrap().name, "alpha");
+        assert_eq!(store.team_of("a").await.unwrap().unwrap().id, "t1");
+        assert_eq!(store.membership("a").await.unwrap().unwrap().name, "a");
+        assert_eq!(store.team_of("plain").await.unwrap(), None);
+
+        // Deleted: the team, its lead's and its members' entries go.
+        assert!(store.delete_team("t1").await.unwrap());
+        assert_eq!(store.team("t1").await.unwrap(), None);
+        assert_eq!(store.team_of("lead").await.unwrap(), None);
+        assert_eq!(store.membership("a").await.unwrap(), None);
+
+        // A lead's session deleted takes its team (a cascade) out of memory too.
+        store
+            .create_team("t2", "beta", "lead", "", "none")
+            .await
+            .unwrap();
+        assert!(store.team("t2").await.unwrap().is_some());
+        assert!(store.delete_session("lead").await.unwrap());
+        assert_eq!(store.team("t2").await.unwrap(), None);
+    }
+
+    #[tokio::test]
     async fn a_member_restarts_queued_and_active_together_or_not_at_all() {
         use roocode_protocol::agents::AgentState;
 

@@ -26,7 +26,7 @@
 //!
 //! `roocode-bench agents [--agents 100] [--steps 10] [--chunk-delay-ms 20]` measures
 //! many background sub-agents on one daemon ([`agents`]).
-//! `roocode-bench team [--teammates 20] [--messages 10000] [--batch 50]` measures team
+//! `roocode-bench team [--teammates 20] [--messages 10000] [--batch 50] [--pace-ms 0]` measures team
 //! mail: delivery latency and RSS ([`team`]).
 //!
 //! `roocode-bench sandbox [--calls 100]` measures instead the OS sandbox's added cost per
@@ -104,6 +104,10 @@ enum Cmd {
         /// SendMessage calls per teammate response.
         #[arg(long, default_value_t = 50)]
         batch: usize,
+        /// Milliseconds before each streamed chunk of a sender's response, as a model
+        /// takes time to answer (0: senders send as fast as the daemon lets them).
+        #[arg(long, default_value_t = 0)]
+        pace_ms: u64,
     },
     /// Prints the generated long history as JSONL (for `roocode-cli import`).
     History {
@@ -202,7 +206,8 @@ async fn bench(args: Args) -> anyhow::Result<()> {
                 teammates,
                 messages,
                 batch,
-            } => team::run(b, teammates, messages, batch).await,
+                pace_ms,
+            } => team::run(b, teammates, messages, batch, pace_ms).await,
             _ => Ok(()),
         };
     }

@@ -93,7 +93,13 @@ fn tokens(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-pub async fn run(mut b: Bench, mates: usize, messages: usize, batch: usize) -> anyhow::Result<()> {
+pub async fn run(
+    mut b: Bench,
+    mates: usize,
+    messages: usize,
+    batch: usize,
+    pace_ms: u64,
+) -> anyhow::Result<()> {
     let readers = mates / 2;
     if mates < 2
         || !mates.is_multiple_of(2)
@@ -112,12 +118,18 @@ pub async fn run(mut b: Bench, mates: usize, messages: usize, batch: usize) -> a
         // A sender's share (a reader has none), then a short answer to every later wake.
         let replies = if n < readers {
             sender_replies(n, readers, rounds, batch)
+                .into_iter()
+                .map(|r| ScriptedReply::from(r).with_delay_ms(pace_ms))
+                .collect()
         } else {
-            vec![Reply::text(format!("{} waits for mail.", name(n)))]
+            vec![ScriptedReply::from(Reply::text(format!(
+                "{} waits for mail.",
+                name(n)
+            )))]
         };
         script.routes.push(Route {
             when: RouteMatch::FirstUserContains(marker(n)),
-            replies: replies.into_iter().map(ScriptedReply::from).collect(),
+            replies,
             fallback: Some(Reply::text("Noted.").into()),
         });
     }
@@ -168,6 +180,10 @@ pub async fn run(mut b: Bench, mates: usize, messages: usize, batch: usize) -> a
     let mail = MailboxApiClient::list(&rpc, Some(lead.clone()), None).await?;
     let sent = mail.iter().filter(|m| m.kind == "message").count();
     if sent != messages {
+        if std::env::var_os("ROOCODE_BENCH_KEEP").is_some() {
+            b.cli(&["daemon", "stop"])?;
+            eprintln!("kept {}", b.home.keep().display());
+        }
         bail!(
             "{sent} of {messages} messages were sent: a SendMessage call failed (see the daemon's log)"
         );
@@ -207,6 +223,9 @@ pub async fn run(mut b: Bench, mates: usize, messages: usize, batch: usize) -> a
             last_context.insert(name(n), text);
         }
     }
+    let first = sent_at.values().map(|(at, _)| *at).min().unwrap_or(0);
+    let last = sent_at.values().map(|(at, _)| *at).max().unwrap_or(0);
+    let rate = messages as f64 * 1000.0 / ((last - first).max(1) as f64);
     let mut latencies = Vec::with_capacity(messages);
     // Token, recipient, commit and first request (ms since the epoch), one per line.
     let mut table = String::from("token\tto\tcommitted_ms\trequested_ms\n");
@@ -232,8 +251,9 @@ pub async fn run(mut b: Bench, mates: usize, messages: usize, batch: usize) -> a
 
     let mate_requests = requests.len();
     println!(
-        "team of {mates} in-process teammates ({readers} sending, {readers} waiting for mail), {messages} messages ({rounds} rounds of {batch} SendMessage calls per sender), agents.max_concurrent: {mates}"
+        "team of {mates} in-process teammates ({readers} sending, {readers} waiting for mail), {messages} messages ({rounds} rounds of {batch} SendMessage calls per sender, {pace_ms} ms before each streamed chunk of a sender's response), agents.max_concurrent: {mates}"
     );
+    println!("  sent at {rate:.0} messages/s (first to last commit)");
     println!(
         "  delivery latency (commit to the recipient's next model request): p50 {:.0} ms, p99 {:.0} ms, max {:.0} ms",
         median(latencies.clone()),

@@ -5,7 +5,7 @@
 //! No business logic lives here: callers decide, the store records.
 //!
 //! The daemon holds one connection, taken in turn by each query or transaction
-//! ([`Store::conn`]). SQLite runs one writer at a time anyway, and sqlx runs each
+//! (`Store::conn`). SQLite runs one writer at a time anyway, and sqlx runs each
 //! connection's statements on a thread of its own, so every statement is a hand-off
 //! between threads: one connection without a pool's checks costs one hand-off per
 //! statement (a pool adds a ping on release, and others on acquire), and keeps its

@@ -46,13 +46,18 @@ impl Row {
 
 /// One queued append and who waits for it.
 struct Append {
+    /// Unique in its queue: an append given up while queued takes itself out.
+    id: u64,
     rows: Vec<Row>,
     written: oneshot::Sender<Result<(), StoreError>>,
 }
 
 /// The appends waiting for the connection.
 #[derive(Default)]
-pub(super) struct Queue(Mutex<Vec<Append>>);
+pub(super) struct Queue {
+    waiting: Mutex<Vec<Append>>,
+    next_id: std::sync::atomic::AtomicU64,
+}
 
 impl std::fmt::Debug for Queue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -61,15 +66,36 @@ impl std::fmt::Debug for Queue {
 }
 
 impl Queue {
-    fn push(&self, append: Append) {
-        self.0
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(append);
+    fn waiting(&self) -> std::sync::MutexGuard<'_, Vec<Append>> {
+        self.waiting.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Queues `rows`; the guard takes them out again if it is dropped before a writer
+    /// took them (an append whose caller gave up is not written later behind its back,
+    /// where the session's next append would collide with its seqs).
+    fn push(&self, rows: Vec<Row>) -> (Queued<'_>, oneshot::Receiver<Result<(), StoreError>>) {
+        let id = self
+            .next_id
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let (written, rx) = oneshot::channel();
+        self.waiting().push(Append { id, rows, written });
+        (Queued { queue: self, id }, rx)
     }
 
     fn take(&self) -> Vec<Append> {
-        std::mem::take(&mut *self.0.lock().unwrap_or_else(PoisonError::into_inner))
+        std::mem::take(&mut *self.waiting())
+    }
+}
+
+/// An append of [`Queue::push`], taken out of the queue when dropped if still there.
+struct Queued<'a> {
+    queue: &'a Queue,
+    id: u64,
+}
+
+impl Drop for Queued<'_> {
+    fn drop(&mut self) {
+        self.queue.waiting().retain(|a| a.id != self.id);
     }
 }
 
@@ -82,8 +108,7 @@ impl Store {
             return Ok(());
         }
         let rows = events.iter().map(Row::of).collect::<Result<Vec<_>, _>>()?;
-        let (tx, mut written) = oneshot::channel();
-        self.events.push(Append { rows, written: tx });
+        let (_queued, mut written) = self.events.push(rows);
         tokio::select! {
             biased;
             // Written by the holder of the connection before us.
@@ -194,7 +219,7 @@ mod tests {
             tokio::spawn(async move { store.append_events(&[ev("a", 1)]).await })
         };
         // Every append is queued (each waits for the connection) before it is released.
-        while store.events.0.lock().unwrap().len() < 41 {
+        while store.events.waiting().len() < 41 {
             tokio::task::yield_now().await;
         }
         drop(held);
@@ -211,5 +236,26 @@ mod tests {
             );
             assert_eq!(store.session(s).await.unwrap().unwrap().last_seq, 11);
         }
+    }
+
+    #[tokio::test]
+    async fn an_append_given_up_while_queued_is_never_written() {
+        let store = Store::memory().await.unwrap();
+        store.insert_session(&new_session("a", "/p")).await.unwrap();
+        let held = store.conn().await.unwrap();
+        let append = {
+            let store = store.clone();
+            tokio::spawn(async move { store.append_events(&[ev("a", 1)]).await })
+        };
+        while store.events.waiting().is_empty() {
+            tokio::task::yield_now().await;
+        }
+        append.abort();
+        let _ = append.await;
+        assert!(store.events.waiting().is_empty());
+        drop(held);
+        // Its seq is free for the session's next append.
+        store.append_events(&[ev("a", 1)]).await.unwrap();
+        assert_eq!(store.events_after("a", 0, 10).await.unwrap().len(), 1);
     }
 }

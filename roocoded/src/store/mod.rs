@@ -146,7 +146,7 @@ impl Store {
 
     /// The connection, for one statement or one transaction: others wait until the
     /// guard is dropped, so a caller holding it must not call another `Store` method.
-    pub(crate) async fn conn(&self) -> Result<Conn<'_>, StoreError> {
+    async fn conn(&self) -> Result<Conn<'_>, StoreError> {
         MutexGuard::try_map(self.db.lock().await, Option::as_mut).map_err(|_| StoreError::Closed)
     }
 

@@ -89,6 +89,28 @@ fn cycle(ids: &[i64]) -> String {
         .join(" → ")
 }
 
+/// Inserts a pending task; its id.
+async fn insert_task(
+    conn: &mut sqlx::SqliteConnection,
+    team_id: &str,
+    subject: &str,
+    description: &str,
+) -> Result<i64, StoreError> {
+    let now = clock::now_ms();
+    let (id,): (i64,) = sqlx::query_as(
+        "INSERT INTO team_tasks (team_id, subject, description, status, created_at, updated_at)
+         VALUES (?, ?, ?, 'pending', ?, ?) RETURNING id",
+    )
+    .bind(team_id)
+    .bind(subject)
+    .bind(description)
+    .bind(now)
+    .bind(now)
+    .fetch_one(conn)
+    .await?;
+    Ok(id)
+}
+
 impl Store {
     /// Adds a pending task to the team's list; its id.
     pub async fn create_task(
@@ -97,19 +119,7 @@ impl Store {
         subject: &str,
         description: &str,
     ) -> Result<i64, StoreError> {
-        let now = clock::now_ms();
-        let (id,): (i64,) = sqlx::query_as(
-            "INSERT INTO team_tasks (team_id, subject, description, status, created_at, updated_at)
-             VALUES (?, ?, ?, 'pending', ?, ?) RETURNING id",
-        )
-        .bind(team_id)
-        .bind(subject)
-        .bind(description)
-        .bind(now)
-        .bind(now)
-        .fetch_one(&mut *self.conn().await?)
-        .await?;
-        Ok(id)
+        insert_task(&mut *self.conn().await?, team_id, subject, description).await
     }
 
     /// Adds a pending task waiting for `blocked_by` (tasks of the same team), in one
@@ -135,18 +145,7 @@ impl Store {
                 return Err(TaskError::NoSuchTask(*blocker));
             }
         }
-        let now = clock::now_ms();
-        let (id,): (i64,) = sqlx::query_as(
-            "INSERT INTO team_tasks (team_id, subject, description, status, created_at, updated_at)
-             VALUES (?, ?, ?, 'pending', ?, ?) RETURNING id",
-        )
-        .bind(team_id)
-        .bind(subject)
-        .bind(description)
-        .bind(now)
-        .bind(now)
-        .fetch_one(&mut *tx)
-        .await?;
+        let id = insert_task(&mut tx, team_id, subject, description).await?;
         for blocker in blocked_by {
             sqlx::query("INSERT OR IGNORE INTO team_task_deps (task_id, blocked_by) VALUES (?, ?)")
                 .bind(id)

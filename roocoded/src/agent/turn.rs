@@ -20,7 +20,9 @@ use super::{AgentError, Engine, executor};
 use crate::context::budget::{Budget, EstimatedContext, estimate_tokens};
 use crate::context::chain;
 use crate::llm::{ModelRequest, ModelResponse, ModelStopReason};
-use crate::store::{ContextWrite, Delivered, Delivery, InjectionKind, StoreError, TurnState};
+use crate::store::{
+    ContextWrite, Delivered, Delivery, InjectionKind, MailRow, SessionRow, StoreError, TurnState,
+};
 use roocode_protocol::session::SessionKind;
 
 /// Most mail read into the context in one iteration (the rest waits for the next).
@@ -68,6 +70,8 @@ pub(super) async fn run(engine: &Arc<Engine>, rt: &Arc<SessionRuntime>) {
         budget: None,
         reminder: None,
         iterations: 0,
+        recorded: (TurnState::Requesting, 0),
+        session: None,
         unknown_streak: 0,
         child: None,
     };
@@ -125,6 +129,11 @@ struct Turn<'a> {
     reminder: Option<String>,
     /// Model calls with tool use so far (`max_turns` counts them).
     iterations: u32,
+    /// The state and iterations the turn's row holds (a new turn's row: requesting, 0).
+    recorded: (TurnState, u32),
+    /// The session's row as the turn's start read it, for its first iteration (later
+    /// ones read it again: its mode and model may change).
+    session: Option<SessionRow>,
     /// Calls of unknown or disabled tools in a row.
     unknown_streak: u32,
     /// The sub-agent this session runs, if it is one (read at the start of the turn).
@@ -141,6 +150,18 @@ impl Turn<'_> {
             .events()
             .append(self.id(), self.id(), payload)
             .await?;
+        Ok(())
+    }
+
+    /// Records the turn's state, unless its row says so already.
+    async fn record_state(&mut self, state: TurnState) -> Result<(), AgentError> {
+        if self.recorded != (state, self.iterations) {
+            self.engine
+                .store()
+                .set_turn_state(self.turn_id, state, self.iterations)
+                .await?;
+            self.recorded = (state, self.iterations);
+        }
         Ok(())
     }
 
@@ -194,6 +215,7 @@ impl Turn<'_> {
                 }
             }
             self.reminder = self.engine.session_reminder(&row);
+            self.session = Some(row.clone());
             match TurnConfig::load(&self.engine.paths.user_dir, Path::new(&row.root)) {
                 Ok(config) => {
                     let refused = self.rt.refused_config.lock().map(|mut r| r.take());
@@ -227,7 +249,11 @@ impl Turn<'_> {
         if self.iterations > 0 {
             self.deliver_queued().await?;
         }
-        let (Some(row), Some(live)) = (self.engine.store().session(self.id()).await?, live) else {
+        let row = match self.session.take() {
+            Some(row) => Some(row),
+            None => self.engine.store().session(self.id()).await?,
+        };
+        let (Some(row), Some(live)) = (row, live) else {
             return Ok(Err(deleted()));
         };
         let mode = row.mode;
@@ -331,6 +357,7 @@ impl Turn<'_> {
         let agent = &settings.agent;
         let model = &settings.model;
         let request_len = self.context.len();
+        self.record_state(TurnState::Requesting).await?;
         let request = ModelRequest {
             model: model.model.clone(),
             system: agent.system_prompt.clone(),
@@ -342,10 +369,6 @@ impl Turn<'_> {
             tools: agent.tools.defs(),
             max_tokens: agent.limits.max_output_tokens,
         };
-        self.engine
-            .store()
-            .set_turn_state(self.turn_id, TurnState::Requesting, self.iterations)
-            .await?;
         let message_id = uuid::Uuid::now_v7().to_string();
         let span =
             tracing::info_span!("model_call", model = %agent.model, iteration = self.iterations);
@@ -390,10 +413,7 @@ impl Turn<'_> {
         settings: &TurnSettings<'_>,
         calls: &[executor::Call],
     ) -> Result<Option<TurnEnd>, AgentError> {
-        self.engine
-            .store()
-            .set_turn_state(self.turn_id, TurnState::ExecutingTools, self.iterations)
-            .await?;
+        self.record_state(TurnState::ExecutingTools).await?;
         let results = executor::run_calls(
             self.engine,
             self.rt,
@@ -512,9 +532,9 @@ impl Turn<'_> {
     /// `injected` events and written into the context in one transaction, so each item
     /// reaches the model exactly once, crash or not.
     async fn deliver_injections(&mut self) -> Result<(), AgentError> {
-        let items = self.engine.store().queued_injections(self.id()).await?;
+        let (items, mail) = self.engine.store().inbox(self.id()).await?;
         if items.is_empty() {
-            return self.deliver_mail().await;
+            return self.deliver_mail(mail).await;
         }
         let blocks: Vec<ContentBlock> = items
             .iter()
@@ -546,21 +566,19 @@ impl Turn<'_> {
             Ok(_) => {}
             Err(StoreError::NotQueued { input_id }) => {
                 tracing::warn!(item = %input_id, "an injection was delivered already; skipped");
-                return self.deliver_mail().await;
+                return self.deliver_mail(mail).await;
             }
             Err(e) => return Err(e.into()),
         }
         self.apply(next);
         tracing::info!(count = ids.len(), "inbox delivered");
-        self.deliver_mail().await
+        self.deliver_mail(mail).await
     }
 
     /// Delivers the agent's unread team mail, one `<teammate-message>` block each, in
     /// the transaction that marks it read (the mailbox is the record; a crash before
     /// the commit leaves it unread, after it delivered once).
-    async fn deliver_mail(&mut self) -> Result<(), AgentError> {
-        let store = self.engine.store();
-        let mut mail = store.unread_mail(self.id()).await?;
+    async fn deliver_mail(&mut self, mut mail: Vec<MailRow>) -> Result<(), AgentError> {
         if mail.is_empty() {
             return Ok(());
         }

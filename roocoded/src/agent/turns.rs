@@ -81,11 +81,7 @@ impl Engine {
     }
 
     async fn begin_turn(&self, session_id: &str, running: &Running) -> Result<(), AgentError> {
-        self.store.insert_turn(&running.turn_id, session_id).await?;
-        self.store
-            .set_session_status(session_id, SessionStatus::Running, Some(&running.turn_id))
-            .await?;
-        Ok(())
+        Ok(self.store.begin_turn(&running.turn_id, session_id).await?)
     }
 
     /// Starts a turn on the session unless one is running (it will see what is due);

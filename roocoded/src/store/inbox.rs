@@ -5,7 +5,8 @@
 
 use sqlx::SqliteConnection;
 
-use super::{Store, StoreError};
+use super::mailbox::unread_mail;
+use super::{MailRow, Store, StoreError};
 use crate::clock;
 
 /// What an injection is; the order in which a batch is delivered (lowest first).
@@ -61,6 +62,28 @@ pub(super) async fn insert_injection(
     Ok(id)
 }
 
+async fn queued_injections(
+    conn: &mut SqliteConnection,
+    session_id: &str,
+) -> Result<Vec<InjectionRow>, StoreError> {
+    let rows: Vec<(i64, String, String)> = sqlx::query_as(
+        "SELECT id, kind, text FROM injections WHERE session_id = ? AND status = 'queued' ORDER BY id",
+    )
+    .bind(session_id)
+    .fetch_all(conn)
+    .await?;
+    let mut items: Vec<InjectionRow> = rows
+        .into_iter()
+        .map(|(id, kind, text)| InjectionRow {
+            id,
+            kind: InjectionKind::parse(&kind),
+            text,
+        })
+        .collect();
+    items.sort_by_key(|i| (i.kind, i.id));
+    Ok(items)
+}
+
 impl Store {
     /// Queues an injection for the agent of `session_id`; returns its id.
     pub async fn queue_injection(
@@ -78,22 +101,19 @@ impl Store {
         &self,
         session_id: &str,
     ) -> Result<Vec<InjectionRow>, StoreError> {
-        let rows: Vec<(i64, String, String)> = sqlx::query_as(
-            "SELECT id, kind, text FROM injections WHERE session_id = ? AND status = 'queued' ORDER BY id",
-        )
-        .bind(session_id)
-        .fetch_all(&mut *self.conn().await?)
-        .await?;
-        let mut items: Vec<InjectionRow> = rows
-            .into_iter()
-            .map(|(id, kind, text)| InjectionRow {
-                id,
-                kind: InjectionKind::parse(&kind),
-                text,
-            })
-            .collect();
-        items.sort_by_key(|i| (i.kind, i.id));
-        Ok(items)
+        queued_injections(&mut *self.conn().await?, session_id).await
+    }
+
+    /// Everything in the agent's inbox, read together: its queued injections (in
+    /// delivery order) and its unread mail (as sent).
+    pub async fn inbox(
+        &self,
+        session_id: &str,
+    ) -> Result<(Vec<InjectionRow>, Vec<MailRow>), StoreError> {
+        let mut conn = self.conn().await?;
+        let injections = queued_injections(&mut conn, session_id).await?;
+        let mail = unread_mail(&mut conn, session_id).await?;
+        Ok((injections, mail))
     }
 
     /// Whether the agent's inbox holds anything not delivered yet: a queued injection

@@ -4,6 +4,7 @@
 //! transaction that writes them into its context (`Delivered::Mail`).
 
 use sqlx::Connection as _;
+use sqlx::SqliteConnection;
 
 use super::{Store, StoreError};
 use crate::clock;
@@ -96,6 +97,20 @@ type StoredMail = (
     Option<i64>,
 );
 
+/// `recipient`'s unread mail, as sent.
+pub(super) async fn unread_mail(
+    conn: &mut SqliteConnection,
+    recipient: &str,
+) -> Result<Vec<MailRow>, StoreError> {
+    let rows: Vec<StoredMail> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "{SELECT} WHERE recipient = ? AND read_at IS NULL ORDER BY id"
+    )))
+    .bind(recipient)
+    .fetch_all(conn)
+    .await?;
+    Ok(rows.into_iter().map(mail).collect())
+}
+
 fn mail(r: StoredMail) -> MailRow {
     let (
         id,
@@ -186,13 +201,7 @@ impl Store {
 
     /// The unread mail of agent `recipient`, oldest first.
     pub async fn unread_mail(&self, recipient: &str) -> Result<Vec<MailRow>, StoreError> {
-        let rows: Vec<StoredMail> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-            "{SELECT} WHERE recipient = ? AND read_at IS NULL ORDER BY id"
-        )))
-        .bind(recipient)
-        .fetch_all(&mut *self.conn().await?)
-        .await?;
-        Ok(rows.into_iter().map(mail).collect())
+        unread_mail(&mut *self.conn().await?, recipient).await
     }
 
     /// Whether `recipient` has unread mail sent at `since` (ms) or later.

@@ -1,5 +1,5 @@
 //! What never changes about a stored team or member — a team's row, the team a session
-//! leads, a member's team, name and type — kept in memory, so that the paths every
+//! leads, a member's team, name and type, a team's roster — kept in memory, so that the paths every
 //! team message takes (is this session a teammate? what is its name? which team is
 //! this?) do not ask the database each time.
 //!
@@ -12,6 +12,13 @@
 use std::collections::HashMap;
 
 use super::TeamRow;
+
+/// A member of a team's roster: who it is and what it is called.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RosterEntry {
+    pub agent_id: String,
+    pub name: String,
+}
 
 /// A member's lasting facts.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -28,6 +35,8 @@ pub(super) struct TeamCache {
     leads: HashMap<String, Option<String>>,
     /// Session → its membership (`None`: it is a member of no team).
     members: HashMap<String, Option<Membership>>,
+    /// Team → its members in the order they joined.
+    rosters: HashMap<String, Vec<RosterEntry>>,
 }
 
 impl TeamCache {
@@ -41,6 +50,14 @@ impl TeamCache {
 
     pub(super) fn membership(&self, session: &str) -> Option<&Option<Membership>> {
         self.members.get(session)
+    }
+
+    pub(super) fn roster(&self, team: &str) -> Option<&Vec<RosterEntry>> {
+        self.rosters.get(team)
+    }
+
+    pub(super) fn put_roster(&mut self, team: &str, roster: Vec<RosterEntry>) {
+        self.rosters.insert(team.to_string(), roster);
     }
 
     /// A team as stored (found, or just created).
@@ -59,9 +76,17 @@ impl TeamCache {
         self.members.insert(session.to_string(), membership);
     }
 
+    /// A member added: its membership known, its team's roster read again when next
+    /// asked for.
+    pub(super) fn member_added(&mut self, session: &str, membership: Membership) {
+        self.rosters.remove(&membership.team_id);
+        self.members.insert(session.to_string(), Some(membership));
+    }
+
     /// A team deleted: its row, its lead's entry and its members' memberships go.
     pub(super) fn forget_team(&mut self, id: &str) {
         self.teams.remove(id);
+        self.rosters.remove(id);
         self.leads.retain(|_, team| team.as_deref() != Some(id));
         self.members
             .retain(|_, m| m.as_ref().is_none_or(|m| m.team_id != id));

@@ -3,7 +3,7 @@
 
 use sqlx::Connection as _;
 
-use super::team_cache::{Membership, TeamCache};
+use super::team_cache::{Membership, RosterEntry, TeamCache};
 use super::{Store, StoreError};
 use crate::clock;
 
@@ -204,6 +204,28 @@ impl Store {
         .await
     }
 
+    /// The team's members (agent id and name) in the order they joined, from memory
+    /// once read: who a message can be sent to (their states are [`Store::members`]).
+    pub async fn roster(&self, team_id: &str) -> Result<Vec<RosterEntry>, StoreError> {
+        self.cached(
+            |cache| cache.roster(team_id).cloned(),
+            async |conn| {
+                let rows: Vec<(String, String)> = sqlx::query_as(
+                    "SELECT agent_id, name FROM team_members WHERE team_id = ? ORDER BY joined_at, name",
+                )
+                .bind(team_id)
+                .fetch_all(conn)
+                .await?;
+                Ok(rows
+                    .into_iter()
+                    .map(|(agent_id, name)| RosterEntry { agent_id, name })
+                    .collect())
+            },
+            |cache, roster: &Vec<RosterEntry>| cache.put_roster(team_id, roster.clone()),
+        )
+        .await
+    }
+
     /// A fact of `team_cache`: from memory, else read with the connection held and
     /// recorded before it is released (so no write comes between).
     async fn cached<T>(
@@ -250,13 +272,13 @@ impl Store {
         .bind(clock::now_ms())
         .execute(&mut *conn)
         .await?;
-        self.team_cache().put_membership(
+        self.team_cache().member_added(
             m.agent_id,
-            Some(Membership {
+            Membership {
                 team_id: m.team_id.to_string(),
                 name: m.name.to_string(),
                 agent_type: m.agent_type.to_string(),
-            }),
+            },
         );
         drop(conn);
         self.member(m.agent_id)
@@ -416,9 +438,23 @@ pub(crate) mod tests {
     #[tokio::test]
     async fn what_is_kept_in_memory_follows_every_write_that_changes_it() {
         let store = Store::memory().await.unwrap();
-        for id in ["lead", "a", "plain"] {
+        for id in ["lead", "a", "b", "plain"] {
             store.insert_session(&new_session(id, "/p")).await.unwrap();
         }
+        let member = |name: &'static str| NewMember {
+            team_id: "t1",
+            name,
+            agent_id: name,
+            agent_type: "general-purpose",
+            model: "m",
+            worktree: None,
+            backend: "in-process",
+            plan_mode_required: false,
+        };
+        let roster = async |store: &Store| -> Vec<String> {
+            let roster = store.roster("t1").await.unwrap();
+            roster.into_iter().map(|m| m.name).collect()
+        };
         // Asked before the team exists: no team, no member (and remembered so).
         assert_eq!(store.team_of("lead").await.unwrap(), None);
         assert_eq!(store.membership("a").await.unwrap(), None);
@@ -426,19 +462,12 @@ pub(crate) mod tests {
             .create_team("t1", "alpha", "lead", "", "none")
             .await
             .unwrap();
-        store
-            .add_member(&NewMember {
-                team_id: "t1",
-                name: "a",
-                agent_id: "a",
-                agent_type: "general-purpose",
-                model: "m",
-                worktree: None,
-                backend: "in-process",
-                plan_mode_required: false,
-            })
-            .await
-            .unwrap();
+        assert!(roster(&store).await.is_empty());
+        store.add_member(&member("a")).await.unwrap();
+        assert_eq!(roster(&store).await, ["a"]);
+        // A member joining is in the roster read next.
+        store.add_member(&member("b")).await.unwrap();
+        assert_eq!(roster(&store).await, ["a", "b"]);
         assert_eq!(store.team_of("lead").await.unwrap().unwrap().name, "alpha");
         assert_eq!(store.team_of("a").await.unwrap().unwrap().id, "t1");
         assert_eq!(store.membership("a").await.unwrap().unwrap().name, "a");
@@ -449,6 +478,7 @@ pub(crate) mod tests {
         assert_eq!(store.team("t1").await.unwrap(), None);
         assert_eq!(store.team_of("lead").await.unwrap(), None);
         assert_eq!(store.membership("a").await.unwrap(), None);
+        assert!(roster(&store).await.is_empty());
 
         // A lead's session deleted takes its team (a cascade) out of memory too.
         store

@@ -3,6 +3,8 @@
 use roocode_protocol::event::StopReason;
 use roocode_protocol::session::SessionStatus;
 
+use sqlx::Connection as _;
+
 use super::spelling::status_name;
 use super::{Store, StoreError};
 use crate::clock;
@@ -47,6 +49,32 @@ impl Store {
             .bind(clock::now_ms())
             .execute(&mut *self.conn().await?)
             .await?;
+        Ok(())
+    }
+
+    /// Starts turn `id` of the session: its row (`requesting`) and the session marked
+    /// running it, in one transaction.
+    pub async fn begin_turn(&self, id: &str, session_id: &str) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        let mut tx = conn.begin().await?;
+        let now = clock::now_ms();
+        sqlx::query("INSERT INTO turns (id, session_id, state, started_at) VALUES (?, ?, ?, ?)")
+            .bind(id)
+            .bind(session_id)
+            .bind(TurnState::Requesting.as_str())
+            .bind(now)
+            .execute(&mut *tx)
+            .await?;
+        sqlx::query(
+            "UPDATE sessions SET status = ?, running_turn_id = ?, last_activity = ? WHERE id = ?",
+        )
+        .bind(status_name(SessionStatus::Running))
+        .bind(id)
+        .bind(now)
+        .bind(session_id)
+        .execute(&mut *tx)
+        .await?;
+        tx.commit().await?;
         Ok(())
     }
 

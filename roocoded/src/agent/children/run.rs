@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use roocode_protocol::agents::AgentState;
-use roocode_protocol::content::Role;
+use roocode_protocol::content::{Message, Role};
 use roocode_protocol::event::EventPayload;
 
 use super::book::{Entry, Outcome, Phase, SlotGuard, StopCause};
@@ -411,15 +411,23 @@ impl Engine {
         })
     }
 
-    /// The text of the child's last assistant message.
+    /// The text of the child's last assistant message: from the context its last turn
+    /// left in memory (the stored one, see `SessionRuntime::context`), else the store's.
     async fn last_text(&self, id: &str) -> Result<String, AgentError> {
-        let context = self.store.context(id).await?;
-        Ok(context
-            .iter()
-            .rev()
-            .find(|m| m.role == Role::Assistant && !m.text().trim().is_empty())
-            .map(|m| m.text())
-            .unwrap_or_default())
+        let last = |messages: &[Message]| {
+            messages
+                .iter()
+                .rev()
+                .find(|m| m.role == Role::Assistant && !m.text().trim().is_empty())
+                .map(|m| m.text())
+                .unwrap_or_default()
+        };
+        if let Some(rt) = self.runtimes.get(id)
+            && let Some(context) = rt.context.lock().await.as_ref()
+        {
+            return Ok(last(context));
+        }
+        Ok(last(&self.store.context(id).await?))
     }
 
     /// After a start: background children that were running continue from their stored

@@ -41,8 +41,8 @@ pub(super) struct Answer<'a> {
 pub(super) struct Recipient {
     pub id: String,
     pub name: String,
-    /// `None` for the lead.
-    pub state: Option<MemberState>,
+    /// False for the lead.
+    pub is_member: bool,
 }
 
 /// The shortest id prefix `to` may be.
@@ -140,7 +140,7 @@ impl Engine {
             MailKind::PlanApprovalRequest => {
                 if let Some(to) = &out.to {
                     let to = self.recipients(&caller, to).await?;
-                    if to.len() != 1 || to[0].state.is_some() {
+                    if to.len() != 1 || to[0].is_member {
                         return Err("a plan_approval_request goes to the lead only".into());
                     }
                 }
@@ -197,32 +197,47 @@ impl Engine {
         to: &str,
     ) -> Result<Vec<Recipient>, String> {
         let to = to.trim();
-        let members = self
-            .store
-            .members(&caller.team.id)
-            .await
-            .map_err(|e| e.to_string())?;
         let lead = Recipient {
             id: caller.team.lead_session_id.clone(),
             name: "lead".into(),
-            state: None,
+            is_member: false,
         };
         let mut everyone = vec![lead];
-        everyone.extend(members.into_iter().map(|m| Recipient {
-            id: m.agent_id,
-            name: m.name,
-            state: Some(m.state),
-        }));
         if to == "*" {
-            let others: Vec<Recipient> = everyone
-                .into_iter()
-                .filter(|r| r.id != caller.id && r.state != Some(MemberState::Stopped))
-                .collect();
+            // Their states too: a broadcast leaves out the stopped.
+            let members = self
+                .store
+                .members(&caller.team.id)
+                .await
+                .map_err(|e| e.to_string())?;
+            everyone.extend(
+                members
+                    .into_iter()
+                    .filter(|m| m.state != MemberState::Stopped)
+                    .map(|m| Recipient {
+                        id: m.agent_id,
+                        name: m.name,
+                        is_member: true,
+                    }),
+            );
+            let others: Vec<Recipient> =
+                everyone.into_iter().filter(|r| r.id != caller.id).collect();
             if others.is_empty() {
                 return Err("nobody else in the team can read a broadcast yet: add teammates with Agent first".into());
             }
             return Ok(others);
         }
+        // Names and ids never change: from memory (every message takes this path).
+        let roster = self
+            .store
+            .roster(&caller.team.id)
+            .await
+            .map_err(|e| e.to_string())?;
+        everyone.extend(roster.into_iter().map(|m| Recipient {
+            id: m.agent_id,
+            name: m.name,
+            is_member: true,
+        }));
         let wanted = if to.eq_ignore_ascii_case("team-lead") || to.eq_ignore_ascii_case("lead") {
             "lead"
         } else {
@@ -368,7 +383,7 @@ mod tests {
         let r = |id: &str, name: &str| Recipient {
             id: id.into(),
             name: name.into(),
-            state: Some(MemberState::Idle),
+            is_member: true,
         };
         let to = [r("id-a", "alice"), r("id-b", "bob")];
         assert_eq!(not_woken_note(&to, &[]), "");

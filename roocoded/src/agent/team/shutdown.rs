@@ -42,7 +42,7 @@ impl Engine {
         }
         let mut found = self.recipients(caller, to).await?;
         match found.pop() {
-            Some(r) if r.state.is_some() => Ok(r),
+            Some(r) if r.is_member => Ok(r),
             _ => Err(format!("a {} goes to a teammate", kind.as_str())),
         }
     }
@@ -59,7 +59,13 @@ impl Engine {
         let member = self
             .one_member(caller, out.to.as_deref(), MailKind::ShutdownRequest)
             .await?;
-        if member.state == Some(MemberState::Stopped) {
+        let state = self
+            .store
+            .member(&member.id)
+            .await
+            .map_err(|e| e.to_string())?
+            .map(|m| m.state);
+        if state == Some(MemberState::Stopped) {
             return Err(format!("{} has stopped already", member.name));
         }
         let request_id = new_request_id("shutdown");
@@ -101,7 +107,7 @@ impl Engine {
         }
         if let Some(to) = &out.to {
             let to = self.recipients(caller, to).await?;
-            if to.len() != 1 || to[0].state.is_some() {
+            if to.len() != 1 || to[0].is_member {
                 return Err("a shutdown_response goes to the lead only".into());
             }
         }

@@ -418,30 +418,14 @@ pub(crate) mod tests {
             .await
             .unwrap();
         for name in ["a", "b"] {
-            store
-                .add_member(&NewMember {
-                    team_id: "t1",
-                    name,
-                    agent_id: name,
-                    agent_type: "general-purpose",
-                    model: "m",
-                    worktree: None,
-                    backend: "in-process",
-                    plan_mode_required: false,
-                })
-                .await
-                .unwrap();
+            store.add_member(&member(name)).await.unwrap();
         }
         store
     }
 
-    #[tokio::test]
-    async fn what_is_kept_in_memory_follows_every_write_that_changes_it() {
-        let store = Store::memory().await.unwrap();
-        for id in ["lead", "a", "b", "plain"] {
-            store.insert_session(&new_session(id, "/p")).await.unwrap();
-        }
-        let member = |name: &'static str| NewMember {
+    /// Member `name` of team `t1`, its agent id its name.
+    fn member(name: &str) -> NewMember<'_> {
+        NewMember {
             team_id: "t1",
             name,
             agent_id: name,
@@ -450,7 +434,15 @@ pub(crate) mod tests {
             worktree: None,
             backend: "in-process",
             plan_mode_required: false,
-        };
+        }
+    }
+
+    #[tokio::test]
+    async fn what_is_kept_in_memory_follows_every_write_that_changes_it() {
+        let store = Store::memory().await.unwrap();
+        for id in ["lead", "a", "b", "plain"] {
+            store.insert_session(&new_session(id, "/p")).await.unwrap();
+        }
         let roster = async |store: &Store| -> Vec<String> {
             let roster = store.roster("t1").await.unwrap();
             roster.into_iter().map(|m| m.name).collect()

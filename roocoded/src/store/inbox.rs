@@ -198,4 +198,30 @@ mod tests {
         ));
         assert_eq!(store.context("s1").await.unwrap().len(), 1);
     }
+
+    #[tokio::test]
+    async fn the_inbox_is_the_queued_injections_and_the_unread_mail_together() {
+        let store = crate::store::teams::tests::team().await;
+        let mail = crate::store::NewMail {
+            team_id: "t1",
+            sender: "a",
+            kind: crate::store::MailKind::Message,
+            summary: "the build",
+            body: "the build is green",
+            request_id: None,
+            approve: None,
+        };
+        let sent = store.send_mail(&mail, &["b"]).await.unwrap();
+        let note = store
+            .queue_injection("b", InjectionKind::TaskNotification, "done")
+            .await
+            .unwrap();
+        let (injections, unread) = store.inbox("b").await.unwrap();
+        assert_eq!(injections.iter().map(|i| i.id).collect::<Vec<_>>(), [note]);
+        assert_eq!(unread.iter().map(|m| m.id).collect::<Vec<_>>(), sent);
+        assert_eq!(unread[0].body, "the build is green");
+        // Nothing of b's is in a's inbox.
+        let (injections, unread) = store.inbox("a").await.unwrap();
+        assert!(injections.is_empty() && unread.is_empty());
+    }
 }

@@ -1,7 +1,7 @@
 //! What never changes about a stored team or member — a team's row, the team a session
-//! leads, a member's team, name and type, a team's roster — kept in memory, so that the paths every
-//! team message takes (is this session a teammate? what is its name? which team is
-//! this?) do not ask the database each time.
+//! leads, a member's team, name and type, a team's roster — kept in memory, so that
+//! the paths every team message takes (is this session a teammate? what is its name?
+//! who is "bob"? which team is this?) do not ask the database each time.
 //!
 //! Filled on a miss and changed by the store's own writes (a team created, a member
 //! added, a team or session deleted), always while holding the connection: a fill

@@ -2,7 +2,6 @@
 
 use roocode_protocol::event::StopReason;
 use roocode_protocol::session::SessionStatus;
-
 use sqlx::Connection as _;
 
 use super::spelling::status_name;
@@ -40,16 +39,28 @@ pub struct InputRow {
     pub text: String,
 }
 
+/// A new turn's row: `requesting`, no iterations yet.
+async fn insert_turn(
+    conn: &mut sqlx::SqliteConnection,
+    id: &str,
+    session_id: &str,
+    now: i64,
+) -> Result<(), StoreError> {
+    sqlx::query("INSERT INTO turns (id, session_id, state, started_at) VALUES (?, ?, ?, ?)")
+        .bind(id)
+        .bind(session_id)
+        .bind(TurnState::Requesting.as_str())
+        .bind(now)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
 impl Store {
+    /// A turn's row alone, the session left as it is (tests that need a turn to point
+    /// at; the daemon starts turns with [`Store::begin_turn`]).
     pub async fn insert_turn(&self, id: &str, session_id: &str) -> Result<(), StoreError> {
-        sqlx::query("INSERT INTO turns (id, session_id, state, started_at) VALUES (?, ?, ?, ?)")
-            .bind(id)
-            .bind(session_id)
-            .bind(TurnState::Requesting.as_str())
-            .bind(clock::now_ms())
-            .execute(&mut *self.conn().await?)
-            .await?;
-        Ok(())
+        insert_turn(&mut *self.conn().await?, id, session_id, clock::now_ms()).await
     }
 
     /// Starts turn `id` of the session: its row (`requesting`) and the session marked
@@ -58,13 +69,7 @@ impl Store {
         let mut conn = self.conn().await?;
         let mut tx = conn.begin().await?;
         let now = clock::now_ms();
-        sqlx::query("INSERT INTO turns (id, session_id, state, started_at) VALUES (?, ?, ?, ?)")
-            .bind(id)
-            .bind(session_id)
-            .bind(TurnState::Requesting.as_str())
-            .bind(now)
-            .execute(&mut *tx)
-            .await?;
+        insert_turn(&mut tx, id, session_id, now).await?;
         sqlx::query(
             "UPDATE sessions SET status = ?, running_turn_id = ?, last_activity = ? WHERE id = ?",
         )
@@ -177,6 +182,33 @@ impl Store {
 mod tests {
     use super::*;
     use crate::store::sessions::tests::new_session;
+
+    #[tokio::test]
+    async fn a_turn_begins_with_its_session_marked_running_it() {
+        let store = Store::memory().await.unwrap();
+        store
+            .insert_session(&new_session("s1", "/p"))
+            .await
+            .unwrap();
+        store.begin_turn("t1", "s1").await.unwrap();
+        let row = store.session("s1").await.unwrap().unwrap();
+        assert_eq!(row.status, SessionStatus::Running);
+        assert_eq!(row.running_turn_id.as_deref(), Some("t1"));
+        let (state, iterations): (String, i64) =
+            sqlx::query_as("SELECT state, iterations FROM turns WHERE id = 't1'")
+                .fetch_one(&mut *store.conn().await.unwrap())
+                .await
+                .unwrap();
+        assert_eq!((state.as_str(), iterations), ("requesting", 0));
+        // A turn id taken before: neither the row nor the session changes.
+        store
+            .insert_session(&new_session("s2", "/p"))
+            .await
+            .unwrap();
+        assert!(store.begin_turn("t1", "s2").await.is_err());
+        let other = store.session("s2").await.unwrap().unwrap();
+        assert_ne!(other.status, SessionStatus::Running);
+    }
 
     #[tokio::test]
     async fn turns_and_queue() {

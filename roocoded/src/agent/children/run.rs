@@ -412,7 +412,8 @@ impl Engine {
     }
 
     /// The text of the child's last assistant message: from the context its last turn
-    /// left in memory (the stored one, see `SessionRuntime::context`), else the store's.
+    /// left in memory (the stored one, see `SessionRuntime::context`), else the store's
+    /// (also while a turn holds that context: a run's end never waits for a turn).
     async fn last_text(&self, id: &str) -> Result<String, AgentError> {
         let last = |messages: &[Message]| {
             messages
@@ -423,7 +424,8 @@ impl Engine {
                 .unwrap_or_default()
         };
         if let Some(rt) = self.runtimes.get(id)
-            && let Some(context) = rt.context.lock().await.as_ref()
+            && let Ok(cached) = rt.context.try_lock()
+            && let Some(context) = cached.as_ref()
         {
             return Ok(last(context));
         }

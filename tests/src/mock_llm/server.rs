@@ -57,6 +57,10 @@ pub(crate) async fn serve(listener: TcpListener, state: Arc<State>) {
         tokio::select! {
             accepted = listener.accept() => match accepted {
                 Ok((stream, _)) => {
+                    // Each streamed chunk leaves at once, as a provider's do: with
+                    // Nagle's algorithm a chunk would wait for the client's (delayed)
+                    // acknowledgement of the one before.
+                    let _ = stream.set_nodelay(true);
                     let state = state.clone();
                     connections.spawn(async move {
                         let service = service_fn(move |req| handle(req, state.clone()));

@@ -4,7 +4,8 @@
 //! `--batch` `SendMessage` calls per model response, to the readers in turn, then it
 //! ends its turn. The other half read: each ends its first turn at once and then waits
 //! for mail, answering every wake with a short text, as a teammate waiting on its
-//! teammates does. `agents.max_concurrent` is raised to the team's size.
+//! teammates does. `agents.max_concurrent` is raised to the team's size, and
+//! `context.window_tokens` far past what the lead's context reaches.
 //!
 //! Reported: delivery latency of every message, from its commit (the mailbox row's
 //! `created_at`) to the first model request of its (waiting) recipient that carries it
@@ -111,7 +112,10 @@ pub async fn run(
     let rounds = messages / (readers * batch);
     std::fs::write(
         b.home.path().join("config.yaml"),
-        format!("agents: {{max_concurrent: {mates}}}\n"),
+        // The lead reads every idle notice (about 700 KB of them by the end): a window
+        // it never fills keeps it from compacting, whose request would quote every
+        // teammate's marker and be answered from a teammate's script.
+        format!("agents: {{max_concurrent: {mates}}}\ncontext: {{window_tokens: 2000000}}\n"),
     )?;
     let mut script = Script::new();
     for n in 0..mates {
@@ -251,7 +255,7 @@ pub async fn run(
 
     let mate_requests = requests.len();
     println!(
-        "team of {mates} in-process teammates ({readers} sending, {readers} waiting for mail), {messages} messages ({rounds} rounds of {batch} SendMessage calls per sender, {pace_ms} ms before each streamed chunk of a sender's response), agents.max_concurrent: {mates}"
+        "team of {mates} in-process teammates ({readers} sending, {readers} waiting for mail), {messages} messages ({rounds} rounds of {batch} SendMessage calls per sender, {pace_ms} ms before each streamed chunk of a sender's response), agents.max_concurrent: {mates}, context.window_tokens: 2000000"
     );
     println!("  sent at {rate:.0} messages/s (first to last commit)");
     println!(

@@ -32,7 +32,16 @@ impl RouteMatch {
         headers: &std::collections::BTreeMap<String, String>,
         body: &Value,
     ) -> bool {
-        let users = user_texts(body);
+        self.matches_texts(headers, &user_texts(body))
+    }
+
+    /// [`RouteMatch::matches`] with the request's user texts read already
+    /// ([`user_texts`]): one read serves every route.
+    pub fn matches_texts(
+        &self,
+        headers: &std::collections::BTreeMap<String, String>,
+        users: &[String],
+    ) -> bool {
         match self {
             RouteMatch::FirstUserContains(m) => users.first().is_some_and(|t| t.contains(m)),
             RouteMatch::LatestUserContains(m) => users.last().is_some_and(|t| t.contains(m)),

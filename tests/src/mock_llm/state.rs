@@ -100,13 +100,16 @@ impl State {
     /// matches, else the next queued reply, else the fallback. `None` with `pop` means
     /// the script is exhausted.
     pub(crate) fn record(&self, request: RecordedRequest, pop: bool) -> Option<ScriptedReply> {
+        // Read before the lock: a long history takes a while, and every other request
+        // would wait for it.
+        let users = super::route::user_texts(&request.body);
         let (reply, count) = {
             let mut queue = lock(&self.queue);
             let reply = if pop {
                 let routed = queue
                     .routes
                     .iter_mut()
-                    .find(|r| r.when.matches(&request.headers, &request.body));
+                    .find(|r| r.when.matches_texts(&request.headers, &users));
                 match routed {
                     Some(route) => route.replies.pop_front().or_else(|| route.fallback.clone()),
                     None => match queue.rules.iter().find(|r| r.matches(&request.body)) {

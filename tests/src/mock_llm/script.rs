@@ -347,6 +347,8 @@ pub struct Script {
     pub rules: Vec<Rule>,
     pub routes: Vec<super::route::Route>,
     pub max_input_tokens: Option<u64>,
+    /// Recorded requests keep their raw bytes only (their `body` is `Null`).
+    pub raw_records: bool,
 }
 
 impl Script {
@@ -408,6 +410,18 @@ impl Script {
     /// prompt over its context window.
     pub fn max_input_tokens(mut self, tokens: u64) -> Self {
         self.max_input_tokens = Some(tokens);
+        self
+    }
+
+    /// Records requests without their parsed body ([`RecordedRequest::body`] is `Null`;
+    /// [`RecordedRequest::parse`] reads `raw` again): a benchmark's thousands of large
+    /// requests would otherwise hold gigabytes of parsed JSON for the whole run, and the
+    /// mock's page faults would be measured as the daemon's latency.
+    ///
+    /// [`RecordedRequest::body`]: super::RecordedRequest::body
+    /// [`RecordedRequest::parse`]: super::RecordedRequest::parse
+    pub fn raw_records(mut self) -> Self {
+        self.raw_records = true;
         self
     }
 
@@ -477,6 +491,7 @@ impl Script {
             rules,
             routes,
             max_input_tokens,
+            raw_records: false,
         })
     }
 

@@ -19,7 +19,8 @@ pub struct RecordedRequest {
     pub path: String,
     /// Header names lowercased; repeated headers joined with `", "`.
     pub headers: BTreeMap<String, String>,
-    /// The parsed JSON body, or the raw text as a JSON string when it was not JSON.
+    /// The parsed JSON body, or the raw text as a JSON string when it was not JSON
+    /// (`Null` when the script records raw bytes only, see [`super::Script::raw_records`]).
     pub body: Value,
     /// The body's bytes as sent (to compare requests byte for byte).
     pub raw: Vec<u8>,
@@ -36,6 +37,12 @@ impl RecordedRequest {
         self.headers
             .get(&name.to_ascii_lowercase())
             .map(String::as_str)
+    }
+
+    /// The body parsed from `raw` (for requests recorded raw only), as `body` would be.
+    pub fn parse(&self) -> Value {
+        serde_json::from_slice(&self.raw)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&self.raw).into_owned()))
     }
 }
 
@@ -57,6 +64,8 @@ pub(crate) struct State {
     queue: Mutex<Queue>,
     /// Requests estimated over this many input tokens are refused (400).
     pub(crate) max_input_tokens: Option<u64>,
+    /// Requests are recorded without their parsed body.
+    raw_records: bool,
     request_count: watch::Sender<usize>,
     opened: watch::Sender<HashSet<String>>,
     reached: watch::Sender<HashMap<String, usize>>,
@@ -88,6 +97,7 @@ impl State {
                 requests: Vec::new(),
             }),
             max_input_tokens: script.max_input_tokens,
+            raw_records: script.raw_records,
             request_count: watch::Sender::new(0),
             opened: watch::Sender::new(HashSet::new()),
             reached: watch::Sender::new(HashMap::new()),
@@ -99,10 +109,11 @@ impl State {
     /// Records `request`; when `pop`, atomically picks its reply: the first rule it
     /// matches, else the next queued reply, else the fallback. `None` with `pop` means
     /// the script is exhausted.
-    pub(crate) fn record(&self, request: RecordedRequest, pop: bool) -> Option<ScriptedReply> {
+    pub(crate) fn record(&self, mut request: RecordedRequest, pop: bool) -> Option<ScriptedReply> {
         // Read before the lock: a long history takes a while, and every other request
         // would wait for it.
         let users = super::route::user_texts(&request.body);
+        let mut parsed = Value::Null;
         let (reply, count) = {
             let mut queue = lock(&self.queue);
             let reply = if pop {
@@ -120,9 +131,14 @@ impl State {
             } else {
                 None
             };
+            if self.raw_records {
+                // Freed after the lock is released.
+                parsed = std::mem::take(&mut request.body);
+            }
             queue.requests.push(request);
             (reply, queue.requests.len())
         };
+        drop(parsed);
         self.request_count.send_replace(count);
         reply
     }

@@ -523,3 +523,23 @@ async fn requests_over_the_window_are_refused_like_a_provider_does() {
     // refused requests are recorded and take no reply
     assert_eq!(mock.request_count(), 2);
 }
+
+#[tokio::test]
+async fn raw_records_keep_the_bytes_and_parse_back_to_the_body() {
+    let mock = MockLlm::start(
+        Script::new()
+            .route(
+                RouteMatch::FirstUserContains("hi".into()),
+                [Reply::text("routed")],
+            )
+            .raw_records(),
+    )
+    .await
+    .unwrap();
+    let answer = post(mock.addr(), "/v1/messages", &anthropic_request()).await;
+    // Routed by its body before the body was let go.
+    assert!(answer.body.contains("routed"), "{}", answer.body);
+    let recorded = &mock.requests()[0];
+    assert_eq!(recorded.body, Value::Null);
+    assert_eq!(recorded.parse(), anthropic_request());
+}

@@ -93,6 +93,7 @@ impl Engine {
     }
 
     async fn wake_teammate_now(self: &Arc<Self>, id: &str) -> Result<(), AgentError> {
+        tracing::info!(target: "probe", agent = %id, "P wake");
         let rt = self.runtime(id).await?;
         {
             let mut state = rt.state.lock().await;
@@ -119,6 +120,7 @@ impl Engine {
                 return Err(e.into());
             }
         }
+        tracing::info!(target: "probe", agent = %id, "P opened");
         let row = match self.store.agent(id).await {
             Ok(Some(row)) => row,
             Ok(None) => {
@@ -134,7 +136,7 @@ impl Engine {
             self.children.close_if(id, &entry);
             return Err(e);
         }
-        tracing::info!(agent = %id, name = %row.name, "teammate resumed by its mail");
+        tracing::info!(target: "probe", agent = %id, "P restarted");
         self.run_opened(&row, entry).await
     }
 
@@ -152,7 +154,9 @@ impl Engine {
         self.reopen_worktree(row)
             .await
             .map_err(AgentError::Invalid)?;
+        tracing::info!(target: "probe", agent = %row.id, "P worktree");
         self.store.restart_member(&row.id).await?;
+        tracing::info!(target: "probe", agent = %row.id, "P restart_db");
         if rt.state.lock().await.env.vars.is_empty()
             && let Some(lead) = self.runtimes.get(&row.parent_id)
         {

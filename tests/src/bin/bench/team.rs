@@ -11,7 +11,8 @@
 //! `created_at`) to the first model request of its (waiting) recipient that carries it
 //! (the mock's wall clock), as p50, p99 and max; whether every message was delivered
 //! exactly once (each read, and each in its recipient's final context once); wall
-//! time; the daemon's peak RSS and CPU time.
+//! time; the daemon's peak RSS and CPU time. The mock records requests raw, and they
+//! are read after the run.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -153,7 +154,8 @@ pub async fn run(
         .reply(Reply::tool_calls((readers..mates).map(spawn).collect()))
         .reply(Reply::tool_calls((0..readers).map(spawn).collect()))
         .reply(Reply::text("The team is at work."))
-        .fallback(Reply::text("Noted."));
+        .fallback(Reply::text("Noted."))
+        .raw_records();
     let Started {
         mock,
         rpc,
@@ -212,20 +214,21 @@ pub async fn run(
     let requests = mock.requests();
     let mut first_seen: HashMap<String, i64> = HashMap::new();
     let mut last_context: HashMap<String, String> = HashMap::new();
-    for n in 0..mates {
-        let mine = RouteMatch::FirstUserContains(marker(n));
-        for r in requests
-            .iter()
-            .filter(|r| mine.matches(&r.headers, &r.body))
-        {
-            let text = r.body["messages"].to_string();
-            for t in tokens(&text) {
-                if sent_at.get(t).is_some_and(|(_, to)| *to == name(n)) {
-                    first_seen.entry(t.to_string()).or_insert(r.wall_ms);
-                }
+    let routes: Vec<RouteMatch> = (0..mates)
+        .map(|n| RouteMatch::FirstUserContains(marker(n)))
+        .collect();
+    for r in &requests {
+        let body = r.parse();
+        let Some(n) = routes.iter().position(|m| m.matches(&r.headers, &body)) else {
+            continue;
+        };
+        let text = body["messages"].to_string();
+        for t in tokens(&text) {
+            if sent_at.get(t).is_some_and(|(_, to)| *to == name(n)) {
+                first_seen.entry(t.to_string()).or_insert(r.wall_ms);
             }
-            last_context.insert(name(n), text);
         }
+        last_context.insert(name(n), text);
     }
     let first = sent_at.values().map(|(at, _)| *at).min().unwrap_or(0);
     let last = sent_at.values().map(|(at, _)| *at).max().unwrap_or(0);

@@ -89,6 +89,9 @@ pub struct SessionRuntime {
     /// The sandbox's warnings were told at this session's first turn (see
     /// `agent::sandbox_notice`).
     pub sandbox_announced: std::sync::atomic::AtomicBool,
+    /// A sub-agent's or teammate's spec, read from its agent row at its first turn (the
+    /// row's spec never changes after its insert).
+    pub child_spec: std::sync::OnceLock<crate::agent::children::ChildSpec>,
 }
 
 impl SessionRuntime {
@@ -108,6 +111,7 @@ impl SessionRuntime {
             context: tokio::sync::Mutex::new(None),
             refused_config: std::sync::Mutex::new(None),
             sandbox_announced: std::sync::atomic::AtomicBool::new(false),
+            child_spec: std::sync::OnceLock::new(),
         }
     }
 }

@@ -206,14 +206,18 @@ impl Turn<'_> {
         tracing::info!(target: "probe", agent = %self.rt.id, "P delivered");
         let mut live = None;
         if let Some(row) = store.session(self.id()).await? {
-            if matches!(row.kind, SessionKind::SubAgent | SessionKind::Teammate)
-                && let Some(agent) = store.agent(self.id()).await?
-            {
-                match ChildSpec::from_json(&agent.spec) {
-                    Ok(spec) => self.child = Some(spec),
-                    Err(e) => {
-                        let message = format!("the sub-agent's stored spec is corrupt: {e}");
-                        return Ok(Err(ended(StopReason::Error, "internal", message)));
+            if matches!(row.kind, SessionKind::SubAgent | SessionKind::Teammate) {
+                if let Some(spec) = self.rt.child_spec.get() {
+                    self.child = Some(spec.clone());
+                } else if let Some(agent) = store.agent(self.id()).await? {
+                    match ChildSpec::from_json(&agent.spec) {
+                        Ok(spec) => {
+                            self.child = Some(self.rt.child_spec.get_or_init(|| spec).clone())
+                        }
+                        Err(e) => {
+                            let message = format!("the sub-agent's stored spec is corrupt: {e}");
+                            return Ok(Err(ended(StopReason::Error, "internal", message)));
+                        }
                     }
                 }
             }

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use roocode_protocol::event::EventPayload;
-use roocode_protocol::session::{ClientEnv, SendParams, SendResponse, SessionStatus};
+use roocode_protocol::session::{ClientEnv, SendParams, SendResponse};
 
 use super::children::SlotGuard;
 use super::runtime::{Queued, Running, SessionRuntime};
@@ -179,12 +179,7 @@ impl Engine {
     }
 
     async fn finish_idle(&self, id: &str) -> Result<(), AgentError> {
-        let status = match self.store.session(id).await? {
-            Some(row) if row.status == SessionStatus::Interrupted => SessionStatus::Interrupted,
-            Some(_) => SessionStatus::Idle,
-            None => return Ok(()),
-        };
-        self.store.set_session_status(id, status, None).await?;
+        self.store.settle_session(id).await?;
         Ok(())
     }
 

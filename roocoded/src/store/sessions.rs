@@ -286,6 +286,20 @@ impl Store {
         Ok(())
     }
 
+    /// A session whose turns ended is idle, or stays interrupted (the daemon stopped
+    /// its turn: it is resumed at the next start), in one statement.
+    pub async fn settle_session(&self, id: &str) -> Result<(), StoreError> {
+        sqlx::query(
+            "UPDATE sessions SET status = CASE status WHEN 'interrupted' THEN 'interrupted' ELSE 'idle' END,
+                running_turn_id = NULL, last_activity = ? WHERE id = ?",
+        )
+        .bind(clock::now_ms())
+        .bind(id)
+        .execute(&mut *self.conn().await?)
+        .await?;
+        Ok(())
+    }
+
     pub async fn set_session_mode(&self, id: &str, mode: Mode) -> Result<(), StoreError> {
         sqlx::query("UPDATE sessions SET mode = ? WHERE id = ?")
             .bind(mode_name(mode))
@@ -515,6 +529,26 @@ pub(crate) mod tests {
             1,
             "main sessions only"
         );
+    }
+
+    #[tokio::test]
+    async fn a_settled_session_is_idle_unless_the_daemon_interrupted_its_turn() {
+        let store = Store::memory().await.unwrap();
+        for (id, before, after) in [
+            ("a", SessionStatus::Running, SessionStatus::Idle),
+            ("b", SessionStatus::Interrupted, SessionStatus::Interrupted),
+        ] {
+            store.insert_session(&new_session(id, "/p")).await.unwrap();
+            store
+                .set_session_status(id, before, Some("t1"))
+                .await
+                .unwrap();
+            store.settle_session(id).await.unwrap();
+            let row = store.session(id).await.unwrap().unwrap();
+            assert_eq!((row.status, row.running_turn_id), (after, None), "{id}");
+        }
+        // A session deleted meanwhile: nothing to settle, and no error.
+        store.settle_session("gone").await.unwrap();
     }
 
     #[tokio::test]

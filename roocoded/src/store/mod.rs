@@ -150,6 +150,13 @@ impl Store {
         MutexGuard::try_map(self.db.lock().await, Option::as_mut).map_err(|_| StoreError::Closed)
     }
 
+    /// Holds the connection until the guard drops: every query meanwhile waits (tests
+    /// of what queues behind a busy store).
+    #[cfg(test)]
+    pub(crate) async fn hold_for_test(&self) -> Conn<'_> {
+        self.conn().await.unwrap()
+    }
+
     /// The team cache (never held across an await).
     fn team_cache(&self) -> std::sync::MutexGuard<'_, team_cache::TeamCache> {
         self.teams.lock().unwrap_or_else(PoisonError::into_inner)

@@ -21,6 +21,7 @@ pub mod context;
 pub mod daemon;
 pub mod events;
 pub mod llm;
+pub mod mcp;
 pub mod memory;
 pub mod permission;
 pub mod project;

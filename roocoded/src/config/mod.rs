@@ -5,6 +5,7 @@
 
 mod error;
 mod guarded;
+mod mcp_servers;
 mod sections;
 #[cfg(test)]
 mod tests;
@@ -16,6 +17,7 @@ use serde::Deserialize;
 
 pub use error::ConfigError;
 pub use guarded::Guarded;
+pub use mcp_servers::{McpServerEntry, yaml_servers};
 pub use sections::{
     AgentsConfig, AgentsLimits, ContextConfig, EnvConfig, MAX_IDLE_DEBOUNCE_MS, PermissionsConfig,
     PriceConfig, ProviderConfig, ProviderKind, RetryConfig, SandboxConfig, SandboxMode,
@@ -70,7 +72,9 @@ pub struct Config {
     /// on|off` sets it per session.
     #[serde(default, deserialize_with = "sections::strict_bool")]
     pub coordinator: Option<bool>,
-    /// Kept raw for the MCP feature; maps of all files are merged by server name.
+    /// MCP servers by name ([`McpServerEntry`] each, checked when the file is parsed);
+    /// kept raw so that maps of all files merge by server name. `mcp::config` reads
+    /// each file's own, to know its scope.
     #[serde(default)]
     pub mcp_servers: Option<RawValue>,
     /// Kept raw for the hooks feature; lists of all files are combined.
@@ -139,6 +143,10 @@ impl Config {
         }
         let mut config: Config =
             yaml_serde::from_str(text).map_err(|e| ConfigError::from_yaml(path, &e))?;
+        if config.mcp_servers.is_some() {
+            // Kept raw for merging by name, but checked here, where positions are known.
+            yaml_servers(path, text)?;
+        }
         config.sources = vec![path.to_path_buf()];
         Ok(config)
     }

@@ -142,7 +142,11 @@ async fn a_200_iteration_task_with_large_outputs_stays_inside_the_window() {
     let events = out.json_lines();
     assert!(
         !events.iter().any(|e| e["type"] == "error"),
-        "no error event"
+        "no error event: {:?}",
+        events
+            .iter()
+            .filter(|e| e["type"] == "error")
+            .collect::<Vec<_>>()
     );
     let last = events
         .iter()

@@ -1,0 +1,325 @@
+//! One connection to one MCP server, over the official SDK (`rmcp`): a stdio server
+//! started as a child process (its stderr goes to the daemon log, line by line) or a
+//! streamable HTTP server. It lists the server's tools and resources and calls them,
+//! each call bounded by a timeout; the results come back as [`CallOutput`], the
+//! server's content converted faithfully (text, images, embedded resources, resource
+//! links, structured content, `isError`).
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use rmcp::RoleClient;
+use rmcp::ServiceExt;
+use rmcp::model::{
+    CallToolRequestParams, ContentBlock, ReadResourceRequestParams, ResourceContents,
+};
+use rmcp::service::RunningService;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use serde_json::{Map, Value};
+use tokio::io::AsyncBufReadExt;
+
+use super::config::Launch;
+
+/// Why talking to a server failed.
+#[derive(Debug, thiserror::Error)]
+pub enum McpError {
+    #[error("cannot start the server: {0}")]
+    Start(String),
+    #[error("the server did not finish starting within {} s", .0.as_secs_f64())]
+    StartTimeout(Duration),
+    #[error("the call took longer than {} s (tool_timeout_s) and was given up", .0.as_secs_f64())]
+    CallTimeout(Duration),
+    /// The connection is gone (a stdio server exited: it crashed or was stopped).
+    #[error("the server's connection closed (it crashed or exited): {0}")]
+    Closed(String),
+    /// The server answered with a JSON-RPC error.
+    #[error("the server refused the request: {0}")]
+    Refused(String),
+}
+
+/// A tool as the server describes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct McpTool {
+    pub name: String,
+    pub description: String,
+    /// Its JSON Schema, as the server sent it.
+    pub input_schema: Value,
+    /// The server's claim that the tool only reads (a hint from a program that may
+    /// lie: it never bypasses a permission rule).
+    pub read_only_hint: Option<bool>,
+}
+
+/// A resource as the server lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpResource {
+    pub uri: String,
+    pub name: String,
+    pub description: Option<String>,
+    pub mime_type: Option<String>,
+}
+
+/// One piece of a tool's result or a resource's contents.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum McpContent {
+    Text(String),
+    /// Base64 data and its MIME type.
+    Image {
+        data: String,
+        mime_type: String,
+    },
+    /// Audio: kept as data, shown to the model as a note (no provider takes it).
+    Audio {
+        data: String,
+        mime_type: String,
+    },
+    /// An embedded resource's text.
+    ResourceText {
+        uri: String,
+        mime_type: Option<String>,
+        text: String,
+    },
+    /// An embedded resource's binary contents (base64).
+    ResourceBlob {
+        uri: String,
+        mime_type: Option<String>,
+        blob: String,
+    },
+    /// A link to a resource the model can read with `ReadMcpResource`.
+    Link {
+        uri: String,
+        name: String,
+        description: Option<String>,
+    },
+}
+
+/// What a tool call returned.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallOutput {
+    pub content: Vec<McpContent>,
+    pub structured: Option<Value>,
+    /// The tool reports that it failed (`isError`).
+    pub is_error: bool,
+}
+
+/// A live connection.
+pub struct McpClient {
+    name: String,
+    service: RunningService<RoleClient, ()>,
+}
+
+impl McpClient {
+    /// Starts or reaches server `name` as `launch` says and initialises the session,
+    /// within `startup_timeout`.
+    pub async fn connect(
+        name: &str,
+        launch: &Launch,
+        startup_timeout: Duration,
+    ) -> Result<McpClient, McpError> {
+        let started = tokio::time::timeout(startup_timeout, Self::start(name, launch)).await;
+        let service = started.map_err(|_| McpError::StartTimeout(startup_timeout))??;
+        Ok(McpClient {
+            name: name.to_string(),
+            service,
+        })
+    }
+
+    async fn start(
+        name: &str,
+        launch: &Launch,
+    ) -> Result<RunningService<RoleClient, ()>, McpError> {
+        match launch {
+            Launch::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => {
+                let mut cmd = tokio::process::Command::new(command);
+                cmd.args(args).envs(env).current_dir(cwd).kill_on_drop(true);
+                let (transport, stderr) = TokioChildProcess::builder(cmd)
+                    .stderr(Stdio::piped())
+                    .spawn()
+                    .map_err(|e| McpError::Start(format!("`{command}`: {e}")))?;
+                if let Some(stderr) = stderr {
+                    let server = name.to_string();
+                    tokio::spawn(async move {
+                        let mut lines = tokio::io::BufReader::new(stderr).lines();
+                        while let Ok(Some(line)) = lines.next_line().await {
+                            tracing::info!(server = %server, "mcp server stderr: {line}");
+                        }
+                    });
+                }
+                ().serve(transport)
+                    .await
+                    .map_err(|e| McpError::Start(e.to_string()))
+            }
+            Launch::Http { url, headers } => {
+                let mut custom = std::collections::HashMap::new();
+                for (k, v) in headers {
+                    let (Ok(k), Ok(v)) = (
+                        http::HeaderName::try_from(k.as_str()),
+                        http::HeaderValue::try_from(v.as_str()),
+                    ) else {
+                        return Err(McpError::Start(format!(
+                            "the header `{k}` is not a valid HTTP header"
+                        )));
+                    };
+                    custom.insert(k, v);
+                }
+                let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
+                    .custom_headers(custom);
+                ().serve(StreamableHttpClientTransport::from_config(config))
+                    .await
+                    .map_err(|e| McpError::Start(e.to_string()))
+            }
+        }
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The server's `instructions`, if it gave any.
+    pub fn instructions(&self) -> Option<String> {
+        self.service
+            .peer_info()
+            .and_then(|i| i.instructions.clone())
+    }
+
+    /// Every tool the server has (all pages).
+    pub async fn tools(&self) -> Result<Vec<McpTool>, McpError> {
+        let tools = self.service.list_all_tools().await.map_err(service_error)?;
+        Ok(tools
+            .into_iter()
+            .map(|t| McpTool {
+                name: t.name.to_string(),
+                description: t.description.map(|d| d.to_string()).unwrap_or_default(),
+                input_schema: Value::Object((*t.input_schema).clone()),
+                read_only_hint: t.annotations.and_then(|a| a.read_only_hint),
+            })
+            .collect())
+    }
+
+    /// Calls tool `name` with `arguments`, giving up after `timeout`.
+    pub async fn call(
+        &self,
+        name: &str,
+        arguments: Map<String, Value>,
+        timeout: Duration,
+    ) -> Result<CallOutput, McpError> {
+        let params = CallToolRequestParams::new(name.to_string()).with_arguments(arguments);
+        let called = tokio::time::timeout(timeout, self.service.call_tool(params)).await;
+        let result = called
+            .map_err(|_| McpError::CallTimeout(timeout))?
+            .map_err(service_error)?;
+        Ok(CallOutput {
+            content: result.content.into_iter().map(content_of).collect(),
+            structured: result.structured_content,
+            is_error: result.is_error == Some(true),
+        })
+    }
+
+    /// Every resource the server lists (all pages).
+    pub async fn resources(&self) -> Result<Vec<McpResource>, McpError> {
+        let resources = self
+            .service
+            .list_all_resources()
+            .await
+            .map_err(service_error)?;
+        Ok(resources
+            .into_iter()
+            .map(|r| McpResource {
+                uri: r.uri,
+                name: r.name,
+                description: r.description,
+                mime_type: r.mime_type,
+            })
+            .collect())
+    }
+
+    /// The contents of resource `uri`.
+    pub async fn read_resource(
+        &self,
+        uri: &str,
+        timeout: Duration,
+    ) -> Result<Vec<McpContent>, McpError> {
+        let read = self
+            .service
+            .read_resource(ReadResourceRequestParams::new(uri.to_string()));
+        let result = tokio::time::timeout(timeout, read)
+            .await
+            .map_err(|_| McpError::CallTimeout(timeout))?
+            .map_err(service_error)?;
+        Ok(result.contents.into_iter().map(resource_content).collect())
+    }
+
+    /// Ends the session (a stdio server's stdin closes and it exits).
+    pub async fn close(self) {
+        let _ = self.service.cancel().await;
+    }
+}
+
+fn service_error(e: rmcp::ServiceError) -> McpError {
+    match e {
+        rmcp::ServiceError::McpError(data) => McpError::Refused(data.message.to_string()),
+        other => McpError::Closed(other.to_string()),
+    }
+}
+
+fn resource_content(r: ResourceContents) -> McpContent {
+    match r {
+        ResourceContents::TextResourceContents {
+            uri,
+            mime_type,
+            text,
+            ..
+        } => McpContent::ResourceText {
+            uri,
+            mime_type,
+            text,
+        },
+        ResourceContents::BlobResourceContents {
+            uri,
+            mime_type,
+            blob,
+            ..
+        } => McpContent::ResourceBlob {
+            uri,
+            mime_type,
+            blob,
+        },
+        other => unknown(&other),
+    }
+}
+
+/// Content of a kind newer than this daemon, shown as the server sent it.
+fn unknown(content: &impl serde::Serialize) -> McpContent {
+    let json = serde_json::to_string(content).unwrap_or_default();
+    McpContent::Text(format!("(content of a kind RooCode does not know: {json})"))
+}
+
+fn content_of(block: ContentBlock) -> McpContent {
+    match block {
+        ContentBlock::Text(t) => McpContent::Text(t.text),
+        ContentBlock::Image(i) => McpContent::Image {
+            data: i.data,
+            mime_type: i.mime_type,
+        },
+        ContentBlock::Audio(a) => McpContent::Audio {
+            data: a.data,
+            mime_type: a.mime_type,
+        },
+        ContentBlock::Resource(r) => resource_content(r.resource),
+        ContentBlock::ResourceLink(l) => McpContent::Link {
+            uri: l.uri,
+            name: l.name,
+            description: l.description,
+        },
+        other => unknown(&other),
+    }
+}
+
+#[cfg(test)]
+#[path = "client_tests.rs"]
+mod tests;

@@ -60,7 +60,6 @@ pub(super) async fn run(engine: &Arc<Engine>, rt: &Arc<SessionRuntime>) {
     let span = tracing::info_span!("turn", session = %rt.id, turn = %turn_id);
     // Held to the end of the turn: nothing else reads the cached context or rewrites
     // the stored one meanwhile (see `SessionRuntime::context`).
-    tracing::info!(target: "probe", agent = %rt.id, "P turn_run");
     let mut cached = rt.context.lock().await;
     let mut turn = Turn {
         engine,
@@ -201,9 +200,7 @@ impl Turn<'_> {
             None => EstimatedContext::new(store.context(self.id()).await?),
         };
         self.ensure_valid_chain().await?;
-        tracing::info!(target: "probe", agent = %self.rt.id, "P chain");
         self.deliver_queued().await?;
-        tracing::info!(target: "probe", agent = %self.rt.id, "P delivered");
         let mut live = None;
         if let Some(row) = store.session(self.id()).await? {
             if matches!(row.kind, SessionKind::SubAgent | SessionKind::Teammate) {
@@ -238,7 +235,6 @@ impl Turn<'_> {
             turn_id: self.turn_id.to_string(),
         })
         .await?;
-        tracing::info!(target: "probe", agent = %self.rt.id, "P started_ev");
         super::sandbox_notice::announce(self.engine, self.rt).await;
         Ok(Ok(live))
     }
@@ -286,9 +282,7 @@ impl Turn<'_> {
         &mut self,
         settings: &TurnSettings<'_>,
     ) -> Result<Option<TurnEnd>, AgentError> {
-        tracing::info!(target: "probe", agent = %self.rt.id, "P settings");
         self.manage_context(settings).await?;
-        tracing::info!(target: "probe", agent = %self.rt.id, "P managed");
         let response = match self.ask_model(settings).await? {
             Ok(response) => response,
             Err(end) => return Ok(Some(end)),

@@ -105,7 +105,6 @@ impl Engine {
         }
         let running = Running::new(uuid::Uuid::now_v7().to_string());
         self.begin_turn(&rt.id, &running).await?;
-        tracing::info!(target: "probe", agent = %rt.id, "P begun");
         state.running = Some(running);
         drop(state);
         self.spawn_turns(rt, slot);

@@ -49,9 +49,7 @@ pub async fn call_model(
         }),
         false => Cow::Borrowed(req),
     };
-    tracing::info!(target: "probe", "P encode");
     let body = model.provider.encode(req.as_ref())?;
-    tracing::info!(target: "probe", "P encoded");
     let request_bytes = body.len() as u64;
     let max_attempts = policy.max_attempts.max(1);
     let mut attempt = 0;

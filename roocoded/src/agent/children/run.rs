@@ -91,7 +91,6 @@ impl Engine {
                 engine.child_ended(&id).await;
                 return;
             }
-            tracing::info!(target: "probe", agent = %id, "P slot");
             // Its time limit counts from here: time spent queued is not its own.
             engine.watch_the_clock(&id, &entry, timeout);
             entry.mark_started();
@@ -131,7 +130,6 @@ impl Engine {
         slot: Option<SlotGuard>,
     ) -> Result<(), AgentError> {
         self.store.set_agent_state(id, AgentState::Running).await?;
-        tracing::info!(target: "probe", agent = %id, "P running");
         let rt = self.runtime(id).await?;
         if !self.start_turn_if_idle(rt, slot).await? {
             tracing::warn!(agent = %id, "the sub-agent was already running a turn");

@@ -93,7 +93,6 @@ impl Engine {
     }
 
     async fn wake_teammate_now(self: &Arc<Self>, id: &str) -> Result<(), AgentError> {
-        tracing::info!(target: "probe", agent = %id, "P wake");
         let rt = self.runtime(id).await?;
         {
             let mut state = rt.state.lock().await;
@@ -120,7 +119,6 @@ impl Engine {
                 return Err(e.into());
             }
         }
-        tracing::info!(target: "probe", agent = %id, "P opened");
         let row = match self.store.agent(id).await {
             Ok(Some(row)) => row,
             Ok(None) => {
@@ -136,7 +134,7 @@ impl Engine {
             self.children.close_if(id, &entry);
             return Err(e);
         }
-        tracing::info!(target: "probe", agent = %id, "P restarted");
+        tracing::info!(agent = %id, name = %row.name, "teammate resumed by its mail");
         self.run_opened(&row, entry).await
     }
 
@@ -154,9 +152,7 @@ impl Engine {
         self.reopen_worktree(row)
             .await
             .map_err(AgentError::Invalid)?;
-        tracing::info!(target: "probe", agent = %row.id, "P worktree");
         self.store.restart_member(&row.id).await?;
-        tracing::info!(target: "probe", agent = %row.id, "P restart_db");
         if rt.state.lock().await.env.vars.is_empty()
             && let Some(lead) = self.runtimes.get(&row.parent_id)
         {

@@ -21,7 +21,6 @@ impl Turn<'_> {
         policy: &llm::RetryPolicy,
         message_id: &str,
     ) -> Result<CallOutcome, LlmError> {
-        tracing::info!(target: "probe", agent = %self.rt.id, "P call");
         let (tx, mut rx) = mpsc::unbounded_channel::<Progress>();
         let cancel = self.cancel.clone();
         let call = async move {

@@ -6,7 +6,6 @@
 
 use roocode_protocol::api::DoctorApiClient;
 use roocode_protocol::doctor::{CheckStatus, DoctorCheck, DoctorReport};
-use roocode_protocol::session::ClientEnv;
 
 use crate::connect;
 use crate::failure::Failure;
@@ -35,7 +34,7 @@ pub async fn run() -> anyhow::Result<i32> {
         .map_err(|e| Failure::new("config", format!("cannot read the current directory: {e}")))?;
     let report = conn
         .rpc
-        .run(cwd.display().to_string(), ClientEnv::capture())
+        .run(cwd.display().to_string(), roocode_client::client_env(&cwd))
         .await
         .map_err(Failure::from)?;
     let checks = with_build_check(report);

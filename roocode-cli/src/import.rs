@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use roocode_protocol::api::SessionApiClient;
-use roocode_protocol::session::{ClientEnv, ImportParams};
+use roocode_protocol::session::ImportParams;
 
 use crate::connect;
 use crate::failure::{Failure, UsageError};
@@ -67,7 +67,7 @@ pub async fn run(args: ImportArgs) -> anyhow::Result<i32> {
                 cwd: cwd.display().to_string(),
                 title: args.title.clone(),
                 lines: page.to_vec(),
-                env: ClientEnv::capture(),
+                env: roocode_client::client_env(&cwd),
             })
             .await
             .map_err(Failure::from)?;

@@ -15,6 +15,7 @@ mod import;
 mod input;
 mod logs;
 mod mailbox;
+mod mcp;
 mod output;
 mod pending;
 mod prompt;
@@ -109,6 +110,8 @@ enum Cmd {
     Team(TeamArgs),
     /// List the messages of agent teams (only AGENT's with AGENT).
     Mailbox(MailboxArgs),
+    /// Configure MCP servers: add, remove, enable, disable.
+    Mcp(mcp::McpArgs),
 }
 
 fn main() {
@@ -158,6 +161,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Cmd::Background { id } => agents::background(&id).await,
         Cmd::Team(args) => team::run(args).await,
         Cmd::Mailbox(args) => mailbox::run(args).await,
+        Cmd::Mcp(args) => mcp::run(args).await,
     }
 }
 

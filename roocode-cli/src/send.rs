@@ -26,7 +26,7 @@ use roocode_protocol::api::{
 };
 use roocode_protocol::event::EventPayload;
 use roocode_protocol::paths::Paths;
-use roocode_protocol::session::{ClientEnv, CreateParams, SendParams, SessionInfo};
+use roocode_protocol::session::{CreateParams, SendParams, SessionInfo};
 use tokio::signal::unix::{Signal, SignalKind, signal};
 
 use crate::connect;
@@ -135,7 +135,7 @@ async fn drive(
     let params = SendParams {
         session_id: session.id.clone(),
         text,
-        env: ClientEnv::capture(),
+        env: roocode_client::client_env(cwd),
         model: args.model.clone(),
         mode: args.mode.clone(),
     };
@@ -240,7 +240,7 @@ async fn open_session(
         cwd: cwd.to_string_lossy().into_owned(),
         model: args.model.clone(),
         mode: args.mode.clone(),
-        env: ClientEnv::capture(),
+        env: roocode_client::client_env(cwd),
         ..CreateParams::default()
     };
     Ok(rpc.create(params).await?)

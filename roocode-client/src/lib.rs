@@ -3,7 +3,7 @@
 //! starting the daemon when nothing answers ([`autostart`]), following a session's
 //! numbered events without losing or repeating one ([`feed`]), naming a tool call on
 //! one line ([`display`]), sub-agents and their events ([`agents`]) and teams and
-//! theirs ([`teams`]).
+//! theirs ([`teams`]), and the environment a client forwards ([`env`]).
 //!
 //! The wire types and RPC traits themselves live in `roocode-protocol`, which the
 //! daemon shares; nothing here is used by the daemon.
@@ -12,11 +12,13 @@ pub mod agents;
 pub mod autostart;
 pub mod connect;
 pub mod display;
+pub mod env;
 pub mod feed;
 pub mod rpc_error;
 pub mod sequence;
 pub mod teams;
 
 pub use connect::{ConnectError, RpcClient, build_mismatch_warning, connect, connect_raw};
+pub use env::client_env;
 pub use feed::EventFeed;
 pub use rpc_error::{RpcFailure, error_message};

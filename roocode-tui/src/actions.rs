@@ -6,7 +6,7 @@ use roocode_protocol::api::{
     AgentApiClient, PendingApiClient, PermissionApiClient, QuestionApiClient, SessionApiClient,
     TeamApiClient,
 };
-use roocode_protocol::session::{ClientEnv, SendParams};
+use roocode_protocol::session::SendParams;
 use roocode_protocol::teams::TeamInfo;
 use tokio::sync::mpsc;
 
@@ -50,7 +50,7 @@ pub fn perform(
                 .send(SendParams {
                     session_id,
                     text,
-                    env: ClientEnv::capture(),
+                    env: roocode_client::client_env(&std::env::current_dir().unwrap_or_default()),
                     model: None,
                     mode: None,
                 })

@@ -19,7 +19,7 @@ use roocode_client::RpcClient;
 use roocode_client::autostart::connect_or_start;
 use roocode_protocol::api::{CommandsApiClient, SessionApiClient};
 use roocode_protocol::paths::Paths;
-use roocode_protocol::session::{ClientEnv, CreateParams, SessionInfo};
+use roocode_protocol::session::{CreateParams, SessionInfo};
 use roocode_tui::{Action, App, Connection, Picker, PickerChoice};
 use tokio::sync::{RwLock, mpsc};
 
@@ -164,7 +164,7 @@ async fn choose_session(
         cwd: cwd.display().to_string(),
         model: args.model.clone(),
         mode: args.mode.clone(),
-        env: ClientEnv::capture(),
+        env: roocode_client::client_env(cwd),
         ..CreateParams::default()
     };
     Ok(Some(rpc.create(params).await.map_err(|e| {

@@ -13,8 +13,8 @@ use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
     CallToolResult, ContentBlock, ListResourcesResult, PaginatedRequestParams,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, Resource,
-    ResourceContents, ServerCapabilities, ServerConfig,
+    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Resource, ResourceContents, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -86,8 +86,18 @@ impl Fixture {
         ])
     }
 
-    #[tool(description = "Takes its time")]
-    async fn slow(&self, Parameters(args): Parameters<SlowArgs>) -> String {
+    #[tool(description = "Takes its time, saying so in a progress notification")]
+    async fn slow(
+        &self,
+        Parameters(args): Parameters<SlowArgs>,
+        context: RequestContext<RoleServer>,
+    ) -> String {
+        if let Some(token) = context.meta.get_progress_token() {
+            let note = ProgressNotificationParam::new(token, 0.0)
+                .with_total(1.0)
+                .with_message(format!("sleeping {} ms", args.ms));
+            let _ = context.peer.notify_progress(note).await;
+        }
         tokio::time::sleep(Duration::from_millis(args.ms)).await;
         format!("slept {} ms", args.ms)
     }

@@ -7,7 +7,6 @@
 
 use roocode_protocol::agents::{AgentDefinitionInfo, AgentDefinitions};
 use roocode_protocol::api::AgentApiClient;
-use roocode_protocol::session::ClientEnv;
 
 use crate::connect;
 use crate::failure::Failure;
@@ -24,7 +23,7 @@ pub async fn run(json: bool) -> anyhow::Result<i32> {
         .map_err(|e| Failure::new("config", format!("cannot read the current directory: {e}")))?;
     let answer = conn
         .rpc
-        .definitions(cwd.display().to_string(), ClientEnv::capture())
+        .definitions(cwd.display().to_string(), roocode_client::client_env(&cwd))
         .await
         .map_err(Failure::from)?;
     if json {

@@ -41,12 +41,17 @@ pub struct Engine {
     pub(super) children: super::children::Book,
     /// The live side of teams (debounced wakes of leads).
     pub(super) teams: super::team::TeamBook,
+    /// The daemon's MCP servers, shared by the sessions whose launches are the same.
+    pub(super) mcp: crate::mcp::McpHub,
+    /// Each session's MCP servers and tool overlay.
+    pub(super) mcp_sessions: super::mcp::McpSessions,
 }
 
 impl Engine {
     /// The engine over `store`; call from inside the tokio runtime.
     pub fn new(store: Store, paths: Paths) -> Self {
         let events = Arc::new(EventLog::new(store.clone()));
+        let mcp = crate::mcp::McpHub::new(&paths.data_dir);
         Engine {
             approvals: Approvals::new(store.clone(), events.clone()),
             processes: ProcessBook::start(store.clone()),
@@ -63,6 +68,8 @@ impl Engine {
             tasks: TaskTracker::new(),
             children: super::children::Book::default(),
             teams: super::team::TeamBook::default(),
+            mcp,
+            mcp_sessions: super::mcp::McpSessions::default(),
         }
     }
 
@@ -248,6 +255,7 @@ impl Engine {
             }
             self.runtimes.remove(&child.id);
             self.events.forget(&child.id);
+            self.mcp_forget(&child.id);
         }
         if let Some(rt) = self.runtimes.get(&row.id) {
             let ended = rt.turn_ended.notified();
@@ -263,6 +271,7 @@ impl Engine {
         self.runtimes.remove(&row.id);
         self.store.delete_session(&row.id).await?;
         self.events.forget(&row.id);
+        self.mcp_forget(&row.id);
         tracing::info!(session = %row.id, "session deleted");
         Ok(())
     }

@@ -22,6 +22,7 @@ mod executor;
 mod human;
 mod human_time;
 mod import;
+mod mcp;
 mod processes;
 pub(crate) mod prompt;
 mod recovery;

@@ -80,5 +80,6 @@ impl Engine {
         for rt in &runtimes {
             rt.shell.kill_all().await;
         }
+        self.mcp.shutdown();
     }
 }

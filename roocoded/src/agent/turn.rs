@@ -230,6 +230,11 @@ impl Turn<'_> {
                 }
                 Err(e) => return Ok(Err(ended(StopReason::Error, "config", e.to_string()))),
             }
+            if let Some(config) = &live {
+                let env = self.engine.env_of(self.rt).await;
+                let mcp = self.engine.mcp_turn_start(&row, &env, &config.get()).await;
+                self.reminder = join_reminders(self.reminder.take(), mcp);
+            }
         }
         self.emit(EventPayload::TurnStarted {
             turn_id: self.turn_id.to_string(),
@@ -266,7 +271,7 @@ impl Turn<'_> {
         }
         let sources = Sources {
             env: self.engine.env_of(self.rt).await,
-            tools: self.engine.tools.clone(),
+            tools: self.engine.session_tools(&row.id),
             plan_file: self.engine.plan_file(&row.id),
             user_dir: &self.engine.paths.user_dir,
             http: &self.engine.http,
@@ -688,6 +693,16 @@ impl NextUser {
             },
             NextUser::New(message) => ContextWrite::Push { idx: len, message },
         }
+    }
+}
+
+/// The session's reminder with the MCP servers' `mcp` (their instructions, the
+/// servers it cannot use) after it, in a system reminder of its own.
+fn join_reminders(session: Option<String>, mcp: Option<String>) -> Option<String> {
+    let mcp = mcp.map(|m| format!("<system-reminder>\n{m}\n</system-reminder>"));
+    match (session, mcp) {
+        (Some(s), Some(m)) => Some(format!("{s}\n\n{m}")),
+        (s, m) => s.or(m),
     }
 }
 

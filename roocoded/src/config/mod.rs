@@ -19,7 +19,8 @@ pub use error::ConfigError;
 pub use guarded::Guarded;
 pub use mcp_servers::{McpServerEntry, yaml_servers};
 pub use sections::{
-    AgentsConfig, AgentsLimits, ContextConfig, EnvConfig, MAX_IDLE_DEBOUNCE_MS, PermissionsConfig,
+    AgentsConfig, AgentsLimits, ContextConfig, DEFAULT_MCP_DEFER_THRESHOLD,
+    DEFAULT_MCP_STARTUP_WAIT_MS, EnvConfig, MAX_IDLE_DEBOUNCE_MS, McpConfig, PermissionsConfig,
     PriceConfig, ProviderConfig, ProviderKind, RetryConfig, SandboxConfig, SandboxMode,
     SandboxNetwork, SecurityConfig, TeamBackend, TeamsConfig, TeamsSettings, ToolsConfig,
 };
@@ -77,6 +78,8 @@ pub struct Config {
     /// each file's own, to know its scope.
     #[serde(default)]
     pub mcp_servers: Option<RawValue>,
+    #[serde(default)]
+    pub mcp: McpConfig,
     /// Kept raw for the hooks feature; lists of all files are combined.
     #[serde(default)]
     pub hooks: Option<RawValue>,
@@ -170,6 +173,7 @@ impl Config {
             teams,
             coordinator,
             mcp_servers,
+            mcp,
             hooks,
             enable_verification_agent,
             recovery,
@@ -229,6 +233,8 @@ impl Config {
             override_with(&mut self.tools.bash, tools.bash);
         }
         merge_raw(&mut self.mcp_servers, mcp_servers);
+        override_with(&mut self.mcp.startup_wait_ms, mcp.startup_wait_ms);
+        override_with(&mut self.mcp.defer_threshold, mcp.defer_threshold);
         merge_raw(&mut self.hooks, hooks);
         override_with(
             &mut self.enable_verification_agent,

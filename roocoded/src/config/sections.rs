@@ -219,6 +219,41 @@ pub struct TeamsConfig {
     pub idle_debounce_ms: Option<u64>,
 }
 
+/// `mcp:` (the MCP host's settings; the servers are `mcp_servers:`).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct McpConfig {
+    /// Milliseconds a session's first model request waits for its MCP servers to start
+    /// (default 3000); a server that comes up later adds its tools as deferred ones.
+    #[serde(default)]
+    pub startup_wait_ms: Option<u64>,
+    /// The share of the context window MCP tools' schemas may take before they are
+    /// deferred behind ToolSearch (default 0.1).
+    #[serde(default)]
+    pub defer_threshold: Option<f64>,
+}
+
+/// Default of `mcp.startup_wait_ms`.
+pub const DEFAULT_MCP_STARTUP_WAIT_MS: u64 = 3_000;
+/// Default of `mcp.defer_threshold`.
+pub const DEFAULT_MCP_DEFER_THRESHOLD: f64 = 0.1;
+
+impl McpConfig {
+    pub fn startup_wait(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(
+            self.startup_wait_ms.unwrap_or(DEFAULT_MCP_STARTUP_WAIT_MS),
+        )
+    }
+
+    /// `defer_threshold`, kept within 0..=1.
+    pub fn defer_threshold(&self) -> f64 {
+        self.defer_threshold
+            .filter(|t| t.is_finite())
+            .unwrap_or(DEFAULT_MCP_DEFER_THRESHOLD)
+            .clamp(0.0, 1.0)
+    }
+}
+
 /// `teams.backend`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]

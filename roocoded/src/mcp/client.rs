@@ -5,19 +5,24 @@
 //! server's content converted faithfully (text, images, embedded resources, resource
 //! links, structured content, `isError`).
 
+use std::collections::HashMap;
 use std::process::Stdio;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::RoleClient;
-use rmcp::ServiceExt;
 use rmcp::model::{
-    CallToolRequestParams, ContentBlock, ReadResourceRequestParams, ResourceContents,
+    CallToolRequest, CallToolRequestParams, CancelledNotification, CancelledNotificationParam,
+    ClientNotification, ClientRequest, ContentBlock, ProgressNotificationParam, ProgressToken,
+    ReadResourceRequestParams, RequestId, ResourceContents, ServerResult,
 };
-use rmcp::service::RunningService;
+use rmcp::service::{NotificationContext, Peer, PeerRequestOptions, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use serde_json::{Map, Value};
 use tokio::io::AsyncBufReadExt;
+use tokio::sync::Notify;
+use tokio_util::sync::CancellationToken;
 
 use super::config::Launch;
 
@@ -36,6 +41,8 @@ pub enum McpError {
     /// The server answered with a JSON-RPC error.
     #[error("the server refused the request: {0}")]
     Refused(String),
+    #[error("cancelled by user")]
+    Cancelled,
 }
 
 /// A tool as the server describes it.
@@ -102,10 +109,68 @@ pub struct CallOutput {
     pub is_error: bool,
 }
 
-/// A live connection.
+/// Receives a call's progress notifications, as lines of text.
+pub type ProgressSink = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// What the server tells the client unasked: progress of calls in flight (by their
+/// progress token) and that its tools changed.
+#[derive(Default)]
+struct Heard {
+    progress: Mutex<HashMap<ProgressToken, ProgressSink>>,
+    tools_changed: Notify,
+}
+
+/// The client side's handler of the server's notifications.
+struct Hooks(Arc<Heard>);
+
+impl ClientHandler for Hooks {
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let sink = match self.0.progress.lock() {
+            Ok(map) => map.get(&params.progress_token).cloned(),
+            Err(_) => None,
+        };
+        if let Some(sink) = sink {
+            let amount = match params.total {
+                Some(total) => format!("{}/{}", params.progress, total),
+                None => params.progress.to_string(),
+            };
+            match params.message {
+                Some(message) => sink(&format!("{message} ({amount})\n")),
+                None => sink(&format!("progress {amount}\n")),
+            }
+        }
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.0.tools_changed.notify_one();
+    }
+}
+
+/// A live connection: what calls go through. Cheap to share (`Arc`).
 pub struct McpClient {
     name: String,
-    service: RunningService<RoleClient, ()>,
+    peer: Peer<RoleClient>,
+    heard: Arc<Heard>,
+}
+
+/// The connection's life: [`Connection::closed`] returns when it ends (the server
+/// exited or the transport failed); dropping it closes the connection.
+pub struct Connection {
+    service: RunningService<RoleClient, Hooks>,
+}
+
+impl Connection {
+    /// Waits until the connection ends, and says how.
+    pub async fn closed(self) -> String {
+        match self.service.waiting().await {
+            Ok(reason) => format!("{reason:?}"),
+            Err(e) => format!("the connection's task failed: {e}"),
+        }
+    }
 }
 
 impl McpClient {
@@ -115,19 +180,24 @@ impl McpClient {
         name: &str,
         launch: &Launch,
         startup_timeout: Duration,
-    ) -> Result<McpClient, McpError> {
-        let started = tokio::time::timeout(startup_timeout, Self::start(name, launch)).await;
+    ) -> Result<(McpClient, Connection), McpError> {
+        let heard = Arc::new(Heard::default());
+        let hooks = Hooks(Arc::clone(&heard));
+        let started = tokio::time::timeout(startup_timeout, Self::start(name, launch, hooks)).await;
         let service = started.map_err(|_| McpError::StartTimeout(startup_timeout))??;
-        Ok(McpClient {
+        let client = McpClient {
             name: name.to_string(),
-            service,
-        })
+            peer: service.peer().clone(),
+            heard,
+        };
+        Ok((client, Connection { service }))
     }
 
     async fn start(
         name: &str,
         launch: &Launch,
-    ) -> Result<RunningService<RoleClient, ()>, McpError> {
+        hooks: Hooks,
+    ) -> Result<RunningService<RoleClient, Hooks>, McpError> {
         match launch {
             Launch::Stdio {
                 command,
@@ -150,12 +220,13 @@ impl McpClient {
                         }
                     });
                 }
-                ().serve(transport)
+                hooks
+                    .serve(transport)
                     .await
                     .map_err(|e| McpError::Start(e.to_string()))
             }
             Launch::Http { url, headers } => {
-                let mut custom = std::collections::HashMap::new();
+                let mut custom = HashMap::new();
                 for (k, v) in headers {
                     let (Ok(k), Ok(v)) = (
                         http::HeaderName::try_from(k.as_str()),
@@ -169,7 +240,8 @@ impl McpClient {
                 }
                 let config = StreamableHttpClientTransportConfig::with_uri(url.as_str())
                     .custom_headers(custom);
-                ().serve(StreamableHttpClientTransport::from_config(config))
+                hooks
+                    .serve(StreamableHttpClientTransport::from_config(config))
                     .await
                     .map_err(|e| McpError::Start(e.to_string()))
             }
@@ -182,14 +254,18 @@ impl McpClient {
 
     /// The server's `instructions`, if it gave any.
     pub fn instructions(&self) -> Option<String> {
-        self.service
-            .peer_info()
-            .and_then(|i| i.instructions.clone())
+        self.peer.peer_info().and_then(|i| i.instructions.clone())
+    }
+
+    /// Waits until the server says its tools changed (`notifications/tools/list_changed`;
+    /// one that came while nobody waited counts).
+    pub async fn tools_changed(&self) {
+        self.heard.tools_changed.notified().await;
     }
 
     /// Every tool the server has (all pages).
     pub async fn tools(&self) -> Result<Vec<McpTool>, McpError> {
-        let tools = self.service.list_all_tools().await.map_err(service_error)?;
+        let tools = self.peer.list_all_tools().await.map_err(service_error)?;
         Ok(tools
             .into_iter()
             .map(|t| McpTool {
@@ -201,18 +277,51 @@ impl McpClient {
             .collect())
     }
 
-    /// Calls tool `name` with `arguments`, giving up after `timeout`.
+    /// Calls tool `name` with `arguments`, giving up after `timeout` or when `cancel`
+    /// fires (the server is told with `notifications/cancelled`); the server's progress
+    /// notifications for it go to `progress`.
     pub async fn call(
         &self,
         name: &str,
         arguments: Map<String, Value>,
         timeout: Duration,
+        cancel: &CancellationToken,
+        progress: Option<ProgressSink>,
     ) -> Result<CallOutput, McpError> {
         let params = CallToolRequestParams::new(name.to_string()).with_arguments(arguments);
-        let called = tokio::time::timeout(timeout, self.service.call_tool(params)).await;
-        let result = called
-            .map_err(|_| McpError::CallTimeout(timeout))?
+        let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
+        let handle = self
+            .peer
+            .send_cancellable_request(request, PeerRequestOptions::no_options())
+            .await
             .map_err(service_error)?;
+        let (id, token) = (handle.id.clone(), handle.progress_token.clone());
+        if let Some(sink) = progress
+            && let Ok(mut map) = self.heard.progress.lock()
+        {
+            map.insert(token.clone(), sink);
+        }
+        let outcome = tokio::select! {
+            answer = handle.await_response() => Ok(answer),
+            () = tokio::time::sleep(timeout) => Err(McpError::CallTimeout(timeout)),
+            () = cancel.cancelled() => Err(McpError::Cancelled),
+        };
+        if let Ok(mut map) = self.heard.progress.lock() {
+            map.remove(&token);
+        }
+        let answer = match outcome {
+            Ok(answer) => answer.map_err(service_error)?,
+            Err(given_up) => {
+                let reason = given_up.to_string();
+                let _ = self.peer.send_notification(cancelled(id, reason)).await;
+                return Err(given_up);
+            }
+        };
+        let ServerResult::CallToolResult(result) = answer else {
+            return Err(McpError::Refused(
+                "the server answered the call with something other than a tool result".into(),
+            ));
+        };
         Ok(CallOutput {
             content: result.content.into_iter().map(content_of).collect(),
             structured: result.structured_content,
@@ -223,7 +332,7 @@ impl McpClient {
     /// Every resource the server lists (all pages).
     pub async fn resources(&self) -> Result<Vec<McpResource>, McpError> {
         let resources = self
-            .service
+            .peer
             .list_all_resources()
             .await
             .map_err(service_error)?;
@@ -245,7 +354,7 @@ impl McpClient {
         timeout: Duration,
     ) -> Result<Vec<McpContent>, McpError> {
         let read = self
-            .service
+            .peer
             .read_resource(ReadResourceRequestParams::new(uri.to_string()));
         let result = tokio::time::timeout(timeout, read)
             .await
@@ -253,11 +362,13 @@ impl McpClient {
             .map_err(service_error)?;
         Ok(result.contents.into_iter().map(resource_content).collect())
     }
+}
 
-    /// Ends the session (a stdio server's stdin closes and it exits).
-    pub async fn close(self) {
-        let _ = self.service.cancel().await;
-    }
+/// `notifications/cancelled` for request `id`.
+fn cancelled(id: RequestId, reason: String) -> ClientNotification {
+    ClientNotification::CancelledNotification(CancelledNotification::new(
+        CancelledNotificationParam::new(Some(id), Some(reason)),
+    ))
 }
 
 fn service_error(e: rmcp::ServiceError) -> McpError {

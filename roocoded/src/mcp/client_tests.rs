@@ -33,6 +33,10 @@ fn stdio() -> Launch {
     }
 }
 
+fn never() -> CancellationToken {
+    CancellationToken::new()
+}
+
 fn args(value: Value) -> Map<String, Value> {
     value.as_object().cloned().unwrap()
 }
@@ -44,7 +48,7 @@ async fn tools_resources_and_results_over_streamable_http() {
         url: format!("http://{addr}/mcp"),
         headers: [("X-Test".to_string(), "yes".to_string())].into(),
     };
-    let client = McpClient::connect("fixture", &launch, SECOND)
+    let (client, connection) = McpClient::connect("fixture", &launch, SECOND)
         .await
         .unwrap();
     assert_eq!(client.instructions().as_deref(), Some(INSTRUCTIONS));
@@ -62,13 +66,16 @@ async fn tools_resources_and_results_over_streamable_http() {
     );
 
     let echoed = client
-        .call("echo", args(json!({"text": "hi"})), SECOND)
+        .call("echo", args(json!({"text": "hi"})), SECOND, &never(), None)
         .await
         .unwrap();
     assert_eq!(echoed.content, [McpContent::Text("echo: hi".into())]);
     assert!(!echoed.is_error);
 
-    let image = client.call("image", Map::new(), SECOND).await.unwrap();
+    let image = client
+        .call("image", Map::new(), SECOND, &never(), None)
+        .await
+        .unwrap();
     assert_eq!(
         image.content[1],
         McpContent::Image {
@@ -76,7 +83,10 @@ async fn tools_resources_and_results_over_streamable_http() {
             mime_type: "image/png".into()
         }
     );
-    let failed = client.call("fail", Map::new(), SECOND).await.unwrap();
+    let failed = client
+        .call("fail", Map::new(), SECOND, &never(), None)
+        .await
+        .unwrap();
     assert!(failed.is_error);
 
     let slow = client
@@ -84,10 +94,14 @@ async fn tools_resources_and_results_over_streamable_http() {
             "slow",
             args(json!({"ms": 5000})),
             Duration::from_millis(100),
+            &never(),
+            None,
         )
         .await;
     assert!(matches!(slow, Err(McpError::CallTimeout(_))), "{slow:?}");
-    let unknown = client.call("no_such_tool", Map::new(), SECOND).await;
+    let unknown = client
+        .call("no_such_tool", Map::new(), SECOND, &never(), None)
+        .await;
     assert!(matches!(unknown, Err(McpError::Refused(_))), "{unknown:?}");
 
     let resources = client.resources().await.unwrap();
@@ -100,29 +114,80 @@ async fn tools_resources_and_results_over_streamable_http() {
         matches!(&read[0], McpContent::ResourceText { text, .. } if text == README),
         "{read:?}"
     );
-    client.close().await;
+    drop(connection);
     server.abort();
 }
 
 #[tokio::test]
 async fn a_stdio_server_that_crashes_fails_its_calls() {
-    let client = McpClient::connect("fixture", &stdio(), SECOND)
+    let (client, connection) = McpClient::connect("fixture", &stdio(), SECOND)
         .await
         .unwrap();
     let echoed = client
-        .call("echo", args(json!({"text": "over stdio"})), SECOND)
+        .call(
+            "echo",
+            args(json!({"text": "over stdio"})),
+            SECOND,
+            &never(),
+            None,
+        )
         .await
         .unwrap();
     assert_eq!(
         echoed.content,
         [McpContent::Text("echo: over stdio".into())]
     );
-    let crashed = client.call("crash", Map::new(), SECOND).await;
+    let crashed = client
+        .call("crash", Map::new(), SECOND, &never(), None)
+        .await;
     assert!(matches!(crashed, Err(McpError::Closed(_))), "{crashed:?}");
     let after = client
-        .call("echo", args(json!({"text": "x"})), SECOND)
+        .call("echo", args(json!({"text": "x"})), SECOND, &never(), None)
         .await;
     assert!(matches!(after, Err(McpError::Closed(_))), "{after:?}");
+    let ended = tokio::time::timeout(SECOND, connection.closed()).await;
+    assert!(ended.is_ok(), "the connection's end is seen");
+}
+
+#[tokio::test]
+async fn a_cancelled_call_is_given_up_and_the_server_goes_on() {
+    let (client, _connection) = McpClient::connect("fixture", &stdio(), SECOND)
+        .await
+        .unwrap();
+    let cancel = CancellationToken::new();
+    let heard = Arc::new(Mutex::new(String::new()));
+    let sink: ProgressSink = {
+        let heard = Arc::clone(&heard);
+        Arc::new(move |text: &str| heard.lock().unwrap().push_str(text))
+    };
+    let slow = client.call(
+        "slow",
+        args(json!({"ms": 30000})),
+        SECOND * 6,
+        &cancel,
+        Some(sink),
+    );
+    let cancelling = async {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        cancel.cancel();
+    };
+    let (slow, ()) = tokio::join!(slow, cancelling);
+    assert!(matches!(slow, Err(McpError::Cancelled)), "{slow:?}");
+    assert!(heard.lock().unwrap().contains("sleeping"), "{heard:?}");
+    let echoed = client
+        .call(
+            "echo",
+            args(json!({"text": "still here"})),
+            SECOND,
+            &never(),
+            None,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        echoed.content,
+        [McpContent::Text("echo: still here".into())]
+    );
 }
 
 #[tokio::test]

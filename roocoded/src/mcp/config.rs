@@ -70,8 +70,9 @@ pub struct ServerConfig {
     pub entry: McpServerEntry,
 }
 
-/// What starting a server runs or connects to, every reference expanded.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What starting a server runs or connects to, every reference expanded: two sessions
+/// whose servers launch the same share one (see `mcp::hub`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Launch {
     Stdio {
         command: String,

@@ -1,12 +1,26 @@
 //! The MCP host (DESIGN.md §7): the servers a session's project configures, the
 //! clients that talk to them, and their tools in the agent's tool set.
 //!
-//! - `client`: one connection to one server (stdio child or streamable HTTP), its
-//!   tools and resources, and calls bounded by timeouts.
 //! - `config`: which servers a project has and from which scope, what starting one
-//!   runs once its `${VAR}` references are expanded, and what an approval is kept under.
-//! - `expand`: the `${VAR}` / `${VAR:-default}` references.
+//!   runs once its `${VAR}` references are expanded (`expand`), and what an approval is
+//!   kept under; `approvals`: the user's approvals of project servers.
+//! - `client`: one connection to one server (stdio child or streamable HTTP), its
+//!   tools and resources, and calls bounded by timeouts and cancellable.
+//! - `server`: one server kept running by its supervisor (restarts with backoff);
+//!   `hub`: the daemon's servers, one per expanded launch, shared by sessions.
+//! - `session`: a session's servers and its tool overlay; `tool`: one MCP tool in the
+//!   registry (`names`: what the model calls it; `result`: its result as the model
+//!   reads it).
 
+pub mod approvals;
 pub mod client;
 pub mod config;
 pub mod expand;
+pub mod hub;
+pub mod names;
+pub mod result;
+pub mod server;
+pub mod session;
+pub mod tool;
+
+pub use hub::McpHub;

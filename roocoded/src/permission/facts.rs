@@ -22,6 +22,9 @@ pub enum Effect {
     /// Talks to the network (WebFetch): nothing changes on disk, but whatever the URL
     /// carries leaves the machine.
     Network,
+    /// Asks another program to act (an MCP server's tool): what it does is only what
+    /// the server claims, so it is never taken as read-only.
+    External,
 }
 
 impl Effect {
@@ -31,7 +34,7 @@ impl Effect {
     pub fn is_read_only(self) -> bool {
         match self {
             Self::Nothing | Self::OwnState | Self::ReadFiles | Self::Network => true,
-            Self::WriteFiles | Self::RunCommands => false,
+            Self::WriteFiles | Self::RunCommands | Self::External => false,
         }
     }
 }

@@ -8,6 +8,9 @@
 //! | `bypassPermissions` | allow | allow | allow | allow | allow |
 //! | `dontAsk` | allow | deny | deny | deny | deny |
 //!
+//! An MCP tool is "other" whatever its server's `readOnlyHint` says (a program that
+//! may lie): only a rule allows it without asking.
+//!
 //! A network tool is read-only on disk but sends whatever its URL carries, so it is
 //! asked like a command (per domain: "allow always" writes `WebFetch(domain:…)`); local
 //! addresses ask even in `bypassPermissions` ([`super::network`]).

@@ -30,12 +30,13 @@ mod glob;
 mod grep;
 mod human;
 mod memory;
-mod output;
+pub(crate) mod output;
 mod prepared;
 mod read;
 pub mod redact;
 mod registry;
 mod schema;
+mod schema_export;
 #[cfg(test)]
 mod schema_tests;
 mod send_message;
@@ -109,6 +110,8 @@ pub enum ToolCategory {
     Agent,
     /// Coordination between agents and the user (SendMessage, TodoWrite, …).
     Coordination,
+    /// A tool of an MCP server.
+    Mcp,
 }
 
 /// The result of a successful tool call, as shown to the model.
@@ -206,8 +209,15 @@ impl Spec {
 /// instance serves every session.
 pub trait Tool: Send + Sync {
     fn spec(&self) -> Spec;
-    /// JSON Schema of the input object; `"additionalProperties": false`.
+    /// JSON Schema of the input object; `"additionalProperties": false` unless
+    /// [`Tool::schema_as_given`].
     fn input_schema(&self) -> Value;
+    /// The schema is someone else's (an MCP server's): arguments are validated against
+    /// it as it is (unknown fields are not rejected unless it says so), and the model
+    /// is sent it with its references inlined. Built-in tools' schemas are made strict.
+    fn schema_as_given(&self) -> bool {
+        false
+    }
     /// Parse `input` (already validated against [`Tool::input_schema`]) into a call with
     /// the facts the gate needs, computed once.
     fn prepare(&self, input: &Value, ctx: &ToolContext) -> Result<Prepared, ToolError>;

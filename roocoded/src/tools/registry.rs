@@ -1,6 +1,10 @@
 //! The tool [`Registry`]: registration (schemas compiled once), enable/disable by name,
 //! strict validation of call arguments, turning a call into a [`Prepared`] one (validated
 //! and parsed once), and the provider-neutral [`ToolSpec`] export.
+//!
+//! A registry may be an overlay over a shared base ([`Registry::overlay`]): a session's
+//! MCP tools live in its own overlay over the daemon's one built-in registry, so two
+//! projects' servers of one name never collide and the built-ins exist once.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -49,8 +53,11 @@ struct Entry {
     tool: Arc<dyn Tool>,
     /// The tool's spec, taken once at registration.
     spec: Spec,
-    /// The schema as exported and validated against (see [`normalise_schema`]).
+    /// The schema validated against (see [`normalise_schema`]).
     schema: Value,
+    /// The schema the model is sent: `schema`, or for a tool whose schema is taken as
+    /// given, the same with its `$ref`s inlined (see [`super::schema_export`]).
+    exported: Value,
     validator: jsonschema::Validator,
     enabled: bool,
 }
@@ -58,6 +65,9 @@ struct Entry {
 /// The tools of a session (or of an agent: sub-agents get filtered registries).
 #[derive(Default)]
 pub struct Registry {
+    /// The tools below this registry's own (an overlay's shared built-ins): listed and
+    /// exported first, never changed through the overlay.
+    base: Option<Arc<Registry>>,
     /// Registration order, which is the export order (stable for prompt caching).
     entries: Vec<Entry>,
     by_name: HashMap<Arc<str>, usize>,
@@ -66,8 +76,7 @@ pub struct Registry {
 impl std::fmt::Debug for Registry {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let tools: Vec<(&str, bool)> = self
-            .entries
-            .iter()
+            .all_entries()
             .map(|e| (&*e.spec.name, e.enabled))
             .collect();
         f.debug_struct("Registry").field("tools", &tools).finish()
@@ -117,14 +126,50 @@ impl Registry {
         registry
     }
 
+    /// An empty registry over `base`: its tools come after `base`'s, which it shows
+    /// but never changes.
+    pub fn overlay(base: &Arc<Registry>) -> Self {
+        Self {
+            base: Some(Arc::clone(base)),
+            ..Self::default()
+        }
+    }
+
+    /// The base's entries, then this registry's own, in order.
+    fn all_entries(&self) -> Box<dyn Iterator<Item = &Entry> + '_> {
+        match &self.base {
+            Some(base) => Box::new(base.all_entries().chain(self.entries.iter())),
+            None => Box::new(self.entries.iter()),
+        }
+    }
+
+    fn entry(&self, name: &str) -> Option<&Entry> {
+        match self.by_name.get(name) {
+            Some(&i) => Some(&self.entries[i]),
+            None => self.base.as_ref().and_then(|b| b.entry(name)),
+        }
+    }
+
     /// Add a tool, enabled. Its schema is compiled now, once.
     pub fn register(&mut self, tool: Arc<dyn Tool>) -> Result<(), RegistryError> {
         let spec = tool.spec();
         let name = &*spec.name;
-        if self.by_name.contains_key(name) {
+        if self.entry(name).is_some() {
             return Err(RegistryError::Duplicate(name.to_string()));
         }
-        let schema = normalise_schema(name, tool.input_schema())?;
+        let (schema, exported) = if tool.schema_as_given() {
+            let schema = tool.input_schema();
+            let exported = super::schema_export::for_model(&schema).map_err(|message| {
+                RegistryError::InvalidSchema {
+                    name: name.to_string(),
+                    message,
+                }
+            })?;
+            (schema, exported)
+        } else {
+            let schema = normalise_schema(name, tool.input_schema())?;
+            (schema.clone(), schema)
+        };
         let validator =
             jsonschema::validator_for(&schema).map_err(|e| RegistryError::InvalidSchema {
                 name: name.to_string(),
@@ -135,13 +180,14 @@ impl Registry {
             tool,
             spec,
             schema,
+            exported,
             validator,
             enabled: true,
         });
         Ok(())
     }
 
-    /// Enable or disable a tool; false if no tool has that name.
+    /// Enable or disable one of this registry's own tools; false if none has that name.
     pub fn set_enabled(&mut self, name: &str, enabled: bool) -> bool {
         match self.by_name.get(name) {
             Some(&i) => {
@@ -153,10 +199,7 @@ impl Registry {
     }
 
     fn enabled_entry(&self, name: &str) -> Option<&Entry> {
-        self.by_name
-            .get(name)
-            .map(|&i| &self.entries[i])
-            .filter(|e| e.enabled)
+        self.entry(name).filter(|e| e.enabled)
     }
 
     /// An enabled tool by name.
@@ -166,8 +209,7 @@ impl Registry {
 
     /// Names of the enabled tools, in registration order.
     pub fn names(&self) -> Vec<&str> {
-        self.entries
-            .iter()
+        self.all_entries()
             .filter(|e| e.enabled)
             .map(|e| &*e.spec.name)
             .collect()
@@ -175,13 +217,12 @@ impl Registry {
 
     /// The enabled tools as the model sees them, in registration order.
     pub fn defs(&self) -> Vec<ToolSpec> {
-        self.entries
-            .iter()
+        self.all_entries()
             .filter(|e| e.enabled)
             .map(|e| ToolSpec {
                 name: e.spec.name.clone(),
                 description: e.spec.description.clone(),
-                input_schema: e.schema.clone(),
+                input_schema: e.exported.clone(),
             })
             .collect()
     }

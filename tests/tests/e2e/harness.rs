@@ -294,7 +294,7 @@ impl Running {
     }
 }
 
-async fn finish(child: Child) -> Output {
+pub async fn finish(child: Child) -> Output {
     let out = tokio::time::timeout(PATIENCE, child.wait_with_output())
         .await
         .expect("command finishes in time")

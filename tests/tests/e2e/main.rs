@@ -24,6 +24,8 @@ mod hostile_paths;
 mod interactive;
 mod llm;
 mod long_task;
+mod mcp;
+mod mcp_cli;
 mod permissions;
 mod protected;
 mod read_only_agents;

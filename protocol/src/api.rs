@@ -12,6 +12,7 @@ use crate::agents::{AgentDefinitions, AgentInfo};
 use crate::daemon::{ClientInfo, DaemonInfo, HelloResponse};
 use crate::doctor::DoctorReport;
 use crate::event::Event;
+use crate::mcp::{McpApproval, McpServerInfo};
 use crate::session::{
     CommandInfo, CommandOutput, CreateParams, ExportPage, HistoryPage, ImportParams,
     PendingRequest, PermissionDecision, SendParams, SendResponse, SessionInfo,
@@ -236,4 +237,39 @@ pub trait DoctorApi {
     /// reported present or missing, never returned).
     #[method(name = "run", param_kind = map)]
     async fn run(&self, cwd: String, env: crate::session::ClientEnv) -> RpcResult<DoctorReport>;
+}
+
+/// `mcp.*`: the MCP servers of a project as a session started in `cwd` by a client
+/// with `env` would have them (`${VAR}`s expanded from `env`). Listing starts the
+/// servers that may run and waits for them up to `mcp.startup_wait_ms`, so their
+/// states are real. All three are refused to the model's commands.
+#[rpc(server, client, namespace = "mcp", namespace_separator = ".")]
+pub trait McpApi {
+    /// Every configured server, by name.
+    #[method(name = "list", param_kind = map)]
+    async fn list(
+        &self,
+        cwd: String,
+        env: crate::session::ClientEnv,
+    ) -> RpcResult<Vec<McpServerInfo>>;
+
+    /// One server, with its tools.
+    #[method(name = "get", param_kind = map)]
+    async fn get(
+        &self,
+        cwd: String,
+        env: crate::session::ClientEnv,
+        name: String,
+    ) -> RpcResult<McpServerInfo>;
+
+    /// Approves a project's server as it is now (a change to what it runs asks
+    /// again); it starts at the next turn of a session. Errors for an unknown name and
+    /// for a server that is not a project's (it needs no approval).
+    #[method(name = "approve", param_kind = map)]
+    async fn approve(
+        &self,
+        cwd: String,
+        env: crate::session::ClientEnv,
+        name: String,
+    ) -> RpcResult<McpApproval>;
 }

@@ -36,11 +36,15 @@ pub enum ContentBlock {
         name: String,
         input: Value,
     },
+    /// What a tool call returned: its text, and the images it returned beside it
+    /// (histories written before tools returned images have none).
     ToolResult {
         tool_use_id: String,
         content: String,
         #[serde(default)]
         is_error: bool,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        images: Vec<ImageData>,
     },
     Image {
         media_type: String,
@@ -56,6 +60,52 @@ pub enum ContentBlock {
 impl ContentBlock {
     pub fn text(text: impl Into<String>) -> Self {
         ContentBlock::Text { text: text.into() }
+    }
+}
+
+/// An image a tool returned, inside its [`ContentBlock::ToolResult`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ImageData {
+    /// `image/png`, `image/jpeg`, …
+    pub media_type: String,
+    /// Base64-encoded bytes.
+    pub data: String,
+}
+
+impl ImageData {
+    pub fn new(media_type: impl Into<String>, data: impl Into<String>) -> Self {
+        Self {
+            media_type: media_type.into(),
+            data: data.into(),
+        }
+    }
+
+    /// The number of bytes the base64 data decodes to.
+    pub fn decoded_len(&self) -> usize {
+        let data = self.data.trim_end_matches('=');
+        data.len() * 3 / 4
+    }
+
+    /// What a transcript shows instead of the bytes, e.g. `[image image/png, 1.2 KiB]`.
+    pub fn note(&self) -> String {
+        format!(
+            "[image {}, {}]",
+            self.media_type,
+            human_size(self.decoded_len())
+        )
+    }
+}
+
+/// `512 B`, `1.2 KiB`, `3.4 MiB`.
+fn human_size(bytes: usize) -> String {
+    const KIB: f64 = 1024.0;
+    let b = bytes as f64;
+    if b < KIB {
+        format!("{bytes} B")
+    } else if b < KIB * KIB {
+        format!("{:.1} KiB", b / KIB)
+    } else {
+        format!("{:.1} MiB", b / (KIB * KIB))
     }
 }
 
@@ -119,5 +169,54 @@ impl Usage {
             (Some(a), Some(b)) => Some(a + b),
             _ => None,
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_tool_result_stored_before_images_still_parses_and_is_written_the_same() {
+        let old = r#"{"type":"tool_result","tool_use_id":"t","content":"ok","is_error":false}"#;
+        let block: ContentBlock = serde_json::from_str(old).unwrap();
+        assert_eq!(
+            block,
+            ContentBlock::ToolResult {
+                tool_use_id: "t".into(),
+                content: "ok".into(),
+                is_error: false,
+                images: Vec::new(),
+            }
+        );
+        assert_eq!(serde_json::to_string(&block).unwrap(), old);
+    }
+
+    #[test]
+    fn a_tool_result_with_an_image_round_trips() {
+        let block = ContentBlock::ToolResult {
+            tool_use_id: "t".into(),
+            content: "one pixel:".into(),
+            is_error: false,
+            images: vec![ImageData::new("image/png", "aGVsbG8=")],
+        };
+        let json = serde_json::to_string(&block).unwrap();
+        assert!(
+            json.ends_with(r#""images":[{"media_type":"image/png","data":"aGVsbG8="}]}"#),
+            "{json}"
+        );
+        assert_eq!(serde_json::from_str::<ContentBlock>(&json).unwrap(), block);
+    }
+
+    #[test]
+    fn an_image_note_gives_its_type_and_decoded_size() {
+        assert_eq!(
+            ImageData::new("image/png", "aGVsbG8=").note(),
+            "[image image/png, 5 B]"
+        );
+        let big = ImageData::new("image/jpeg", "A".repeat(1640));
+        assert_eq!(big.note(), "[image image/jpeg, 1.2 KiB]");
+        let huge = ImageData::new("image/webp", "A".repeat(4 * 1024 * 1024));
+        assert_eq!(huge.note(), "[image image/webp, 3.0 MiB]");
     }
 }

@@ -1,12 +1,13 @@
 //! The RooCode wire contract: every type that crosses the daemon's socket and the
 //! JSON-RPC API declared once, used by `roocoded` (server) and every client.
 //!
-//! - [`api`]: the RPC traits (`daemon.*`, `session.*`, `commands.*`, `pending.*`, `team.*`, …).
+//! - [`api`]: the RPC traits (`daemon.*`, `session.*`, `commands.*`, `pending.*`, `team.*`, `mcp.*`, …).
 //! - [`event`]: the numbered session events clients replay and follow.
 //! - [`content`]: messages as lists of content blocks (what the model sees).
 //! - [`session`], [`daemon`]: request and response types.
 //! - [`doctor`]: the health report of `doctor.run`.
 //! - [`agents`]: the agent definitions of `agent.definitions`.
+//! - [`mcp`]: MCP servers as `mcp.list|get|approve` show them.
 //! - [`mode`]: the permission mode ([`Mode`]).
 //! - [`error`]: the typed codes of RPC errors; [`error_kind`]: the classes of `error` events.
 //! - [`question`]: the questions of `AskUserQuestion` and how answers resolve.
@@ -40,6 +41,7 @@ pub mod doctor;
 pub mod error;
 pub mod error_kind;
 pub mod event;
+pub mod mcp;
 pub mod mode;
 pub mod paths;
 pub mod question;

@@ -14,6 +14,7 @@ use crate::daemon::{ClientInfo, DaemonInfo, HelloResponse};
 use crate::doctor::DoctorReport;
 use crate::error::{KNOWN_CODES, RpcErrorData};
 use crate::event::Event;
+use crate::mcp::{McpApproval, McpServerInfo};
 use crate::session::{
     ClientEnv, CommandInfo, CommandOutput, CreateParams, ExportPage, HistoryPage, ImportParams,
     PendingRequest, PermissionDecision, SendParams, SendResponse, SessionInfo,
@@ -49,6 +50,8 @@ pub fn protocol_schema() -> Value {
     generator.subschema_for::<DoctorReport>();
     generator.subschema_for::<TeamInfo>();
     generator.subschema_for::<MailInfo>();
+    generator.subschema_for::<McpServerInfo>();
+    generator.subschema_for::<McpApproval>();
     generator.subschema_for::<Event>();
     generator.subschema_for::<RpcErrorData>();
     let defs = generator.take_definitions(true);

@@ -110,7 +110,7 @@ enum Cmd {
     Team(TeamArgs),
     /// List the messages of agent teams (only AGENT's with AGENT).
     Mailbox(MailboxArgs),
-    /// Configure MCP servers: add, remove, enable, disable.
+    /// MCP servers: list, get, approve; configure them with add, remove, enable, disable.
     Mcp(mcp::McpArgs),
 }
 

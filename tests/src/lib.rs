@@ -3,5 +3,6 @@
 //! ([`mcp_fixture`]).
 
 pub mod mcp_fixture;
+pub mod mcp_many;
 pub mod mock_llm;
 pub mod recorder;

@@ -5,16 +5,22 @@
 //! edits of servers already there, `.roocode/config.yaml`), `local` (the default) is
 //! `.roocode/config.local.yaml`. Files are edited as text, so comments, key order and
 //! formatting stay as the user wrote them ([`yaml_edit`], [`json_edit`]); every edit is
-//! parsed back and checked before the file is replaced.
+//! parsed back and checked before the file is replaced. `list`, `get` and `approve`
+//! ask the daemon (started if needed), which sees the servers as a session started
+//! here would: `list` and `get` show their states (started if they may run) and tools,
+//! `approve` approves a project's server as it is written now.
 
 use clap::{Args, Subcommand, ValueEnum};
 
 use crate::failure::UsageError;
 
 mod add;
+mod approve;
 mod entry;
 mod files;
+mod get;
 mod json_edit;
+mod list;
 mod remove;
 mod switch;
 mod yaml_edit;
@@ -38,6 +44,27 @@ pub enum McpCommand {
     Enable(SwitchArgs),
     /// Switch a server off without removing it (default scope local).
     Disable(SwitchArgs),
+    /// List this project's servers: scope, transport, state, tools (started if they
+    /// may run, so the states are real).
+    List {
+        /// Print the answer as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Show one server: what it runs, its state and its tools.
+    Get {
+        /// The server's name.
+        name: String,
+        /// Print the answer as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Approve a project server (`.mcp.json`, `.roocode/config.yaml`) as it is written
+    /// now: it starts at the next turn; a change to what it runs asks again.
+    Approve {
+        /// The server's name.
+        name: String,
+    },
 }
 
 /// Where a server is configured; later scopes win (user < project < local).
@@ -97,6 +124,9 @@ pub async fn run(args: McpArgs) -> anyhow::Result<i32> {
         McpCommand::Remove(a) => remove::run(&a.name, a.scope),
         McpCommand::Enable(a) => switch::run(&a.name, a.scope, /*enable*/ true),
         McpCommand::Disable(a) => switch::run(&a.name, a.scope, /*enable*/ false),
+        McpCommand::List { json } => list::run(json).await,
+        McpCommand::Get { name, json } => get::run(&name, json).await,
+        McpCommand::Approve { name } => approve::run(&name).await,
     }
 }
 
@@ -208,6 +238,26 @@ mod tests {
     }
 
     #[test]
+    fn list_get_approve() {
+        assert!(matches!(
+            parse(&["list"]).unwrap(),
+            McpCommand::List { json: false }
+        ));
+        assert!(matches!(
+            parse(&["list", "--json"]).unwrap(),
+            McpCommand::List { json: true }
+        ));
+        match parse(&["get", "fixture", "--json"]).unwrap() {
+            McpCommand::Get { name, json } => assert!(name == "fixture" && json),
+            other => panic!("{other:?}"),
+        }
+        match parse(&["approve", "fixture"]).unwrap() {
+            McpCommand::Approve { name } => assert_eq!(name, "fixture"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
     fn bad_usage_exits_2() {
         for args in [
             &["add", "files"][..],
@@ -217,6 +267,10 @@ mod tests {
             &["remove"],
             &["disable"],
             &["enable", "a", "b"],
+            &["get"],
+            &["approve"],
+            &["approve", "a", "b"],
+            &["list", "x"],
             &[],
         ] {
             assert_eq!(parse(args).unwrap_err().exit_code(), 2, "{args:?}");

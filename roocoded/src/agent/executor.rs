@@ -345,7 +345,7 @@ impl Runner<'_, '_> {
         );
         let ev = EventPayload::ToolResult {
             call_id: call.id.clone(),
-            output: out.content.clone(),
+            output: tools::display_text(&out.content, &out.images),
             is_error: out.is_error,
             duration_ms: outcome.duration_ms,
             diff: out.diff,
@@ -356,6 +356,7 @@ impl Runner<'_, '_> {
                 tool_use_id: call.id.clone(),
                 content: out.content,
                 is_error: out.is_error,
+                images: out.images,
             },
             unknown_tool: outcome.unknown_tool,
         })
@@ -580,3 +581,7 @@ fn spill_large(out: &mut ToolOutput, threshold: usize, dir: &std::path::Path, ca
         }
     }
 }
+
+#[cfg(test)]
+#[path = "executor_tests.rs"]
+mod tests;

@@ -177,9 +177,10 @@ fn transcript_events(msg: &Message) -> Vec<EventPayload> {
                     tool_use_id,
                     content,
                     is_error,
+                    images,
                 } => Some(EventPayload::ToolResult {
                     call_id: tool_use_id.clone(),
-                    output: content.clone(),
+                    output: crate::tools::display_text(content, images),
                     is_error: *is_error,
                     duration_ms: 0,
                     diff: None,
@@ -194,6 +195,7 @@ fn transcript_events(msg: &Message) -> Vec<EventPayload> {
 mod tests {
     use super::*;
     use crate::context::chain::validate;
+    use roocode_protocol::content::ImageData;
     use serde_json::json;
 
     fn call(id: &str) -> ContentBlock {
@@ -208,6 +210,7 @@ mod tests {
             tool_use_id: id.into(),
             content: format!("contents {id}"),
             is_error: false,
+            images: Vec::new(),
         }
     }
     fn msg(role: Role, content: Vec<ContentBlock>) -> Message {
@@ -305,6 +308,45 @@ mod tests {
     }
 
     #[test]
+    fn an_image_result_is_imported_whole_and_shown_as_a_note() {
+        let image = ContentBlock::ToolResult {
+            tool_use_id: "a".into(),
+            content: "one pixel:".into(),
+            is_error: false,
+            images: vec![ImageData::new("image/png", "AAAA")],
+        };
+        let file = vec![
+            Message::user_text("look"),
+            assistant(vec![call("a")]),
+            user(vec![image]),
+            assistant(vec![ContentBlock::text("a pixel")]),
+        ];
+        let lines: Vec<String> = file
+            .iter()
+            .map(|m| serde_json::to_string(m).unwrap())
+            .collect();
+        assert!(lines[2].contains(r#""images":[{"media_type":"image/png","data":"AAAA"}]"#));
+        let parsed: Vec<Message> = lines
+            .iter()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        assert_eq!(parsed, file, "export → import keeps the image");
+        for size in 1..=file.len() {
+            assert_eq!(import_valid(&parsed, &[size]), file, "pages of {size}");
+        }
+        assert_eq!(
+            transcript_events(&file[2]),
+            [EventPayload::ToolResult {
+                call_id: "a".into(),
+                output: "one pixel:\n[image image/png, 3 B]".into(),
+                is_error: false,
+                duration_ms: 0,
+                diff: None,
+            }]
+        );
+    }
+
+    #[test]
     fn a_file_cut_after_a_tool_call_gets_a_result_saying_so() {
         let file = vec![Message::user_text("read a"), assistant(vec![call("a")])];
         let expected = vec![
@@ -314,6 +356,7 @@ mod tests {
                 tool_use_id: "a".into(),
                 content: NOT_IN_FILE.into(),
                 is_error: true,
+                images: Vec::new(),
             }]),
         ];
         assert_eq!(import_valid(&file, &[1]), expected);

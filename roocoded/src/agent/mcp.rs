@@ -3,8 +3,15 @@
 //! (a changed file, a new approval or a new client environment take effect), the first
 //! turn waits up to `mcp.startup_wait_ms` for servers still starting, and the overlay
 //! is built again whenever a server's state or tools changed.
+//!
+//! Deferred loading ([`defer`]): when the MCP tools' schemas would take more than
+//! `mcp.defer_threshold` of the model's context window, or when their server came up
+//! after the session's first request, they are sent by name only — listed in a system
+//! reminder whenever that list gains a tool ([`Engine::mcp_announcement`]) — until the agent
+//! loads them with `ToolSearch` or calls one; what it discovered is stored with the
+//! session, so it survives a restart.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
@@ -13,16 +20,27 @@ use roocode_protocol::session::ClientEnv;
 use super::Engine;
 use crate::config::Config;
 use crate::mcp::session::{self, Configured, SessionTools};
-use crate::store::SessionRow;
-use crate::tools::Registry;
+use crate::mcp::tool_search;
+use crate::store::{SessionRow, Store};
+use crate::tools::{Discovered, DiscoverySink, Registry, ToolSet};
 
 /// One session's MCP state.
 struct Entry {
     servers: Vec<Configured>,
     built_from: Vec<(String, &'static str, u64)>,
     tools: Arc<SessionTools>,
-    /// The first wait for starting servers is done.
-    waited: bool,
+    discovered: Arc<Discovered>,
+    /// The MCP tools there were when the first turn's wait ended: any other is late,
+    /// so deferred (its schema never changes a request's tool array once sent).
+    initial: HashSet<String>,
+    /// The deferred tools the agent was told of.
+    announced: HashSet<String>,
+}
+
+/// What [`defer`] needs of a session.
+pub struct Deferral {
+    pub discovered: Arc<Discovered>,
+    pub late: HashSet<String>,
 }
 
 /// The sessions' MCP state, by session id.
@@ -51,32 +69,66 @@ impl Engine {
                 ));
             }
         };
-        if configs.is_empty() && !self.mcp_sessions.has(&row.id) {
+        let known = self.mcp_sessions.has(&row.id);
+        if configs.is_empty() && !known {
             return None;
         }
         let servers = session::configure(&self.mcp, configs, root, env);
-        let waited = self.mcp_sessions.waited(&row.id);
-        if !waited {
+        if !known {
             session::wait_started(&servers, config.mcp.startup_wait()).await;
+            let discovered = match self.store.discovered_tools(&row.id).await {
+                Ok(names) => names,
+                Err(e) => {
+                    tracing::warn!(session = %row.id, "cannot read the discovered tools: {e}");
+                    Vec::new()
+                }
+            };
+            let sink = persisting(self.store.clone(), row.id.clone());
+            let discovered = Arc::new(Discovered::new(discovered, Some(sink)));
+            self.mcp_sessions
+                .insert(&row.id, &self.tools, servers, discovered);
+        } else {
+            self.mcp_sessions
+                .update(&row.id, &self.tools, Some(servers));
         }
-        let tools = self
-            .mcp_sessions
-            .update(&row.id, &self.tools, Some(servers));
-        tools.reminder.clone()
+        self.mcp_sessions
+            .update(&row.id, &self.tools, None)
+            .and_then(|t| t.reminder.clone())
     }
 
     /// The session's tools for its next model call: the built-ins, with its servers'
     /// tools over them once it has any.
     pub(super) fn session_tools(&self, session_id: &str) -> Arc<Registry> {
-        if !self.mcp_sessions.has(session_id) {
-            return Arc::clone(&self.tools);
+        match self.mcp_sessions.update(session_id, &self.tools, None) {
+            Some(tools) => Arc::clone(&tools.registry),
+            None => Arc::clone(&self.tools),
         }
-        Arc::clone(
-            &self
-                .mcp_sessions
-                .update(session_id, &self.tools, None)
-                .registry,
-        )
+    }
+
+    /// What deferring the session's MCP tools needs (None: it has none).
+    pub(super) fn mcp_deferral(&self, session_id: &str) -> Option<Deferral> {
+        self.mcp_sessions.deferral(session_id)
+    }
+
+    /// The reminder telling the agent of its deferred tools, when one of them is new
+    /// to it (`hidden`: name and first description line of each); it lists them all.
+    pub(super) fn mcp_announcement(
+        &self,
+        session_id: &str,
+        hidden: &[(String, String)],
+    ) -> Option<String> {
+        let names: Vec<String> = hidden.iter().map(|(n, _)| n.clone()).collect();
+        if !self.mcp_sessions.announce(session_id, names) || hidden.is_empty() {
+            return None;
+        }
+        let mut text = format!(
+            "These tools are deferred: they are listed here by name only and cannot be called until loaded with {} (`select:<name>[,<name>…]` or keywords), which returns their parameters:\n",
+            tool_search::NAME
+        );
+        for (name, line) in hidden {
+            text.push_str(&format!("- {name}: {line}\n"));
+        }
+        Some(text.trim_end().to_string())
     }
 
     /// Forgets a deleted session's MCP state (its servers go on for others).
@@ -85,15 +137,57 @@ impl Engine {
     }
 }
 
+/// A sink storing an agent's discoveries (in the background: a failed write is
+/// logged, and the tool is discovered again after a restart).
+fn persisting(store: Store, session_id: String) -> DiscoverySink {
+    Arc::new(move |names: Vec<String>| {
+        let (store, session_id) = (store.clone(), session_id.clone());
+        tokio::spawn(async move {
+            if let Err(e) = store.add_discovered_tools(&session_id, &names).await {
+                tracing::warn!(session = %session_id, "discovered tools not stored: {e}");
+            }
+        });
+    })
+}
+
+/// `tools` with its MCP tools deferred where they must be (see the module doc), and
+/// without `ToolSearch` when nothing is deferred. `window` is the model's context
+/// window in tokens; `threshold` the share of it MCP schemas may take.
+pub(super) fn defer(
+    tools: ToolSet,
+    window: u64,
+    threshold: f64,
+    deferral: Option<&Deferral>,
+) -> ToolSet {
+    let Some(deferral) = deferral else {
+        return tools.without(tool_search::NAME);
+    };
+    let mcp: Vec<_> = tools
+        .defs()
+        .into_iter()
+        .filter(|d| d.name.starts_with("mcp__"))
+        .collect();
+    // About four characters a token, as the context budget estimates.
+    let chars: usize = mcp
+        .iter()
+        .map(|d| d.name.len() + d.description.len() + d.input_schema.to_string().len())
+        .sum();
+    #[allow(clippy::cast_precision_loss)]
+    let all = (chars / 4) as f64 > threshold * window as f64;
+    let deferred: Vec<Arc<str>> = mcp
+        .into_iter()
+        .filter(|d| all || deferral.late.contains(&*d.name))
+        .map(|d| d.name)
+        .collect();
+    if deferred.is_empty() {
+        return tools.without(tool_search::NAME);
+    }
+    tools.deferring(deferred, Arc::clone(&deferral.discovered))
+}
+
 impl McpSessions {
     fn has(&self, id: &str) -> bool {
         self.entries.lock().is_ok_and(|e| e.contains_key(id))
-    }
-
-    fn waited(&self, id: &str) -> bool {
-        self.entries
-            .lock()
-            .is_ok_and(|e| e.get(id).is_some_and(|s| s.waited))
     }
 
     fn forget(&self, id: &str) {
@@ -102,45 +196,162 @@ impl McpSessions {
         }
     }
 
-    /// The session's tools, built again if `servers` (newly configured) or the state of
-    /// its servers changed since they were last built.
+    /// A session's first state: `servers` as they are after the first wait.
+    fn insert(
+        &self,
+        id: &str,
+        base: &Arc<Registry>,
+        servers: Vec<Configured>,
+        discovered: Arc<Discovered>,
+    ) {
+        let tools = Arc::new(session::build(base, &servers, &discovered));
+        let initial = tools
+            .registry
+            .names()
+            .into_iter()
+            .filter(|n| n.starts_with("mcp__"))
+            .map(str::to_string)
+            .collect();
+        let entry = Entry {
+            built_from: session::signature(&servers),
+            servers,
+            tools,
+            discovered,
+            initial,
+            announced: HashSet::new(),
+        };
+        if let Ok(mut entries) = self.entries.lock() {
+            entries.insert(id.to_string(), entry);
+        }
+    }
+
+    /// The session's tools (None: it has no MCP state), built again if `servers`
+    /// (newly configured) or the state of its servers changed since last built.
     fn update(
         &self,
         id: &str,
         base: &Arc<Registry>,
         servers: Option<Vec<Configured>>,
-    ) -> Arc<SessionTools> {
-        let Ok(mut entries) = self.entries.lock() else {
-            // Poisoned by a panic elsewhere: built afresh, not kept.
-            let servers = servers.unwrap_or_default();
-            return Arc::new(session::build(base, &servers));
-        };
-        let entry = match (entries.remove(id), servers) {
-            (Some(mut entry), Some(servers)) => {
-                entry.servers = servers;
-                entry
-            }
-            (Some(entry), None) => entry,
-            (None, servers) => {
-                let servers = servers.unwrap_or_default();
-                let tools = Arc::new(session::build(base, &servers));
-                Entry {
-                    built_from: session::signature(&servers),
-                    servers,
-                    tools,
-                    waited: false,
-                }
-            }
-        };
-        let mut entry = entry;
-        entry.waited = true;
+    ) -> Option<Arc<SessionTools>> {
+        let mut entries = self.entries.lock().ok()?;
+        let entry = entries.get_mut(id)?;
+        if let Some(servers) = servers {
+            entry.servers = servers;
+        }
         let now = session::signature(&entry.servers);
         if now != entry.built_from {
-            entry.tools = Arc::new(session::build(base, &entry.servers));
+            entry.tools = Arc::new(session::build(base, &entry.servers, &entry.discovered));
             entry.built_from = now;
         }
-        let tools = Arc::clone(&entry.tools);
-        entries.insert(id.to_string(), entry);
-        tools
+        Some(Arc::clone(&entry.tools))
+    }
+
+    fn deferral(&self, id: &str) -> Option<Deferral> {
+        let entries = self.entries.lock().ok()?;
+        let entry = entries.get(id)?;
+        let late = entry
+            .tools
+            .registry
+            .names()
+            .into_iter()
+            .filter(|n| n.starts_with("mcp__") && !entry.initial.contains(*n))
+            .map(str::to_string)
+            .collect();
+        Some(Deferral {
+            discovered: Arc::clone(&entry.discovered),
+            late,
+        })
+    }
+
+    /// Whether the agent must be told of its deferred tools `names`: true when one of
+    /// them is new to it (one it discovered since needs no word).
+    fn announce(&self, id: &str, names: Vec<String>) -> bool {
+        let Ok(mut entries) = self.entries.lock() else {
+            return false;
+        };
+        let Some(entry) = entries.get_mut(id) else {
+            return false;
+        };
+        let before = entry.announced.len();
+        entry.announced.extend(names);
+        entry.announced.len() > before
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mcp::tool_search::ToolSearchTool;
+    use crate::tools::test_support::FakeTool;
+    use serde_json::json;
+
+    fn names(set: &ToolSet) -> Vec<String> {
+        set.defs().into_iter().map(|d| d.name.to_string()).collect()
+    }
+
+    /// The built-ins, two MCP tools and ToolSearch; `discovered` is the agent's set.
+    fn set(discovered: &Arc<Discovered>) -> ToolSet {
+        let base = Arc::new(Registry::with_builtins());
+        let mut overlay = Registry::overlay(&base);
+        for name in ["mcp__s__alpha", "mcp__s__beta"] {
+            let schema = json!({"type": "object", "properties": {"q": {"type": "string"}}});
+            overlay
+                .register(Arc::new(FakeTool::new(name, schema)))
+                .unwrap();
+        }
+        let search = ToolSearchTool::new(Vec::new(), Arc::clone(discovered));
+        overlay.register(Arc::new(search)).unwrap();
+        ToolSet::all(&Arc::new(overlay))
+    }
+
+    fn deferral(discovered: &Arc<Discovered>, late: &[&str]) -> Deferral {
+        Deferral {
+            discovered: Arc::clone(discovered),
+            late: late.iter().map(|n| (*n).to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn small_schemas_are_sent_whole_and_need_no_tool_search() {
+        let discovered = Arc::new(Discovered::new([], None));
+        let d = deferral(&discovered, &[]);
+        let tools = defer(set(&discovered), 200_000, 0.1, Some(&d));
+        let sent = names(&tools);
+        assert!(sent.contains(&"mcp__s__alpha".into()) && sent.contains(&"mcp__s__beta".into()));
+        assert!(!sent.contains(&"ToolSearch".into()));
+        assert!(tools.hidden().is_empty());
+        let no_mcp = defer(set(&discovered), 200_000, 0.1, None);
+        assert!(!names(&no_mcp).contains(&"ToolSearch".into()));
+    }
+
+    #[test]
+    fn too_large_or_late_tools_are_deferred_until_discovered() {
+        let discovered = Arc::new(Discovered::new([], None));
+        let all = defer(
+            set(&discovered),
+            200_000,
+            0.0,
+            Some(&deferral(&discovered, &[])),
+        );
+        let sent = names(&all);
+        assert!(sent.contains(&"ToolSearch".into()));
+        assert!(!sent.iter().any(|n| n.starts_with("mcp__")), "{sent:?}");
+        let hidden: Vec<String> = all.hidden().into_iter().map(|(n, _)| n).collect();
+        assert_eq!(hidden, ["mcp__s__alpha", "mcp__s__beta"]);
+
+        let late = defer(
+            set(&discovered),
+            200_000,
+            0.1,
+            Some(&deferral(&discovered, &["mcp__s__beta"])),
+        );
+        let sent = names(&late);
+        assert!(sent.contains(&"mcp__s__alpha".into()) && !sent.contains(&"mcp__s__beta".into()));
+
+        discovered.add(["mcp__s__beta"]);
+        assert!(
+            names(&late).contains(&"mcp__s__beta".into()),
+            "discovered: sent"
+        );
     }
 }

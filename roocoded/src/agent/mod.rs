@@ -23,6 +23,7 @@ mod human;
 mod human_time;
 mod import;
 mod mcp;
+mod mcp_status;
 mod processes;
 pub(crate) mod prompt;
 mod recovery;

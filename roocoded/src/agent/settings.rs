@@ -46,6 +46,8 @@ pub struct TurnSettings<'t> {
 pub struct Sources<'a> {
     pub env: ClientEnv,
     pub tools: Arc<Registry>,
+    /// What deferring the session's MCP tools needs (None: it has none).
+    pub deferral: Option<super::mcp::Deferral>,
     pub plan_file: PathBuf,
     pub user_dir: &'a Path,
     pub http: &'a reqwest::Client,
@@ -83,7 +85,14 @@ impl<'t> TurnSettings<'t> {
             ),
             None => AgentSpec::main(&session, &config, &env, &sources.tools, sources.plan_file),
         };
+        let mut agent = agent;
         let model = llm::resolve_model(&agent.model, &env, &config, sources.http)?;
+        agent.tools = super::mcp::defer(
+            agent.tools,
+            model.context_window,
+            config.mcp.defer_threshold(),
+            sources.deferral.as_ref(),
+        );
         let retry = RetryPolicy::from_env_and_config(&env, &config);
         let gate = gate_settings(&config, &agent, &session);
         Ok(TurnSettings {
@@ -178,6 +187,7 @@ mod tests {
         let sources = Sources {
             env: env.clone(),
             tools: engine.tools().clone(),
+            deferral: None,
             plan_file: engine.plan_file(&row.id),
             user_dir: &engine.paths().user_dir,
             http: &engine.http,

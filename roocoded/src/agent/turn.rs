@@ -272,14 +272,25 @@ impl Turn<'_> {
         let sources = Sources {
             env: self.engine.env_of(self.rt).await,
             tools: self.engine.session_tools(&row.id),
+            deferral: self.engine.mcp_deferral(&row.id),
             plan_file: self.engine.plan_file(&row.id),
             user_dir: &self.engine.paths.user_dir,
             http: &self.engine.http,
         };
-        Ok(
-            TurnSettings::for_agent(row, self.child.as_ref(), live, sources)
-                .map_err(|e| ended(StopReason::Error, e.kind(), e.to_string())),
-        )
+        let built = TurnSettings::for_agent(row, self.child.as_ref(), live, sources)
+            .map_err(|e| ended(StopReason::Error, e.kind(), e.to_string()));
+        let hidden = match &built {
+            Ok(settings) => settings.agent.tools.hidden(),
+            Err(_) => Vec::new(),
+        };
+        if let Some(text) = self.engine.mcp_announcement(self.id(), &hidden) {
+            self.engine
+                .store()
+                .queue_injection(self.id(), InjectionKind::DeferredTools, &text)
+                .await?;
+            self.deliver_injections().await?;
+        }
+        Ok(built)
     }
 
     /// One model call and the tools it asks for; `Some` when the turn ends.

@@ -1,14 +1,15 @@
 //! Slash commands handled by the daemon itself (`/help`, `/clear`, `/cost`, `/context`,
-//! `/compact`, `/memory`, `/mode`, `/model`, `/coordinator`): one table of handlers, run by the RPC
+//! `/compact`, `/memory`, `/mode`, `/model`, `/coordinator`, `/mcp`): one table of handlers, run by the RPC
 //! layer (`session.command`). They never reach the model, and the engine never calls
 //! into them: a handler uses the engine's public methods only. Later features add
 //! prompt commands and skills beside these. Reports that take more than a line are
 //! built in their own files (`cost.rs` with `team_cost.rs`, `context.rs`, `memory.rs`,
-//! `coordinator.rs`).
+//! `coordinator.rs`, `mcp.rs`).
 
 mod context;
 mod coordinator;
 mod cost;
+mod mcp;
 mod memory;
 mod team_cost;
 
@@ -71,6 +72,12 @@ const COMMANDS: &[Command] = &[
         usage: "/memory",
         description: "List the saved memories",
         run: |engine, row, _| std::future::ready(memory::report(engine, row)).boxed(),
+    },
+    Command {
+        name: "mcp",
+        usage: "/mcp",
+        description: "The MCP servers of this project: state, tools, and what to do about those that do not run",
+        run: |engine, row, _| mcp::report(engine, row).boxed(),
     },
     Command {
         name: "mode",

@@ -41,8 +41,13 @@ pub fn estimate_block(block: &ContentBlock) -> u64 {
         ContentBlock::ToolResult {
             tool_use_id,
             content,
+            images,
             ..
-        } => estimate_tokens(tool_use_id) + estimate_tokens(content),
+        } => {
+            estimate_tokens(tool_use_id)
+                + estimate_tokens(content)
+                + IMAGE_TOKENS * images.len() as u64
+        }
         ContentBlock::Image { .. } => IMAGE_TOKENS,
         ContentBlock::Unknown => 0,
     }
@@ -320,7 +325,7 @@ pub(crate) fn group(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use roocode_protocol::content::Role;
+    use roocode_protocol::content::{ImageData, Role};
     use serde_json::json;
 
     fn assistant(blocks: Vec<ContentBlock>) -> Message {
@@ -358,6 +363,23 @@ mod tests {
         let expected =
             MESSAGE_OVERHEAD + 10 + 1 + 1 + estimate_tokens(&input.to_string()) + IMAGE_TOKENS;
         assert_eq!(estimate_message(&m), expected);
+    }
+
+    #[test]
+    fn a_tool_result_counts_its_images_at_the_image_estimate() {
+        let result = |images: Vec<ImageData>| ContentBlock::ToolResult {
+            tool_use_id: "t1".into(),
+            content: "x".repeat(40),
+            is_error: false,
+            images,
+        };
+        let png = ImageData::new("image/png", "A".repeat(1_000_000));
+        assert_eq!(estimate_block(&result(vec![])), 1 + 10);
+        assert_eq!(
+            estimate_block(&result(vec![png.clone(), png])),
+            1 + 10 + 2 * IMAGE_TOKENS,
+            "the base64 bytes are not counted as text"
+        );
     }
 
     #[test]
@@ -447,6 +469,7 @@ mod tests {
                     tool_use_id: "t".into(),
                     content: "y".repeat(400),
                     is_error: false,
+                    images: Vec::new(),
                 }],
             },
         ];

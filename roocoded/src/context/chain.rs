@@ -214,6 +214,7 @@ fn pair_results(msg: &mut Message, calls: &[String], note: &str, report: &mut Re
                 tool_use_id: id.clone(),
                 content: note.to_string(),
                 is_error: true,
+                images: Vec::new(),
             });
         }
     }
@@ -254,6 +255,7 @@ mod tests {
             tool_use_id: id.into(),
             content: "ok".into(),
             is_error: false,
+            images: Vec::new(),
         }
     }
     fn assistant(blocks: Vec<ContentBlock>) -> Message {

@@ -35,6 +35,7 @@ fn history(rng: &mut fastrand::Rng, turns: usize) -> Vec<Message> {
                         tool_use_id: id.clone(),
                         content: "ok".into(),
                         is_error: false,
+                        images: Vec::new(),
                     },
                     _ => unreachable!(),
                 })
@@ -119,6 +120,7 @@ fn mangled(rng: &mut fastrand::Rng) -> Vec<Message> {
                         tool_use_id: id(rng),
                         content: "ok".into(),
                         is_error: rng.bool(),
+                        images: Vec::new(),
                     },
                 })
                 .collect();

@@ -105,11 +105,18 @@ fn render(m: &Message) -> String {
             ContentBlock::Text { text } => format!("[{who}] {text}\n"),
             ContentBlock::ToolUse { name, input, .. } => format!("[{who} calls {name}] {input}\n"),
             ContentBlock::ToolResult {
-                content, is_error, ..
+                content,
+                is_error,
+                images,
+                ..
             } => {
                 let head: String = content.chars().take(2_000).collect();
                 let tag = if *is_error { "error" } else { "result" };
-                format!("[tool {tag}] {head}\n")
+                let images: String = images
+                    .iter()
+                    .map(|i| format!(" [image {}]", i.media_type))
+                    .collect();
+                format!("[tool {tag}] {head}{images}\n")
             }
             ContentBlock::Thinking { .. }
             | ContentBlock::RedactedThinking { .. }
@@ -160,6 +167,7 @@ mod tests {
                 tool_use_id: id.into(),
                 content: "x".repeat(100),
                 is_error: false,
+                images: Vec::new(),
             }],
         }
     }
@@ -273,5 +281,27 @@ mod tests {
         let small = summary_request(&h[..8], None, 2_100).text();
         assert!(small.contains("oldest messages did not fit"), "{small}");
         assert!(!small.contains("task one"));
+    }
+
+    #[test]
+    fn the_summariser_reads_a_note_for_each_image_not_its_bytes() {
+        let m = Message {
+            role: Role::User,
+            content: vec![ContentBlock::ToolResult {
+                tool_use_id: "a".into(),
+                content: "one pixel:".into(),
+                is_error: false,
+                images: vec![roocode_protocol::content::ImageData::new(
+                    "image/png",
+                    "QUFBQQ==",
+                )],
+            }],
+        };
+        let req = summary_request(&[m], None, 1_000_000).text();
+        assert!(
+            req.contains("[tool result] one pixel: [image image/png]\n"),
+            "{req}"
+        );
+        assert!(!req.contains("QUFBQQ=="));
     }
 }

@@ -2,12 +2,14 @@
 //! the last few turns (and the last few iterations, for one long turn) are replaced by a one-line stub naming the call, so the model
 //! knows what it had and can run the call again.
 //!
-//! Only the `content` string of `ToolResult` blocks changes: tool_use blocks, ids,
-//! `is_error` and the message structure stay as they were, so a valid chain stays valid.
+//! Only the `content` string of `ToolResult` blocks changes (and their images go, each
+//! counted as [`IMAGE_CHARS`]): tool_use blocks, ids, `is_error` and the message
+//! structure stay as they were, so a valid chain stays valid.
 
 use roocode_protocol::content::{ContentBlock, Message, Role};
 use serde_json::Value;
 
+use super::budget::IMAGE_TOKENS;
 use super::large_results::spilled_path;
 
 /// How every stub starts; results starting with it are never cleared again.
@@ -27,6 +29,10 @@ const MAIN_ARGS: [&str; 8] = [
 
 /// Longest argument value quoted in a stub, in chars.
 const MAX_ARG_CHARS: usize = 80;
+
+/// What one image of a result weighs here, in chars: its token estimate at four chars
+/// a token (its base64 is not text the model reads).
+pub const IMAGE_CHARS: usize = IMAGE_TOKENS as usize * 4;
 
 /// What [`clear_stale_results`] did.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
@@ -111,6 +117,7 @@ pub fn clear_stale_results(
             let ContentBlock::ToolResult {
                 tool_use_id,
                 content,
+                images,
                 ..
             } = block
             else {
@@ -119,12 +126,14 @@ pub fn clear_stale_results(
             if content.starts_with(STUB_PREFIX) {
                 continue;
             }
-            let chars = content.chars().count();
+            let text_chars = content.chars().count();
+            let chars = text_chars + images.len() * IMAGE_CHARS;
             if chars <= min_chars {
                 continue;
             }
             let call = calls.and_then(|m| m.tool_uses().find(|(id, _, _)| *id == tool_use_id));
-            let stub = stub(call.map(|(_, name, input)| (name, input)), content, chars);
+            let call = call.map(|(_, name, input)| (name, input));
+            let stub = stub(call, content, text_chars, images.len());
             let stub_chars = stub.chars().count();
             if stub_chars >= chars {
                 continue;
@@ -132,27 +141,31 @@ pub fn clear_stale_results(
             report.cleared += 1;
             report.chars_saved += chars - stub_chars;
             *content = stub;
+            images.clear();
         }
     }
     report
 }
 
-/// The stub for one result of `chars` chars, e.g.
+/// The stub for one result of `chars` chars of text and `images` images, e.g.
 /// `[cleared to save context: Read (file_path: src/main.rs) result of 12345 chars; run the call again if you need it]`.
-fn stub(call: Option<(&str, &Value)>, content: &str, chars: usize) -> String {
+fn stub(call: Option<(&str, &Value)>, content: &str, chars: usize, images: usize) -> String {
     let mut what = call.map_or("tool", |(name, _)| name).to_owned();
     if let Some(arg) = call.and_then(|(_, input)| main_arg(input)) {
         what.push_str(&format!(" ({arg})"));
     }
+    let size = match images {
+        0 => format!("{chars} chars"),
+        1 => format!("{chars} chars and 1 image"),
+        n => format!("{chars} chars and {n} images"),
+    };
     match spilled_path(content) {
         // the whole output is still on disk: point there rather than to a rerun
         Some(path) => format!(
-            "{STUB_PREFIX}{what} result of {chars} chars; the full output is still in \
+            "{STUB_PREFIX}{what} result of {size}; the full output is still in \
              {path}, read it with Read if you need it]"
         ),
-        None => format!(
-            "{STUB_PREFIX}{what} result of {chars} chars; run the call again if you need it]"
-        ),
+        None => format!("{STUB_PREFIX}{what} result of {size}; run the call again if you need it]"),
     }
 }
 
@@ -175,6 +188,7 @@ fn main_arg(input: &Value) -> Option<String> {
 mod tests {
     use super::*;
     use crate::context::chain::validate;
+    use roocode_protocol::content::ImageData;
     use serde_json::json;
 
     fn call(id: &str, name: &str, input: Value) -> ContentBlock {
@@ -190,6 +204,7 @@ mod tests {
             tool_use_id: id.into(),
             content,
             is_error,
+            images: Vec::new(),
         }
     }
 
@@ -399,6 +414,35 @@ mod tests {
             stub.contains(&format!("still in {}, read it with Read", path.display())),
             "{stub}"
         );
+    }
+
+    #[test]
+    fn an_old_image_result_is_cleared_with_its_images_and_a_recent_one_kept() {
+        let with_image = |id: &str| ContentBlock::ToolResult {
+            tool_use_id: id.into(),
+            content: "one pixel:".into(),
+            is_error: false,
+            images: vec![ImageData::new("image/png", "A".repeat(100))],
+        };
+        let mut m = history();
+        m[4].content[0] = with_image("g1");
+        m[12].content[0] = with_image("r3");
+        let report = clear_stale_results(&mut m, Recent::turns(1), 2_000);
+        let ContentBlock::ToolResult {
+            content, images, ..
+        } = &m[4].content[0]
+        else {
+            panic!("not a result: {:?}", m[4].content[0]);
+        };
+        assert_eq!(
+            content,
+            "[cleared to save context: Grep (pattern: fn main) result of 10 chars and 1 image; \
+             run the call again if you need it]"
+        );
+        assert!(images.is_empty(), "its images go with it");
+        assert!(report.chars_saved > IMAGE_CHARS - 200, "{report:?}");
+        assert_eq!(m[12].content[0], with_image("r3"), "the recent one stays");
+        validate(&m).unwrap();
     }
 
     #[test]

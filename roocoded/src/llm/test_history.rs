@@ -3,7 +3,7 @@
 //! of call order, errors, images, text that needs escaping, a message that ends up
 //! empty, a last message ending in thinking).
 
-use roocode_protocol::content::{ContentBlock, Message, Role};
+use roocode_protocol::content::{ContentBlock, ImageData, Message, Role};
 use serde_json::json;
 
 use super::{ModelRequest, ToolSpec, owned_messages};
@@ -48,6 +48,7 @@ fn result(id: &str, content: &str, is_error: bool) -> ContentBlock {
         tool_use_id: id.into(),
         content: content.into(),
         is_error,
+        images: Vec::new(),
     }
 }
 
@@ -112,6 +113,25 @@ pub(crate) fn rich_history() -> Vec<Message> {
                 thinking: "trailing".into(),
                 signature: Some("s2".into()),
             },
+        ]),
+    ]
+}
+
+/// Two calls answered in one message: `t2` (answered first) returned text and an
+/// image, `t1` only text, and the user added a line.
+pub(crate) fn image_result_history() -> Vec<Message> {
+    vec![
+        user(vec![ContentBlock::text("show me")]),
+        assistant(vec![call("t1", json!({})), call("t2", json!({}))]),
+        user(vec![
+            ContentBlock::ToolResult {
+                tool_use_id: "t2".into(),
+                content: "one pixel:".into(),
+                is_error: false,
+                images: vec![ImageData::new("image/png", "AAAA")],
+            },
+            result("t1", "plain", false),
+            ContentBlock::text("and this"),
         ]),
     ]
 }

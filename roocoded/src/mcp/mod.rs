@@ -10,7 +10,9 @@
 //!   `hub`: the daemon's servers, one per expanded launch, shared by sessions.
 //! - `session`: a session's servers and its tool overlay; `tool`: one MCP tool in the
 //!   registry (`names`: what the model calls it; `result`: its result as the model
-//!   reads it).
+//!   reads it); `status`: a server as `mcp.list|get` and `/mcp` show it;
+//!   `tool_search`: `ToolSearch`, which loads deferred tools; `resources`:
+//!   `ListMcpResources` and `ReadMcpResource`.
 
 pub mod approvals;
 pub mod client;
@@ -18,9 +20,12 @@ pub mod config;
 pub mod expand;
 pub mod hub;
 pub mod names;
+pub mod resources;
 pub mod result;
 pub mod server;
 pub mod session;
+pub mod status;
 pub mod tool;
+pub mod tool_search;
 
 pub use hub::McpHub;

@@ -7,7 +7,8 @@
 //! ([`Server::wake`]). Calls in flight when it crashes end with an error saying so.
 //!
 //! Whoever needs the server watches its [`State`]: starting, connected with its
-//! tools (and a generation that grows whenever they change), or failed with the reason.
+//! tools (and a generation that grows whenever they change), or failed with the reason
+//! (kept as the last error while it starts again).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -59,6 +60,8 @@ pub struct Snapshot {
     /// vanish from the model's tool array; a call then waits for it or fails).
     pub tools: Arc<[McpTool]>,
     pub instructions: Option<String>,
+    /// Why it last failed (kept while it starts again and after it reconnects).
+    pub last_error: Option<String>,
 }
 
 /// One server and its supervisor.
@@ -88,6 +91,7 @@ impl Server {
             generation: 0,
             tools: Arc::from(Vec::new()),
             instructions: None,
+            last_error: None,
         });
         Arc::new(Server {
             name: name.to_string(),
@@ -159,6 +163,9 @@ impl Server {
             {
                 s.tools = Arc::clone(tools);
                 s.instructions = instructions.clone();
+            }
+            if let State::Failed { reason, .. } = &state {
+                s.last_error = Some(reason.clone());
             }
             s.state = state;
             if new_tools {

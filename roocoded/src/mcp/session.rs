@@ -15,9 +15,11 @@ use roocode_protocol::session::ClientEnv;
 use super::config::ServerConfig;
 use super::hub::{DEFAULT_RESTART_BASE, McpHub};
 use super::names::tool_name;
+use super::resources::{ListResourcesTool, NamedServer, ReadResourceTool, Servers};
 use super::server::{Server, State};
 use super::tool::McpToolAdapter;
-use crate::tools::Registry;
+use super::tool_search::ToolSearchTool;
+use crate::tools::{Discovered, Registry};
 
 /// Longest `instructions` of one server in the reminder.
 const MAX_INSTRUCTIONS_CHARS: usize = 2_048;
@@ -118,8 +120,14 @@ pub struct SessionTools {
     pub reminder: Option<String>,
 }
 
-/// The overlay over `base` with the tools of the connected servers among `servers`.
-pub fn build(base: &Arc<Registry>, servers: &[Configured]) -> SessionTools {
+/// The overlay over `base` with the tools of the connected servers among `servers`,
+/// and `ToolSearch` over them (it loads those of them that are deferred, adding them to
+/// `discovered`).
+pub fn build(
+    base: &Arc<Registry>,
+    servers: &[Configured],
+    discovered: &Arc<Discovered>,
+) -> SessionTools {
     let mut registry = Registry::overlay(base);
     let mut notes = Vec::new();
     for c in servers {
@@ -169,6 +177,42 @@ pub fn build(base: &Arc<Registry>, servers: &[Configured]) -> SessionTools {
                     }
                 }
             }
+        }
+    }
+    let named: Vec<NamedServer> = servers
+        .iter()
+        .filter_map(|c| match &c.status {
+            Status::Active {
+                server,
+                tool_timeout,
+            } => Some(NamedServer {
+                name: c.config.name.clone(),
+                server: Arc::clone(server),
+                timeout: *tool_timeout,
+            }),
+            _ => None,
+        })
+        .collect();
+    if !named.is_empty() {
+        let named: Servers = named.into();
+        for tool in [
+            Arc::new(ListResourcesTool(Arc::clone(&named))) as Arc<dyn crate::tools::Tool>,
+            Arc::new(ReadResourceTool(named)),
+        ] {
+            if let Err(e) = registry.register(tool) {
+                tracing::warn!("an MCP resource tool left out: {e}");
+            }
+        }
+    }
+    let catalog: Vec<_> = registry
+        .defs()
+        .into_iter()
+        .filter(|d| d.name.starts_with("mcp__"))
+        .collect();
+    if !catalog.is_empty() {
+        let search = ToolSearchTool::new(catalog, Arc::clone(discovered));
+        if let Err(e) = registry.register(Arc::new(search)) {
+            tracing::warn!("ToolSearch left out: {e}");
         }
     }
     SessionTools {

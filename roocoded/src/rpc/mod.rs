@@ -9,6 +9,7 @@ mod errors;
 pub mod frames;
 mod handshake;
 pub mod limits;
+mod mcp_api;
 pub mod peer_check;
 mod permission_api;
 mod refusing;

@@ -1,7 +1,7 @@
 //! A command can never drive RooCode: the calls that decide something for the user
 //! (permission and question answers, mode and model changes, messages, slash commands,
-//! importing a history into a session, deleting one, deleting a team, stopping the
-//! daemon) are refused when the connecting process descends from a command the daemon runs for
+//! importing a history into a session, deleting one, deleting a team, approving an MCP
+//! server, stopping the daemon) are refused when the connecting process descends from a command the daemon runs for
 //! the model. Otherwise a prompt-injected model could run `roocode-cli approve` on its
 //! own request, or switch its session to `bypassPermissions`.
 //!
@@ -43,6 +43,11 @@ pub const GUARDED: &[&str] = &[
     "agent.background",
     // Deleting a team stops its members: the user's cleanup, never a command's.
     "team.delete",
+    // A command may not approve a server of its own repository (it would then run with
+    // the user's rights); listing starts servers and reads files with the daemon's.
+    "mcp.list",
+    "mcp.get",
+    "mcp.approve",
     "daemon.shutdown",
 ];
 
@@ -165,7 +170,7 @@ fn refused(method: &str, why: &str) -> ErrorObjectOwned {
     super::errors::error_object(
         RpcErrorCode::RefusedFromCommand,
         format!(
-            "{method} refused: {why}. A command can never answer permission requests or questions, change the mode or model, send or import messages, delete sessions or teams, stop or background sub-agents or stop the daemon; answer from your own terminal (`roocode-cli approve|deny <id>`, or the TUI)"
+            "{method} refused: {why}. A command can never answer permission requests or questions, change the mode or model, send or import messages, delete sessions or teams, stop or background sub-agents, list or approve MCP servers or stop the daemon; answer from your own terminal (`roocode-cli approve|deny <id>`, or the TUI)"
         ),
         None,
     )

@@ -11,7 +11,8 @@ use jsonrpsee::server::{
 };
 use roocode_protocol::api::{
     AgentApiServer, CommandsApiServer, DaemonApiServer, DoctorApiServer, MailboxApiServer,
-    PendingApiServer, PermissionApiServer, QuestionApiServer, SessionApiServer, TeamApiServer,
+    McpApiServer, PendingApiServer, PermissionApiServer, QuestionApiServer, SessionApiServer,
+    TeamApiServer,
 };
 use std::sync::Arc;
 
@@ -47,7 +48,7 @@ pub async fn serve(listener: &UnixListener, ctx: DaemonContext, stop: Cancellati
     let builder = Server::builder().set_config(cfg).to_service_builder();
     let mut methods = Methods::new();
     let handler = super::Handler(ctx.clone());
-    let parts: [Result<(), _>; 10] = [
+    let parts: [Result<(), _>; 11] = [
         methods.merge(DaemonApiServer::into_rpc(handler.clone())),
         methods.merge(SessionApiServer::into_rpc(handler.clone())),
         methods.merge(CommandsApiServer::into_rpc(handler.clone())),
@@ -57,7 +58,8 @@ pub async fn serve(listener: &UnixListener, ctx: DaemonContext, stop: Cancellati
         methods.merge(AgentApiServer::into_rpc(handler.clone())),
         methods.merge(TeamApiServer::into_rpc(handler.clone())),
         methods.merge(MailboxApiServer::into_rpc(handler.clone())),
-        methods.merge(DoctorApiServer::into_rpc(handler)),
+        methods.merge(DoctorApiServer::into_rpc(handler.clone())),
+        methods.merge(McpApiServer::into_rpc(handler)),
     ];
     for r in parts {
         if let Err(e) = r {

@@ -16,6 +16,8 @@ pub enum InjectionKind {
     Recovery,
     /// A background agent the agent started has ended (`<task-notification>`).
     TaskNotification,
+    /// The deferred tools the agent can load with ToolSearch changed.
+    DeferredTools,
 }
 
 impl InjectionKind {
@@ -23,6 +25,7 @@ impl InjectionKind {
         match self {
             InjectionKind::Recovery => "recovery",
             InjectionKind::TaskNotification => "task_notification",
+            InjectionKind::DeferredTools => "deferred_tools",
         }
     }
 
@@ -31,6 +34,7 @@ impl InjectionKind {
     pub fn parse(name: &str) -> Self {
         match name {
             "recovery" => InjectionKind::Recovery,
+            "deferred_tools" => InjectionKind::DeferredTools,
             _ => InjectionKind::TaskNotification,
         }
     }

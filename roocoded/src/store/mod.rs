@@ -23,6 +23,7 @@ use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 mod agents;
 mod calls;
 mod delivery;
+mod discovered;
 mod event_batch;
 mod events;
 mod inbox;

@@ -24,6 +24,7 @@ mod bash;
 mod batch;
 mod checkpoint;
 mod context;
+mod deferral;
 mod edit;
 mod exit_plan_mode;
 mod glob;
@@ -60,6 +61,7 @@ pub(crate) mod test_support;
 
 use std::sync::Arc;
 
+use roocode_protocol::content::ImageData;
 use serde_json::Value;
 
 pub use agent::AgentTool;
@@ -72,6 +74,7 @@ pub use bash::{
 pub use batch::partition;
 pub use checkpoint::{CheckpointError, Checkpoints, RestoreAction, RestoredFile, restore_turn};
 pub use context::{FileStamp, FileState, ProgressFn, ReadStatus, ToolContext};
+pub use deferral::{Discovered, DiscoverySink};
 pub use edit::EditTool;
 pub use exit_plan_mode::ExitPlanModeTool;
 pub use glob::GlobTool;
@@ -123,6 +126,9 @@ pub struct ToolOutput {
     /// A unified diff of what the call changed, for clients to show (never sent to
     /// the model).
     pub diff: Option<String>,
+    /// Images returned beside the text (an MCP tool's screenshot), sent to the model
+    /// as images; clients are shown a note for each.
+    pub images: Vec<ImageData>,
 }
 
 impl ToolOutput {
@@ -132,7 +138,14 @@ impl ToolOutput {
             content: content.into(),
             is_error: false,
             diff: None,
+            images: Vec::new(),
         }
+    }
+
+    /// Attaches an image (`data` in base64).
+    pub fn with_image(mut self, media_type: impl Into<String>, data: impl Into<String>) -> Self {
+        self.images.push(ImageData::new(media_type, data));
+        self
     }
 
     /// Attaches the diff of what the call changed.
@@ -147,8 +160,23 @@ impl ToolOutput {
             content: content.into(),
             is_error: true,
             diff: None,
+            images: Vec::new(),
         }
     }
+}
+
+/// A result's text with a note per image on lines of its own after it, e.g.
+/// `[image image/png, 1.2 KiB]`: what clients are shown (the bytes would be megabytes
+/// of base64 sent to every client).
+pub fn display_text(content: &str, images: &[ImageData]) -> String {
+    let mut text = content.to_owned();
+    for image in images {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&image.note());
+    }
+    text
 }
 
 /// Why a tool call produced no normal result. Every variant goes back to the model as

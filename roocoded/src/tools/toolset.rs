@@ -25,7 +25,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::{CallError, Prepared, Registry, ToolContext};
+use super::{CallError, Discovered, Prepared, Registry, ToolContext};
 use crate::llm::ToolSpec;
 
 /// What a child never gets, whatever its definition says.
@@ -46,7 +46,7 @@ pub const NEVER_FOR_CHILDREN: &[&str] = &[
 pub const NEVER_FOR_TEAMMATES: &[&str] =
     &["AskUserQuestion", "TaskStop", "TeamCreate", "TeamDelete"];
 
-/// What a background agent keeps (with `Skill`, `ToolSearch` and MCP tools).
+/// What a background agent keeps (with `Skill`, `ToolSearch`, MCP tools and resources).
 pub const BACKGROUND_TOOLS: &[&str] = &[
     "Read",
     "Write",
@@ -61,6 +61,8 @@ pub const BACKGROUND_TOOLS: &[&str] = &[
     "Memory",
     "Skill",
     "ToolSearch",
+    "ListMcpResources",
+    "ReadMcpResource",
 ];
 
 /// What a coordinator keeps: its team, task, message and agent tools, its notes
@@ -181,6 +183,9 @@ pub struct ToolSet {
     /// What the model is sent instead of `names` (a fork keeps its parent's array, so
     /// the provider's prompt cache hits); calls are still checked against `names`.
     advertised: Option<Vec<Arc<str>>>,
+    /// Tools of the set sent by name only until discovered (see [`ToolSet::deferring`]).
+    deferred: HashSet<Arc<str>>,
+    discovered: Option<Arc<Discovered>>,
 }
 
 impl std::fmt::Debug for ToolSet {
@@ -201,6 +206,8 @@ pub fn select(registry: &Arc<Registry>, selection: &Selection<'_>) -> ToolSet {
         registry: Arc::clone(registry),
         names,
         advertised: None,
+        deferred: HashSet::new(),
+        discovered: None,
     }
 }
 
@@ -276,14 +283,50 @@ impl ToolSet {
         self
     }
 
-    /// The set as the model sees it, in order.
+    /// The same set without `name`.
+    pub fn without(mut self, name: &str) -> Self {
+        self.names.retain(|n| &**n != name);
+        self
+    }
+
+    /// The same set with `deferred` (those of its tools it has) sent by name only,
+    /// until `discovered` holds them: a call of one discovers it.
+    pub fn deferring(
+        mut self,
+        deferred: impl IntoIterator<Item = Arc<str>>,
+        discovered: Arc<Discovered>,
+    ) -> Self {
+        self.deferred = deferred.into_iter().filter(|n| self.contains(n)).collect();
+        self.discovered = Some(discovered);
+        self
+    }
+
+    fn is_hidden(&self, name: &str) -> bool {
+        self.deferred.contains(name) && !self.discovered.as_ref().is_some_and(|d| d.contains(name))
+    }
+
+    /// The deferred tools not discovered yet, with the first line of each one's
+    /// description, in the set's order.
+    pub fn hidden(&self) -> Vec<(String, String)> {
+        self.registry
+            .defs()
+            .into_iter()
+            .filter(|d| self.is_hidden(&d.name))
+            .map(|d| {
+                let line = d.description.lines().next().unwrap_or_default();
+                (d.name.to_string(), line.to_string())
+            })
+            .collect()
+    }
+
+    /// The set as the model sees it, in order (deferred tools only once discovered).
     pub fn defs(&self) -> Vec<ToolSpec> {
         let sent = self.advertised.as_ref().unwrap_or(&self.names);
         let wanted: HashSet<&str> = sent.iter().map(|n| &**n).collect();
         self.registry
             .defs()
             .into_iter()
-            .filter(|d| wanted.contains(&*d.name))
+            .filter(|d| wanted.contains(&*d.name) && !self.is_hidden(&d.name))
             .collect()
     }
 
@@ -311,7 +354,14 @@ impl ToolSet {
                 known: self.names().collect::<Vec<_>>().join(", "),
             });
         }
-        self.registry.prepare(name, input, ctx)
+        let prepared = self.registry.prepare(name, input, ctx)?;
+        // A deferred tool called directly with valid arguments is discovered by it.
+        if self.is_hidden(name)
+            && let Some(discovered) = &self.discovered
+        {
+            discovered.add([name]);
+        }
+        Ok(prepared)
     }
 }
 

@@ -1,9 +1,11 @@
 //! `mcp-fixture`: the tests' MCP server (see `roocode_tests::mcp_fixture`) on stdio, or
-//! with `--http ADDR` over streamable HTTP (it prints `listening on http://ADDR/mcp`).
+//! with `--http ADDR` over streamable HTTP (it prints `listening on http://ADDR/mcp`);
+//! `--tools N` serves instead N generated tools on stdio (`roocode_tests::mcp_many`).
 
 use anyhow::Context;
 use rmcp::ServiceExt;
 use roocode_tests::mcp_fixture::{Fixture, serve_http};
+use roocode_tests::mcp_many::ManyTools;
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
@@ -22,7 +24,15 @@ async fn main() -> anyhow::Result<()> {
             println!("listening on http://{bound}/mcp");
             task.await?;
         }
-        _ => anyhow::bail!("usage: mcp-fixture [--http HOST:PORT]"),
+        [flag, n] if flag == "--tools" => {
+            let n = n.parse().context("N must be a number")?;
+            let server = ManyTools::new(n)
+                .serve(rmcp::transport::stdio())
+                .await
+                .context("cannot start on stdio")?;
+            server.waiting().await?;
+        }
+        _ => anyhow::bail!("usage: mcp-fixture [--http HOST:PORT | --tools N]"),
     }
     Ok(())
 }

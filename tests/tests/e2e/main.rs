@@ -26,6 +26,8 @@ mod llm;
 mod long_task;
 mod mcp;
 mod mcp_cli;
+mod mcp_images;
+mod mcp_status;
 mod permissions;
 mod protected;
 mod read_only_agents;

@@ -273,3 +273,136 @@ async fn an_argument_that_breaks_the_server_s_schema_never_reaches_it() {
         "the problem is pointed at: {sent:?}"
     );
 }
+
+async fn deferred_tools_are_found_loaded_and_kept(api: Api) {
+    let w = World::with_api(
+        api,
+        Script::new()
+            .reply(Reply::tool_calls(vec![ToolCall::new(
+                "ToolSearch",
+                json!({"query": "select:mcp__fixture__echo"}),
+            )]))
+            .reply(Reply::tool_calls(vec![ToolCall::new(
+                "mcp__fixture__echo",
+                json!({"text": "found"}),
+            )]))
+            .reply(Reply::tool_calls(vec![ToolCall::new(
+                "mcp__fixture__fail",
+                json!({}),
+            )]))
+            .reply(Reply::text("Done."))
+            .reply(Reply::text("Still here.")),
+    )
+    .await;
+    // A threshold of 0: any MCP schema is too much, every MCP tool is deferred.
+    stdio_project(
+        &w,
+        "mcp:\n  defer_threshold: 0\npermissions:\n  allow: [\"mcp__fixture__*\"]\n",
+    );
+    let out = w.run(&["send", "find the echo tool and use it"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let requests = w.mock.requests();
+    assert_eq!(requests.len(), 4);
+    let first = tool_names(&requests[0].body);
+    assert!(first.contains(&"ToolSearch".to_string()), "{first:?}");
+    assert!(!first.iter().any(|n| n.starts_with("mcp__")), "{first:?}");
+    let told = said(&requests[0].body);
+    assert!(
+        told.contains("mcp__fixture__echo: Says the text back"),
+        "{told}"
+    );
+    assert!(told.contains("mcp__fixture__notes_search"), "{told}");
+
+    let loaded = results(&requests[1].body);
+    assert!(loaded[0].0.contains("<function>"), "{loaded:?}");
+    let second = tools(&requests[1].body);
+    let echo = second
+        .iter()
+        .find(|(n, _)| n == "mcp__fixture__echo")
+        .expect("the found tool is sent with its schema");
+    assert_eq!(echo.1["properties"]["text"]["type"], "string");
+    assert!(!second.iter().any(|(n, _)| n == "mcp__fixture__fail"));
+    assert_eq!(
+        results(&requests[2].body),
+        [("echo: found".to_string(), false)]
+    );
+
+    // A deferred tool called directly runs (its arguments are valid) and is discovered.
+    let failed = &results(&requests[3].body)[0].0;
+    assert!(
+        failed.ends_with("the fixture failed on purpose"),
+        "{failed}"
+    );
+    let fourth = tool_names(&requests[3].body);
+    assert!(
+        fourth.contains(&"mcp__fixture__fail".to_string()),
+        "{fourth:?}"
+    );
+    // Discoveries need no new word: the reminder came once.
+    let reminders = said(&requests[3].body)
+        .matches("These tools are deferred")
+        .count();
+    assert_eq!(reminders, 1);
+
+    // The discovered set survives the daemon.
+    let id = out.session_id();
+    assert_eq!(w.run(&["daemon", "stop"]).await.code, 0);
+    let again = w.run(&["send", "--session", &id, "still there?"]).await;
+    assert_eq!(again.code, 0, "{again:?}");
+    let after = tool_names(&w.mock.requests()[4].body);
+    for kept in ["mcp__fixture__echo", "mcp__fixture__fail"] {
+        assert!(after.contains(&kept.to_string()), "{kept} in {after:?}");
+    }
+    assert!(
+        !after.contains(&"mcp__fixture__slow".to_string()),
+        "{after:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deferred_tools_are_found_loaded_and_kept_on_anthropic() {
+    deferred_tools_are_found_loaded_and_kept(Api::Anthropic).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deferred_tools_are_found_loaded_and_kept_on_openai() {
+    deferred_tools_are_found_loaded_and_kept(Api::OpenAi).await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn resources_are_listed_and_read() {
+    let w = World::new(
+        Script::new()
+            .reply(Reply::tool_calls(vec![ToolCall::new(
+                "ListMcpResources",
+                json!({}),
+            )]))
+            .reply(Reply::tool_calls(vec![ToolCall::new(
+                "ReadMcpResource",
+                json!({"server": "fixture", "uri": "fixture://readme"}),
+            )]))
+            .reply(Reply::tool_calls(vec![ToolCall::new(
+                "ReadMcpResource",
+                json!({"server": "nope", "uri": "fixture://readme"}),
+            )]))
+            .reply(Reply::text("Read.")),
+    )
+    .await;
+    stdio_project(&w, "permissions:\n  allow: [\"ReadMcpResource\"]\n");
+    let out = w.run(&["send", "read the fixture's readme"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let requests = w.mock.requests();
+    let listed = &results(&requests[1].body)[0].0;
+    assert!(listed.contains("fixture: fixture://readme"), "{listed}");
+    let read = &results(&requests[2].body)[0];
+    assert!(!read.1, "{read:?}");
+    assert!(
+        read.0.contains(roocode_tests::mcp_fixture::README),
+        "{read:?}"
+    );
+    let unknown = &results(&requests[3].body)[0];
+    assert!(
+        unknown.1 && unknown.0.contains("No MCP server is named `nope`"),
+        "{unknown:?}"
+    );
+}

@@ -36,6 +36,7 @@ pub fn first_context(mut messages: Vec<Message>, task: &str) -> Option<Vec<Messa
                 tool_use_id: id.clone(),
                 content: PLACEHOLDER_RESULT.to_string(),
                 is_error: false,
+                images: Vec::new(),
             }),
             _ => None,
         })

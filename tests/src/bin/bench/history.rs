@@ -162,6 +162,7 @@ pub fn long_session(messages: usize) -> anyhow::Result<History> {
                 tool_use_id: id,
                 content: result,
                 is_error: false,
+                images: Vec::new(),
             }],
         });
         tool_calls += 1;

@@ -29,6 +29,10 @@
 //! `roocode-bench team [--teammates 20] [--messages 10000] [--batch 50] [--pace-ms 0]` measures team
 //! mail: delivery latency and RSS ([`team`]).
 //!
+//! `roocode-bench mcp [--calls 200] [--tools 100]` measures the MCP host: a call's
+//! overhead through the daemon against a direct rmcp call, and the request size with
+//! many MCP tools sent and deferred ([`mcp`]).
+//!
 //! `roocode-bench sandbox [--calls 100]` measures instead the OS sandbox's added cost per
 //! Bash call ([`sandbox_cost`]).
 //!
@@ -39,6 +43,7 @@ mod agents;
 mod compaction;
 mod harness;
 mod history;
+mod mcp;
 mod proxy;
 mod resume;
 mod sandbox_cost;
@@ -109,6 +114,13 @@ enum Cmd {
         #[arg(long, default_value_t = 0)]
         pace_ms: u64,
     },
+    /// An MCP call through the daemon vs a direct rmcp call; request size deferred.
+    Mcp {
+        #[arg(long, default_value_t = 200)]
+        calls: usize,
+        #[arg(long, default_value_t = 100)]
+        tools: usize,
+    },
     /// Prints the generated long history as JSONL (for `roocode-cli import`).
     History {
         #[arg(long, default_value_t = resume::LONG_MESSAGES)]
@@ -121,7 +133,8 @@ fn main() -> anyhow::Result<()> {
     match args.cmd {
         Some(Cmd::Measure { argv }) => return measure(&argv),
         Some(Cmd::History { messages }) => return print_history(messages),
-        Some(Cmd::Sandbox { .. } | Cmd::Agents { .. } | Cmd::Team { .. }) | None => {}
+        Some(Cmd::Sandbox { .. } | Cmd::Agents { .. } | Cmd::Team { .. } | Cmd::Mcp { .. })
+        | None => {}
     }
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -185,7 +198,10 @@ async fn daemon_memory(b: &Bench) -> anyhow::Result<(f64, f64)> {
 }
 
 async fn bench(args: Args) -> anyhow::Result<()> {
-    if let Some(cmd @ (Cmd::Sandbox { .. } | Cmd::Agents { .. } | Cmd::Team { .. })) = &args.cmd {
+    if let Some(
+        cmd @ (Cmd::Sandbox { .. } | Cmd::Agents { .. } | Cmd::Team { .. } | Cmd::Mcp { .. }),
+    ) = &args.cmd
+    {
         let b = Bench {
             dir: std::env::current_exe()?
                 .parent()
@@ -208,6 +224,7 @@ async fn bench(args: Args) -> anyhow::Result<()> {
                 batch,
                 pace_ms,
             } => team::run(b, teammates, messages, batch, pace_ms).await,
+            Cmd::Mcp { calls, tools } => mcp::run(b, calls, tools).await,
             _ => Ok(()),
         };
     }

@@ -1,7 +1,8 @@
 //! Anthropic Messages request bodies: system as text blocks, messages in Anthropic's
 //! block format, tools, `stream: true`, and `cache_control` breakpoints on the stable
 //! prefix (the system block, the last tool, the last block of the older history and of
-//! the newest message: four, Anthropic's maximum).
+//! the newest message: four, Anthropic's maximum). A tool result's content is its text
+//! as a string, or a text block and image blocks when the tool returned images.
 //!
 //! The body is serialised straight from the request's borrowed fields, with no JSON
 //! tree in between (a long history would be copied string by string). Every object
@@ -13,7 +14,7 @@ use serde::Serialize;
 use serde::ser::{SerializeMap, SerializeSeq, Serializer};
 use serde_json::Value;
 
-use roocode_protocol::content::{ContentBlock, Message, Role};
+use roocode_protocol::content::{ContentBlock, ImageData, Message, Role};
 
 use crate::llm::wire::ObjectInput;
 use crate::llm::{ModelRequest, ToolSpec};
@@ -217,8 +218,11 @@ impl Serialize for WireBlock<'_> {
                 tool_use_id,
                 content,
                 is_error,
+                images,
             } => {
-                if !content.is_empty() {
+                if !images.is_empty() {
+                    map.serialize_entry("content", &ResultBlocks { content, images })?;
+                } else if !content.is_empty() {
                     map.serialize_entry("content", content)?;
                 }
                 if *is_error {
@@ -236,6 +240,49 @@ impl Serialize for WireBlock<'_> {
         }
         map.end()
     }
+}
+
+/// A tool result with images as a block list: its text (when it has any), then one
+/// image block per image. A result without images stays a plain string.
+struct ResultBlocks<'a> {
+    content: &'a str,
+    images: &'a [ImageData],
+}
+
+impl Serialize for ResultBlocks<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(None)?;
+        if !self.content.is_empty() {
+            seq.serialize_element(&TextBlock {
+                text: self.content,
+                kind: "text",
+            })?;
+        }
+        for image in self.images {
+            seq.serialize_element(&ImageBlock {
+                source: ImageSource {
+                    data: &image.data,
+                    media_type: &image.media_type,
+                },
+                kind: "image",
+            })?;
+        }
+        seq.end()
+    }
+}
+
+#[derive(Serialize)]
+struct TextBlock<'a> {
+    text: &'a str,
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+#[derive(Serialize)]
+struct ImageBlock<'a> {
+    source: ImageSource<'a>,
+    #[serde(rename = "type")]
+    kind: &'static str,
 }
 
 /// `{"data", "media_type", "type": "base64"}`.

@@ -2,8 +2,11 @@
 //! tree and serialised it: the bytes must be the same (the provider's prompt cache
 //! keys on them), on a rich history and on every prefix of it.
 
+use roocode_protocol::content::{ContentBlock, Message};
+
 use super::request::encode;
-use crate::llm::test_history::{rich_history, variants};
+use crate::llm::ModelRequest;
+use crate::llm::test_history::{image_result_history, rich_history, variants};
 
 /// The encoder before it serialised from borrowed fields, unchanged but for its
 /// visibility: the reference the new one must match byte for byte.
@@ -97,6 +100,7 @@ mod reference {
                 tool_use_id,
                 content,
                 is_error,
+                ..
             } => {
                 let mut r = Map::new();
                 r.insert("type".into(), json!("tool_result"));
@@ -169,4 +173,33 @@ fn encodes_byte_for_byte_as_the_value_tree_encoder() {
         assert!(full.contains(needle), "{needle}: {full}");
     }
     assert!(!full.contains("from another provider"));
+}
+
+/// The encoded body of a bare request of `history`.
+fn body_of(history: &[Message]) -> String {
+    let req = ModelRequest {
+        model: "m".into(),
+        messages: history.iter().map(std::borrow::Cow::Borrowed).collect(),
+        max_tokens: 10,
+        ..ModelRequest::default()
+    };
+    String::from_utf8(encode(&req).unwrap()).unwrap()
+}
+
+#[test]
+fn a_result_with_images_is_a_text_block_and_image_blocks() {
+    let mut history = image_result_history();
+    let body = body_of(&history);
+    let last = r#"{"content":[{"content":[{"text":"one pixel:","type":"text"},{"source":{"data":"AAAA","media_type":"image/png","type":"base64"},"type":"image"}],"tool_use_id":"t2","type":"tool_result"},{"content":"plain","tool_use_id":"t1","type":"tool_result"},{"cache_control":{"type":"ephemeral"},"text":"and this","type":"text"}],"role":"user"}"#;
+    assert!(body.contains(last), "{body}");
+
+    // Only images: no empty text block before them.
+    if let ContentBlock::ToolResult { content, .. } = &mut history[2].content[0] {
+        content.clear();
+    }
+    let body = body_of(&history);
+    assert!(
+        body.contains(r#"{"content":[{"source":{"data":"AAAA","media_type":"image/png","type":"base64"},"type":"image"}],"tool_use_id":"t2","type":"tool_result"}"#),
+        "{body}"
+    );
 }

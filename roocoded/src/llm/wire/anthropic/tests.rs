@@ -301,11 +301,13 @@ fn request_body_shape_and_cache_breakpoints() {
                         tool_use_id: "t1".into(),
                         content: "A".into(),
                         is_error: false,
+                        images: Vec::new(),
                     },
                     ContentBlock::ToolResult {
                         tool_use_id: "t2".into(),
                         content: "invalid input".into(),
                         is_error: true,
+                        images: Vec::new(),
                     },
                 ],
             },

@@ -1,8 +1,9 @@
 //! OpenAI Chat Completions request bodies: the system prompt first, assistant tool calls
 //! as `tool_calls` with JSON-string arguments, tool results as `role: "tool"` messages in
-//! the order of the calls they answer, tools as `type: function`, `stream: true` with
-//! `stream_options.include_usage`. Thinking is not sent back (compatible servers reject
-//! it).
+//! the order of the calls they answer (the images a tool returned go in one `user`
+//! message after them, since a `tool` message takes only text), tools as
+//! `type: function`, `stream: true` with `stream_options.include_usage`. Thinking is not
+//! sent back (compatible servers reject it).
 //!
 //! The body is serialised from structs that borrow the request's strings, with no JSON
 //! tree in between. Their fields are in alphabetical order, as the `serde_json::Map`
@@ -12,7 +13,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use roocode_protocol::content::{ContentBlock, Message, Role};
+use roocode_protocol::content::{ContentBlock, ImageData, Message, Role};
 use serde::Serialize;
 use serde::ser::{Error as _, Serializer};
 use serde_json::Value;
@@ -137,7 +138,7 @@ enum Content<'a> {
 #[serde(untagged)]
 enum Part<'a> {
     Text {
-        text: &'a str,
+        text: Cow<'a, str>,
         #[serde(rename = "type")]
         kind: &'static str,
     },
@@ -146,6 +147,17 @@ enum Part<'a> {
         #[serde(rename = "type")]
         kind: &'static str,
     },
+}
+
+impl<'a> Part<'a> {
+    fn image(media_type: &'a str, data: &'a str) -> Self {
+        Part::Image {
+            image_url: ImageUrl {
+                url: DataUrl { media_type, data },
+            },
+            kind: "image_url",
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -220,11 +232,13 @@ fn assistant(m: &Message) -> WireMessage<'_> {
 }
 
 /// Tool results first (as `tool` messages, in the order of the preceding assistant
-/// message's calls), then the user's own text and images as one `user` message.
+/// message's calls), then one `user` message: the images the tools returned (a `tool`
+/// message takes only text), each call's under a line naming it, and the user's own
+/// text and images.
 fn user<'a>(m: &'a Message, call_order: &[&str], out: &mut Vec<WireMessage<'a>>) {
-    let mut results: Vec<(usize, WireMessage<'a>)> = Vec::new();
+    let mut results: Vec<(usize, &'a str, &'a [ImageData], WireMessage<'a>)> = Vec::new();
     let mut texts: Vec<&'a str> = Vec::new();
-    let mut parts: Vec<Part<'a>> = Vec::new();
+    let mut own: Vec<Part<'a>> = Vec::new();
     let mut has_image = false;
     for b in &m.content {
         match b {
@@ -232,6 +246,7 @@ fn user<'a>(m: &'a Message, call_order: &[&str], out: &mut Vec<WireMessage<'a>>)
                 tool_use_id,
                 content,
                 is_error,
+                images,
             } => {
                 let position = call_order
                     .iter()
@@ -243,6 +258,8 @@ fn user<'a>(m: &'a Message, call_order: &[&str], out: &mut Vec<WireMessage<'a>>)
                 };
                 results.push((
                     position,
+                    tool_use_id,
+                    images,
                     WireMessage {
                         tool_call_id: Some(tool_use_id),
                         ..WireMessage::new("tool", Content::Text(content))
@@ -251,22 +268,33 @@ fn user<'a>(m: &'a Message, call_order: &[&str], out: &mut Vec<WireMessage<'a>>)
             }
             ContentBlock::Text { text } if !text.is_empty() => {
                 texts.push(text);
-                parts.push(Part::Text { text, kind: "text" });
+                own.push(Part::Text {
+                    text: Cow::Borrowed(text),
+                    kind: "text",
+                });
             }
             ContentBlock::Image { media_type, data } => {
                 has_image = true;
-                parts.push(Part::Image {
-                    image_url: ImageUrl {
-                        url: DataUrl { media_type, data },
-                    },
-                    kind: "image_url",
-                });
+                own.push(Part::image(media_type, data));
             }
             _ => {}
         }
     }
-    results.sort_by_key(|(position, _)| *position); // stable: unknown ids keep their order
-    out.extend(results.into_iter().map(|(_, r)| r));
+    results.sort_by_key(|(position, ..)| *position); // stable: unknown ids keep their order
+    let mut parts: Vec<Part<'a>> = Vec::new();
+    for (_, id, images, message) in results {
+        out.push(message);
+        if images.is_empty() {
+            continue;
+        }
+        has_image = true;
+        parts.push(Part::Text {
+            text: Cow::Owned(format!("(images returned by tool call {id})")),
+            kind: "text",
+        });
+        parts.extend(images.iter().map(|i| Part::image(&i.media_type, &i.data)));
+    }
+    parts.append(&mut own);
     match (parts.is_empty(), has_image) {
         (true, _) => {}
         (false, false) => out.push(WireMessage::new(

@@ -2,8 +2,11 @@
 //! tree and serialised it: the bytes must be the same, on a rich history and on every
 //! prefix of it, with either output-limit field.
 
+use roocode_protocol::content::Message;
+
 use super::request::encode;
-use crate::llm::test_history::{rich_history, variants};
+use crate::llm::ModelRequest;
+use crate::llm::test_history::{image_result_history, rich_history, variants};
 use crate::llm::wire::MaxTokensField;
 
 /// The encoder before it serialised from borrowed fields, unchanged but for its
@@ -110,6 +113,7 @@ mod reference {
                     tool_use_id,
                     content,
                     is_error,
+                    ..
                 } => {
                     let position = call_order
                         .iter()
@@ -190,4 +194,41 @@ fn encodes_byte_for_byte_as_the_value_tree_encoder() {
     ] {
         assert!(full.contains(needle), "{needle}: {full}");
     }
+}
+
+/// The encoded messages of a bare request of `history`.
+fn messages_of(history: &[Message]) -> String {
+    let req = ModelRequest {
+        model: "m".into(),
+        messages: history.iter().map(std::borrow::Cow::Borrowed).collect(),
+        max_tokens: 10,
+        ..ModelRequest::default()
+    };
+    let text = String::from_utf8(encode(&req, MaxTokensField::MaxTokens).unwrap()).unwrap();
+    let body: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let messages = body["messages"].to_string();
+    assert!(text.contains(&messages), "the bytes as written: {text}");
+    messages
+}
+
+#[test]
+fn a_result_s_images_follow_the_tool_messages_in_one_user_message() {
+    let mut history = image_result_history();
+    let calls = r#"{"content":null,"role":"assistant","tool_calls":[{"function":{"arguments":"{}","name":"Read"},"id":"t1","type":"function"},{"function":{"arguments":"{}","name":"Read"},"id":"t2","type":"function"}]}"#;
+    let tools = r#"{"content":"plain","role":"tool","tool_call_id":"t1"},{"content":"one pixel:","role":"tool","tool_call_id":"t2"}"#;
+    let images = r#"{"text":"(images returned by tool call t2)","type":"text"},{"image_url":{"url":"data:image/png;base64,AAAA"},"type":"image_url"}"#;
+    assert_eq!(
+        messages_of(&history),
+        format!(
+            r#"[{{"content":"show me","role":"user"}},{calls},{tools},{{"content":[{images},{{"text":"and this","type":"text"}}],"role":"user"}}]"#
+        )
+    );
+    // Without the user's line, the images are the user message alone.
+    history[2].content.pop();
+    assert_eq!(
+        messages_of(&history),
+        format!(
+            r#"[{{"content":"show me","role":"user"}},{calls},{tools},{{"content":[{images}],"role":"user"}}]"#
+        )
+    );
 }

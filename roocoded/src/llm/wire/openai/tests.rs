@@ -300,11 +300,13 @@ fn req() -> ModelRequest<'static> {
                         tool_use_id: "c2".into(),
                         content: "B".into(),
                         is_error: true,
+                        images: Vec::new(),
                     },
                     ContentBlock::ToolResult {
                         tool_use_id: "c1".into(),
                         content: "A".into(),
                         is_error: false,
+                        images: Vec::new(),
                     },
                     ContentBlock::text("also check c"),
                 ],

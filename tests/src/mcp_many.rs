@@ -1,9 +1,10 @@
 //! An MCP server with many generated tools (`mcp-fixture --tools N`), for the deferred
 //! loading benchmark: each tool has a description and a schema of the size real
 //! servers send (a few documented properties, an enum, a nested object), and answers
-//! every call with its name and arguments.
+//! every call with its name and arguments. Its tool `grow` adds one more tool and says
+//! so (`notifications/tools/list_changed`), as servers whose tools change do.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, JsonObject,
@@ -16,16 +17,22 @@ use serde_json::json;
 /// The server of `n` tools.
 #[derive(Clone)]
 pub struct ManyTools {
-    tools: Arc<Vec<Tool>>,
+    tools: Arc<Mutex<Vec<Tool>>>,
 }
 
 impl ManyTools {
     pub fn new(n: usize) -> Self {
-        let tools = (0..n).map(tool).collect();
+        let tools = (0..n).map(tool).chain([grow()]).collect();
         ManyTools {
-            tools: Arc::new(tools),
+            tools: Arc::new(Mutex::new(tools)),
         }
     }
+}
+
+fn grow() -> Tool {
+    let mut schema = JsonObject::new();
+    schema.insert("type".into(), json!("object"));
+    Tool::new("grow", "Adds one more collection tool", schema)
 }
 
 fn tool(i: usize) -> Tool {
@@ -62,7 +69,12 @@ fn tool(i: usize) -> Tool {
 
 impl ServerHandler for ManyTools {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_tool_list_changed()
+                .build(),
+        )
     }
 
     async fn list_tools(
@@ -70,14 +82,30 @@ impl ServerHandler for ManyTools {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, ErrorData> {
-        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
+        let tools = self.tools.lock().map(|t| t.clone()).unwrap_or_default();
+        Ok(ListToolsResult::with_all_items(tools))
     }
 
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, ErrorData> {
+        if request.name == "grow" {
+            let added = match self.tools.lock() {
+                Ok(mut tools) => {
+                    let next = tool(tools.len() - 1);
+                    let name = next.name.to_string();
+                    tools.push(next);
+                    name
+                }
+                Err(_) => return Err(ErrorData::internal_error("poisoned", None)),
+            };
+            let _ = context.peer.notify_tool_list_changed().await;
+            return Ok(
+                CallToolResult::success(vec![ContentBlock::text(format!("added {added}"))]).into(),
+            );
+        }
         let args = serde_json::to_string(&request.arguments).unwrap_or_default();
         Ok(
             CallToolResult::success(vec![ContentBlock::text(format!("{} {args}", request.name))])

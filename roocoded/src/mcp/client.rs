@@ -116,8 +116,43 @@ pub type ProgressSink = Arc<dyn Fn(&str) + Send + Sync>;
 /// progress token) and that its tools changed.
 #[derive(Default)]
 struct Heard {
-    progress: Mutex<HashMap<ProgressToken, ProgressSink>>,
+    progress: Mutex<Progress>,
     tools_changed: Notify,
+}
+
+/// Progress lines by call. A server may report progress before the call's sink is
+/// registered (the request is out before its token is known here): such lines wait in
+/// `early`, a few of them, for the sink.
+#[derive(Default)]
+struct Progress {
+    sinks: HashMap<ProgressToken, ProgressSink>,
+    early: Vec<(ProgressToken, String)>,
+}
+
+/// Most progress lines kept for calls whose sink is not registered yet.
+const MAX_EARLY_PROGRESS: usize = 64;
+
+impl Progress {
+    fn hear(&mut self, token: ProgressToken, line: String) -> Option<(ProgressSink, String)> {
+        match self.sinks.get(&token) {
+            Some(sink) => Some((Arc::clone(sink), line)),
+            None => {
+                if self.early.len() >= MAX_EARLY_PROGRESS {
+                    self.early.remove(0);
+                }
+                self.early.push((token, line));
+                None
+            }
+        }
+    }
+
+    /// Registers `sink` for `token`; the lines heard for it before.
+    fn register(&mut self, token: &ProgressToken, sink: ProgressSink) -> Vec<String> {
+        self.sinks.insert(token.clone(), sink);
+        let (mine, others): (Vec<_>, Vec<_>) = self.early.drain(..).partition(|(t, _)| t == token);
+        self.early = others;
+        mine.into_iter().map(|(_, line)| line).collect()
+    }
 }
 
 /// The client side's handler of the server's notifications.
@@ -129,19 +164,20 @@ impl ClientHandler for Hooks {
         params: ProgressNotificationParam,
         _context: NotificationContext<RoleClient>,
     ) {
-        let sink = match self.0.progress.lock() {
-            Ok(map) => map.get(&params.progress_token).cloned(),
+        let amount = match params.total {
+            Some(total) => format!("{}/{}", params.progress, total),
+            None => params.progress.to_string(),
+        };
+        let line = match params.message {
+            Some(message) => format!("{message} ({amount})\n"),
+            None => format!("progress {amount}\n"),
+        };
+        let heard = match self.0.progress.lock() {
+            Ok(mut progress) => progress.hear(params.progress_token, line),
             Err(_) => None,
         };
-        if let Some(sink) = sink {
-            let amount = match params.total {
-                Some(total) => format!("{}/{}", params.progress, total),
-                None => params.progress.to_string(),
-            };
-            match params.message {
-                Some(message) => sink(&format!("{message} ({amount})\n")),
-                None => sink(&format!("progress {amount}\n")),
-            }
+        if let Some((sink, line)) = heard {
+            sink(&line);
         }
     }
 
@@ -295,28 +331,31 @@ impl McpClient {
             .send_cancellable_request(request, PeerRequestOptions::no_options())
             .await
             .map_err(service_error)?;
-        let (id, token) = (handle.id.clone(), handle.progress_token.clone());
-        if let Some(sink) = progress
-            && let Ok(mut map) = self.heard.progress.lock()
-        {
-            map.insert(token.clone(), sink);
+        let mut in_flight = InFlight {
+            heard: Arc::clone(&self.heard),
+            peer: self.peer.clone(),
+            id: handle.id.clone(),
+            token: handle.progress_token.clone(),
+            answered: false,
+        };
+        if let Some(sink) = progress {
+            let early = match self.heard.progress.lock() {
+                Ok(mut p) => p.register(&in_flight.token, Arc::clone(&sink)),
+                Err(_) => Vec::new(),
+            };
+            for line in early {
+                sink(&line);
+            }
         }
         let outcome = tokio::select! {
             answer = handle.await_response() => Ok(answer),
             () = tokio::time::sleep(timeout) => Err(McpError::CallTimeout(timeout)),
             () = cancel.cancelled() => Err(McpError::Cancelled),
         };
-        if let Ok(mut map) = self.heard.progress.lock() {
-            map.remove(&token);
-        }
-        let answer = match outcome {
-            Ok(answer) => answer.map_err(service_error)?,
-            Err(given_up) => {
-                let reason = given_up.to_string();
-                let _ = self.peer.send_notification(cancelled(id, reason)).await;
-                return Err(given_up);
-            }
-        };
+        // Given up (here, or by a caller dropping this future): the guard tells the server.
+        in_flight.answered = outcome.is_ok();
+        drop(in_flight);
+        let answer = outcome?.map_err(service_error)?;
         let ServerResult::CallToolResult(result) = answer else {
             return Err(McpError::Refused(
                 "the server answered the call with something other than a tool result".into(),
@@ -361,6 +400,36 @@ impl McpClient {
             .map_err(|_| McpError::CallTimeout(timeout))?
             .map_err(service_error)?;
         Ok(result.contents.into_iter().map(resource_content).collect())
+    }
+}
+
+/// A call on its way: when it ends — answered, given up, or its future dropped by a
+/// caller that stopped waiting — its progress sink goes, and unless it was answered
+/// the server hears `notifications/cancelled` (sent from a task of its own, since a
+/// drop cannot wait).
+struct InFlight {
+    heard: Arc<Heard>,
+    peer: Peer<RoleClient>,
+    id: RequestId,
+    token: ProgressToken,
+    answered: bool,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if let Ok(mut p) = self.heard.progress.lock() {
+            p.sinks.remove(&self.token);
+            p.early.retain(|(t, _)| *t != self.token);
+        }
+        if !self.answered
+            && let Ok(runtime) = tokio::runtime::Handle::try_current()
+        {
+            let (peer, id) = (self.peer.clone(), self.id.clone());
+            runtime.spawn(async move {
+                let note = cancelled(id, "the client stopped waiting for the call".into());
+                let _ = peer.send_notification(note).await;
+            });
+        }
     }
 }
 

@@ -128,7 +128,39 @@ pub fn build(
     servers: &[Configured],
     discovered: &Arc<Discovered>,
 ) -> SessionTools {
+    // The host's own tools come first: tools a server adds later join the end.
     let mut registry = Registry::overlay(base);
+    let mut catalog = None;
+    let named: Vec<NamedServer> = servers
+        .iter()
+        .filter_map(|c| match &c.status {
+            Status::Active {
+                server,
+                tool_timeout,
+            } => Some(NamedServer {
+                name: c.config.name.clone(),
+                server: Arc::clone(server),
+                timeout: *tool_timeout,
+            }),
+            _ => None,
+        })
+        .collect();
+    if !named.is_empty() {
+        let named: Servers = named.into();
+        for tool in [
+            Arc::new(ListResourcesTool(Arc::clone(&named))) as Arc<dyn crate::tools::Tool>,
+            Arc::new(ReadResourceTool(named)),
+        ] {
+            if let Err(e) = registry.register(tool) {
+                tracing::warn!("an MCP resource tool left out: {e}");
+            }
+        }
+        let (search, slot) = ToolSearchTool::pending(Arc::clone(discovered));
+        if let Err(e) = registry.register(Arc::new(search)) {
+            tracing::warn!("ToolSearch left out: {e}");
+        }
+        catalog = Some(slot);
+    }
     let mut notes = Vec::new();
     for c in servers {
         let name = &c.config.name;
@@ -179,41 +211,13 @@ pub fn build(
             }
         }
     }
-    let named: Vec<NamedServer> = servers
-        .iter()
-        .filter_map(|c| match &c.status {
-            Status::Active {
-                server,
-                tool_timeout,
-            } => Some(NamedServer {
-                name: c.config.name.clone(),
-                server: Arc::clone(server),
-                timeout: *tool_timeout,
-            }),
-            _ => None,
-        })
-        .collect();
-    if !named.is_empty() {
-        let named: Servers = named.into();
-        for tool in [
-            Arc::new(ListResourcesTool(Arc::clone(&named))) as Arc<dyn crate::tools::Tool>,
-            Arc::new(ReadResourceTool(named)),
-        ] {
-            if let Err(e) = registry.register(tool) {
-                tracing::warn!("an MCP resource tool left out: {e}");
-            }
-        }
-    }
-    let catalog: Vec<_> = registry
-        .defs()
-        .into_iter()
-        .filter(|d| d.name.starts_with("mcp__"))
-        .collect();
-    if !catalog.is_empty() {
-        let search = ToolSearchTool::new(catalog, Arc::clone(discovered));
-        if let Err(e) = registry.register(Arc::new(search)) {
-            tracing::warn!("ToolSearch left out: {e}");
-        }
+    if let Some(slot) = catalog {
+        let tools = registry
+            .defs()
+            .into_iter()
+            .filter(|d| d.name.starts_with("mcp__"))
+            .collect();
+        let _ = slot.set(tools);
     }
     SessionTools {
         registry: Arc::new(registry),

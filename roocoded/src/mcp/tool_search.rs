@@ -5,7 +5,7 @@
 //! then on; the result shows the schemas at once, so the agent can call them now. It
 //! works the same on every provider: nothing is asked of the provider's side.
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use futures_util::future::BoxFuture;
 use serde_json::{Value, json};
@@ -23,9 +23,13 @@ const DEFAULT_RESULTS: usize = 5;
 
 const DESCRIPTION: &str = "Loads the full definitions of deferred tools, so that they can be called. Some tools (those of MCP servers, when there are many) are listed by name only, in a system reminder, and their parameters are not known until loaded with this tool.\n\nUsage:\n- `select:name1,name2` loads those tools by their exact names (the names the reminder lists).\n- Otherwise the query is keywords, matched against the tools' names and descriptions; the best matches are loaded (at most `max_results`, default 5).\n- The result holds each found tool's JSON schema; the tools can be called right after, with arguments that follow it.\n- Once loaded, a tool stays available for the rest of the session.";
 
+/// What `ToolSearch` can load: set once, after the tools it lists were registered
+/// (it is registered before them, so tools a server adds later come after it).
+pub type Catalog = Arc<OnceLock<Vec<ToolSpec>>>;
+
 /// `ToolSearch` over one agent's MCP tools.
 pub struct ToolSearchTool {
-    catalog: Arc<[ToolSpec]>,
+    catalog: Catalog,
     discovered: Arc<Discovered>,
 }
 
@@ -33,10 +37,19 @@ impl ToolSearchTool {
     /// The tool over `catalog` (the tools it can load), adding what it finds to
     /// `discovered`.
     pub fn new(catalog: Vec<ToolSpec>, discovered: Arc<Discovered>) -> Self {
-        ToolSearchTool {
-            catalog: catalog.into(),
+        let (tool, slot) = Self::pending(discovered);
+        let _ = slot.set(catalog);
+        tool
+    }
+
+    /// The tool with its catalog to be set through the returned slot.
+    pub fn pending(discovered: Arc<Discovered>) -> (Self, Catalog) {
+        let catalog = Catalog::default();
+        let tool = ToolSearchTool {
+            catalog: Arc::clone(&catalog),
             discovered,
-        }
+        };
+        (tool, catalog)
     }
 }
 
@@ -86,7 +99,7 @@ impl Tool for ToolSearchTool {
 }
 
 struct Search {
-    catalog: Arc<[ToolSpec]>,
+    catalog: Catalog,
     discovered: Arc<Discovered>,
     query: String,
     max: usize,
@@ -98,9 +111,10 @@ impl Invocation for Search {
         _ctx: &'a ToolContext,
     ) -> BoxFuture<'a, Result<ToolOutput, ToolError>> {
         Box::pin(async move {
-            let found = find(&self.catalog, &self.query, self.max);
+            let catalog = self.catalog.get().map_or(&[][..], Vec::as_slice);
+            let found = find(catalog, &self.query, self.max);
             if found.is_empty() {
-                let names: Vec<&str> = self.catalog.iter().map(|t| &*t.name).collect();
+                let names: Vec<&str> = catalog.iter().map(|t| &*t.name).collect();
                 return Ok(ToolOutput::text(format!(
                     "No tool matches `{}`. The tools that can be loaded are: {}.",
                     self.query,

@@ -223,17 +223,19 @@ async fn read_until<R: tokio::io::AsyncBufRead + Unpin>(
         while let Some(line) = lines.next_line().await.expect("read output") {
             seen.push(line.clone());
             if pred(&line) {
-                return line;
+                return Some(line);
             }
         }
-        panic!(
+        None
+    };
+    match tokio::time::timeout(PATIENCE, read).await {
+        Ok(Some(line)) => line,
+        Ok(None) => panic!(
             "{what} ended before the expected line; saw:\n{}",
             seen.join("\n")
-        );
-    };
-    tokio::time::timeout(PATIENCE, read)
-        .await
-        .unwrap_or_else(|_| panic!("no expected {what} line in time"))
+        ),
+        Err(_) => panic!("no expected {what} line in time; saw:\n{}", seen.join("\n")),
+    }
 }
 
 /// Reads the rest of `lines` after `seen`, as one text.

@@ -27,6 +27,7 @@ mod long_task;
 mod mcp;
 mod mcp_cli;
 mod mcp_images;
+mod mcp_life;
 mod mcp_status;
 mod permissions;
 mod protected;

@@ -66,7 +66,8 @@ async fn through_daemon(b: &mut Bench, calls: usize) -> anyhow::Result<Vec<f64>>
     std::fs::write(
         b.home.path().join("config.yaml"),
         format!(
-            "mcp_servers:\n  fixture:\n    command: {:?}\npermissions:\n  allow: [\"mcp__fixture__echo\"]\n",
+            "max_turns: {}\nmcp_servers:\n  fixture:\n    command: {:?}\npermissions:\n  allow: [\"mcp__fixture__echo\"]\n",
+            calls + 10,
             b.bin("mcp-fixture").display().to_string()
         ),
     )?;

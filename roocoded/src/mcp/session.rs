@@ -63,6 +63,9 @@ pub fn configure(
         .map(|config| {
             let status = if !config.enabled() {
                 Status::Disabled
+            } else if let Err(reason) = config.transport() {
+                // Nothing to approve in what cannot run at all.
+                Status::Unusable(reason)
             } else if config.needs_approval() && !hub.approvals().is_approved(root, &config) {
                 Status::NeedsApproval
             } else {

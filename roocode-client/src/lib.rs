@@ -3,7 +3,7 @@
 //! starting the daemon when nothing answers ([`autostart`]), following a session's
 //! numbered events without losing or repeating one ([`feed`]), naming a tool call on
 //! one line ([`display`]), sub-agents and their events ([`agents`]) and teams and
-//! theirs ([`teams`]), and the environment a client forwards ([`env`]).
+//! theirs ([`teams`]), and the environment a client forwards ([`mod@env`]).
 //!
 //! The wire types and RPC traits themselves live in `roocode-protocol`, which the
 //! daemon shares; nothing here is used by the daemon.

@@ -35,6 +35,7 @@
 
 pub mod agents;
 pub mod api;
+pub mod command;
 pub mod content;
 pub mod daemon;
 pub mod doctor;

@@ -22,7 +22,7 @@ use std::time::Instant;
 use clap::Args;
 use roocode_client::RpcClient;
 use roocode_protocol::api::{
-    AgentApiClient, CommandsApiClient, PermissionApiClient, QuestionApiClient, SessionApiClient,
+    AgentApiClient, PermissionApiClient, QuestionApiClient, SessionApiClient,
 };
 use roocode_protocol::event::EventPayload;
 use roocode_protocol::paths::Paths;
@@ -139,7 +139,7 @@ async fn drive(
         model: args.model.clone(),
         mode: args.mode.clone(),
     };
-    if let Some(line) = slash_command(rpc, &params.text).await? {
+    if let Some(line) = slash_command(&params.text) {
         let out = rpc.command(session.id.clone(), line).await?;
         match args.output {
             SendOutput::Text => sink.out(&format!("{}\n", out.output.trim_end())),
@@ -179,21 +179,11 @@ async fn drive(
     turn.follow(&mut stream, follower, sink).await
 }
 
-/// `Some(line)` when `text` is a slash command the daemon knows (`/cost`, `/mode plan`);
-/// anything else, such as a message starting with a path, goes to the model.
-async fn slash_command(rpc: &RpcClient, text: &str) -> Result<Option<String>, Failure> {
-    let Some(name) = text
-        .trim_start()
-        .strip_prefix('/')
-        .and_then(|rest| rest.split_whitespace().next())
-    else {
-        return Ok(None);
-    };
-    let known = CommandsApiClient::list(rpc, None).await?;
-    Ok(known
-        .iter()
-        .any(|c| c.name == name)
-        .then(|| text.trim().to_string()))
+/// `Some(line)` when `text` is a slash command (`/cost`, `/mode plan`, an unknown
+/// `/cots`, which the daemon refuses naming the closest); anything else, such as a
+/// message starting with a path (`/usr/lib is broken`), goes to the model.
+fn slash_command(text: &str) -> Option<String> {
+    roocode_protocol::command::parse(text).map(|_| text.trim().to_string())
 }
 
 /// What following a turn needs besides its events.

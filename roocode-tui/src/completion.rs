@@ -26,16 +26,20 @@ pub fn candidates<'a>(text: &str, commands: &'a [CommandInfo]) -> Vec<&'a Comman
         .collect()
 }
 
-/// Whether the first word of `line` names a known command (`/cost`, `/mode plan`).
-pub fn is_command(line: &str, commands: &[CommandInfo]) -> bool {
-    let Some(rest) = line.trim_start().strip_prefix('/') else {
-        return false;
-    };
-    let name = rest.split_whitespace().next().unwrap_or_default();
-    !name.is_empty()
-        && commands
+/// Whether `line` is a slash command (`/cost`, `/mode plan`, or an unknown one, which
+/// the daemon refuses naming the closest); `/usr/lib is broken` is a message.
+pub fn is_command(line: &str) -> bool {
+    roocode_protocol::command::parse(line).is_some()
+}
+
+/// Whether `line` is a command of `commands` (not a prefix of one, `/co`): Enter on an
+/// open list runs the selected candidate unless the line already names one.
+pub fn is_known(line: &str, commands: &[CommandInfo]) -> bool {
+    roocode_protocol::command::parse(line).is_some_and(|c| {
+        commands
             .iter()
-            .any(|c| c.name.trim_start_matches('/') == name)
+            .any(|known| known.name.trim_start_matches('/') == c.name)
+    })
 }
 
 impl Completion {
@@ -128,11 +132,13 @@ mod tests {
     }
 
     #[test]
-    fn known_commands_are_recognised() {
+    fn commands_are_told_from_messages_by_their_form() {
+        assert!(is_command("/cost"));
+        assert!(is_command("/clear now"));
+        assert!(is_command("/cots"), "unknown: the daemon names the closest");
+        assert!(!is_command("/usr/bin is broken"));
+        assert!(!is_command("cost"));
         let cmds = commands();
-        assert!(is_command("/cost", &cmds));
-        assert!(is_command("/clear now", &cmds));
-        assert!(!is_command("/usr/bin is broken", &cmds));
-        assert!(!is_command("cost", &cmds));
+        assert!(is_known("/cost", &cmds) && !is_known("/co", &cmds));
     }
 }

@@ -77,7 +77,7 @@ impl App {
                 self.completion.edited();
                 self.scroll.follow();
                 let line = text.trim();
-                if completion::is_command(line, &self.commands) {
+                if completion::is_command(line) {
                     vec![Action::Command(line.to_owned())]
                 } else {
                     vec![Action::Send(text)]
@@ -177,7 +177,7 @@ impl App {
             }
             KeyCode::Up => self.completion.up(count),
             KeyCode::Down => self.completion.down(count),
-            KeyCode::Enter if !completion::is_command(&text, &self.commands) => {
+            KeyCode::Enter if !completion::is_known(&text, &self.commands) => {
                 let done = self.completion.complete(&text, &self.commands)?;
                 let line = done.trim().to_owned();
                 self.input.clear();

@@ -16,6 +16,7 @@ mod team_cost;
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 use roocode_protocol::Mode;
+use roocode_protocol::command::{self, SlashCommand};
 use roocode_protocol::session::CommandInfo;
 
 use crate::agent::{AgentError, Engine};
@@ -114,18 +115,33 @@ pub fn list() -> Vec<CommandInfo> {
 
 /// Runs `line` (`/name args`) on a session and returns the text to show.
 pub async fn run(engine: &Engine, row: &SessionRow, line: &str) -> Result<String, AgentError> {
-    let line = line.trim();
-    let Some(rest) = line.strip_prefix('/') else {
+    let Some(SlashCommand { name, args }) = command::parse(line) else {
         return Err(AgentError::Invalid(format!(
-            "`{line}` is not a slash command: commands start with `/` (try /help)"
+            "`{}` is not a slash command: a command is `/` and a lowercase name (`/cost`, `/mode plan`); anything else is a message for the model (try /help)",
+            line.trim()
         )));
     };
-    let (name, args) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
     match COMMANDS.iter().find(|c| c.name == name) {
-        Some(command) => (command.run)(engine, row, args.trim()).await,
-        None => Err(AgentError::Invalid(format!(
-            "unknown command /{name}: /help lists the commands"
-        ))),
+        Some(command) => (command.run)(engine, row, args).await,
+        None => Err(AgentError::Invalid(unknown(name))),
+    }
+}
+
+/// The error for an unknown command `/name`, naming the closest ones.
+fn unknown(name: &str) -> String {
+    let names: Vec<&str> = COMMANDS.iter().map(|c| c.name).collect();
+    let close: Vec<String> = command::closest(name, &names)
+        .into_iter()
+        .take(3)
+        .map(|n| format!("/{n}"))
+        .collect();
+    if close.is_empty() {
+        format!("unknown command /{name}: /help lists the commands")
+    } else {
+        format!(
+            "unknown command /{name}: did you mean {}? (/help lists the commands)",
+            close.join(", ")
+        )
     }
 }
 
@@ -181,6 +197,23 @@ fn model<'a>(engine: &'a Engine, row: &'a SessionRow, model: &'a str) -> Reply<'
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unknown_command_names_the_closest() {
+        assert_eq!(
+            unknown("cots"),
+            "unknown command /cots: did you mean /cost? (/help lists the commands)"
+        );
+        assert!(
+            unknown("mod").contains("did you mean /mode, /model"),
+            "{}",
+            unknown("mod")
+        );
+        assert_eq!(
+            unknown("deploy"),
+            "unknown command /deploy: /help lists the commands"
+        );
+    }
 
     #[test]
     fn help_lists_every_command() {

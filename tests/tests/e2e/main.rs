@@ -35,6 +35,7 @@ mod read_only_agents;
 mod sandbox;
 mod secrets;
 mod send;
+mod slash_commands;
 mod team_cleanup;
 mod team_cli;
 mod team_coordinator;

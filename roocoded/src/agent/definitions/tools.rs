@@ -5,6 +5,7 @@
 //! (`mcp__server__tool`) come and go with their servers and are never warned about.
 
 use super::Definition;
+use roocode_protocol::command::edit_distance;
 
 /// Claude Code's names for tools RooCode has under another name.
 const RENAMED: &[(&str, &str)] = &[
@@ -75,22 +76,6 @@ fn closest(name: &str, known: &[&str]) -> String {
 /// name (`Task` is two from `Bash`, and not meant), two in a longer one.
 fn typos(name: &str) -> usize {
     if name.chars().count() <= 5 { 1 } else { 2 }
-}
-
-/// Levenshtein distance between two short names.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substituted = diagonal + usize::from(ca != *cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substituted.min(row[j] + 1).min(row[j + 1] + 1);
-        }
-    }
-    row[b.len()]
 }
 
 #[cfg(test)]

@@ -10,7 +10,6 @@ use roocode_protocol::mcp::McpServerInfo;
 use crate::connect;
 use crate::failure::Failure;
 use crate::output::{err_line, out, out_line};
-use crate::table;
 
 /// Runs `mcp list`; returns the exit status.
 pub async fn run(json: bool) -> anyhow::Result<i32> {
@@ -50,33 +49,7 @@ pub(super) fn failed(what: &str, e: jsonrpsee::core::client::Error) -> Failure {
 
 /// The table, with each server's note indented under its row.
 pub(super) fn render(servers: &[McpServerInfo]) -> String {
-    let mut rows = vec![
-        ["NAME", "SCOPE", "TRANSPORT", "STATE", "TOOLS"]
-            .map(String::from)
-            .to_vec(),
-    ];
-    rows.extend(servers.iter().map(|s| {
-        vec![
-            s.name.clone(),
-            s.scope.as_str().to_string(),
-            s.transport.map_or("-", |t| t.as_str()).to_string(),
-            s.state.label().to_string(),
-            s.tools_cell(),
-        ]
-    }));
-    let table = table::render(&rows);
-    let mut lines = table.lines();
-    let mut text = String::new();
-    if let Some(header) = lines.next() {
-        text.push_str(&format!("{header}\n"));
-    }
-    for (line, server) in lines.zip(servers) {
-        text.push_str(&format!("{line}\n"));
-        if let Some(note) = server.note() {
-            text.push_str(&format!("  {note}\n"));
-        }
-    }
-    text
+    format!("{}\n", roocode_protocol::mcp::table(servers))
 }
 
 #[cfg(test)]

@@ -19,40 +19,7 @@ fn render(servers: &[McpServerInfo]) -> String {
     if servers.is_empty() {
         return "No MCP servers are configured for this project (add one with `roocode-cli mcp add NAME -- COMMAND`).".into();
     }
-    let header = ["NAME", "SCOPE", "TRANSPORT", "STATE", "TOOLS"].map(String::from);
-    let rows: Vec<[String; 5]> = servers
-        .iter()
-        .map(|s| {
-            [
-                s.name.clone(),
-                s.scope.as_str().to_string(),
-                s.transport.map_or("-", |t| t.as_str()).to_string(),
-                s.state.label().to_string(),
-                s.tools_cell(),
-            ]
-        })
-        .collect();
-    let mut widths = [0usize; 5];
-    for row in std::iter::once(&header).chain(&rows) {
-        for (w, cell) in widths.iter_mut().zip(row) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let line = |row: &[String; 5]| {
-        let mut text = String::new();
-        for (cell, w) in row.iter().zip(widths) {
-            text.push_str(&format!("{cell:w$}  "));
-        }
-        text.trim_end().to_string()
-    };
-    let mut out = vec![line(&header)];
-    for (server, row) in servers.iter().zip(&rows) {
-        out.push(line(row));
-        if let Some(note) = server.note() {
-            out.push(format!("  {note}"));
-        }
-    }
-    out.join("\n")
+    roocode_protocol::mcp::table(servers)
 }
 
 #[cfg(test)]

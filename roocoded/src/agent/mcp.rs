@@ -86,14 +86,14 @@ impl Engine {
             let sink = persisting(self.store.clone(), row.id.clone());
             let discovered = Arc::new(Discovered::new(discovered, Some(sink)));
             self.mcp_sessions
-                .insert(&row.id, &self.tools, servers, discovered);
+                .insert(&row.id, &self.tools, servers, discovered)
+                .reminder
+                .clone()
         } else {
             self.mcp_sessions
-                .update(&row.id, &self.tools, Some(servers));
+                .update(&row.id, &self.tools, Some(servers))
+                .and_then(|t| t.reminder.clone())
         }
-        self.mcp_sessions
-            .update(&row.id, &self.tools, None)
-            .and_then(|t| t.reminder.clone())
     }
 
     /// The session's tools for its next model call: the built-ins, with its servers'
@@ -203,7 +203,7 @@ impl McpSessions {
         base: &Arc<Registry>,
         servers: Vec<Configured>,
         discovered: Arc<Discovered>,
-    ) {
+    ) -> Arc<SessionTools> {
         let tools = Arc::new(session::build(base, &servers, &discovered));
         let initial = tools
             .registry
@@ -215,7 +215,7 @@ impl McpSessions {
         let entry = Entry {
             built_from: session::signature(&servers),
             servers,
-            tools,
+            tools: Arc::clone(&tools),
             discovered,
             initial,
             announced: HashSet::new(),
@@ -223,6 +223,7 @@ impl McpSessions {
         if let Ok(mut entries) = self.entries.lock() {
             entries.insert(id.to_string(), entry);
         }
+        tools
     }
 
     /// The session's tools (None: it has no MCP state), built again if `servers`

@@ -248,13 +248,7 @@ impl McpClient {
                     .spawn()
                     .map_err(|e| McpError::Start(format!("`{command}`: {e}")))?;
                 if let Some(stderr) = stderr {
-                    let server = name.to_string();
-                    tokio::spawn(async move {
-                        let mut lines = tokio::io::BufReader::new(stderr).lines();
-                        while let Ok(Some(line)) = lines.next_line().await {
-                            tracing::info!(server = %server, "mcp server stderr: {line}");
-                        }
-                    });
+                    tokio::spawn(log_stderr(name.to_string(), stderr));
                 }
                 hooks
                     .serve(transport)
@@ -430,6 +424,37 @@ impl Drop for InFlight {
                 let _ = peer.send_notification(note).await;
             });
         }
+    }
+}
+
+/// Longest stderr line of a server written to the log (the rest of it is dropped):
+/// a server that never ends a line must not grow the daemon's memory.
+const MAX_STDERR_LINE: usize = 4_096;
+
+/// Writes a stdio server's stderr to the daemon log, line by line, until it closes.
+async fn log_stderr(server: String, stderr: tokio::process::ChildStderr) {
+    let mut reader = tokio::io::BufReader::new(stderr);
+    let mut line = Vec::new();
+    loop {
+        let chunk = match reader.fill_buf().await {
+            Ok([]) | Err(_) => break,
+            Ok(chunk) => chunk,
+        };
+        let (part, ended) = match chunk.iter().position(|b| *b == b'\n') {
+            Some(i) => (&chunk[..i], Some(i + 1)),
+            None => (chunk, None),
+        };
+        let room = MAX_STDERR_LINE.saturating_sub(line.len());
+        line.extend_from_slice(&part[..part.len().min(room)]);
+        let used = ended.unwrap_or(chunk.len());
+        reader.consume(used);
+        if ended.is_some() {
+            tracing::info!(server = %server, "mcp server stderr: {}", String::from_utf8_lossy(&line));
+            line.clear();
+        }
+    }
+    if !line.is_empty() {
+        tracing::info!(server = %server, "mcp server stderr: {}", String::from_utf8_lossy(&line));
     }
 }
 

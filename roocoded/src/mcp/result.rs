@@ -13,6 +13,9 @@ const IMAGE_TYPES: [&str; 4] = ["image/png", "image/jpeg", "image/gif", "image/w
 /// The largest image sent, in base64 chars (Anthropic refuses images over 5 MB, and a
 /// refused image would fail every later request of the session).
 const MAX_IMAGE_CHARS: usize = 5 * 1024 * 1024;
+/// Most images one result sends (a server could return hundreds, each kept in the
+/// history and sent with every request after).
+const MAX_IMAGES: usize = 8;
 
 /// The result of a call of a tool of `server`.
 pub fn to_output(server: &str, output: CallOutput) -> ToolOutput {
@@ -25,7 +28,13 @@ pub fn to_output(server: &str, output: CallOutput) -> ToolOutput {
     for content in output.content {
         match content {
             McpContent::Image { data, mime_type } if sendable(&data, &mime_type) => {
-                images.push((mime_type, data));
+                if images.len() < MAX_IMAGES {
+                    images.push((mime_type, data));
+                } else {
+                    parts.push(format!(
+                        "[image {mime_type}: not shown, a tool result carries at most {MAX_IMAGES} images]"
+                    ));
+                }
             }
             other => parts.push(describe(server, &other)),
         }
@@ -231,5 +240,28 @@ mod tests {
             },
         );
         assert_eq!(empty.content, "(the tool returned no content)");
+    }
+
+    #[test]
+    fn a_result_sends_at_most_a_few_images() {
+        let image = || McpContent::Image {
+            data: "aGVsbG8=".into(),
+            mime_type: "image/png".into(),
+        };
+        let out = to_output(
+            "s",
+            CallOutput {
+                content: (0..MAX_IMAGES + 2).map(|_| image()).collect(),
+                structured: None,
+                is_error: false,
+            },
+        );
+        assert_eq!(out.images.len(), MAX_IMAGES);
+        assert_eq!(
+            out.content
+                .matches("not shown, a tool result carries at most")
+                .count(),
+            2
+        );
     }
 }

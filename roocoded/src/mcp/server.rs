@@ -215,17 +215,26 @@ impl Server {
                 .await
                 .map_err(|e| e.to_string())?;
         let client = Arc::new(client);
-        let tools = client.tools().await.map_err(|e| e.to_string())?;
-        tracing::info!(server = %self.name, tools = tools.len(), "mcp server connected");
         let instructions = client.instructions();
-        self.publish(
-            State::Connected {
-                client: Arc::clone(&client),
-                tools: tools.into(),
-                instructions: instructions.clone(),
-            },
-            true,
-        );
+        // A server that answers its handshake but never its tools/list is as good as
+        // one that never started: the listing gets the startup timeout too.
+        let list = || async {
+            match tokio::time::timeout(self.startup_timeout, client.tools()).await {
+                Ok(listed) => listed.map_err(|e| e.to_string()),
+                Err(_) => Err(format!(
+                    "the server did not list its tools within {} s",
+                    self.startup_timeout.as_secs_f64()
+                )),
+            }
+        };
+        let connected = |tools: Vec<McpTool>| State::Connected {
+            client: Arc::clone(&client),
+            tools: tools.into(),
+            instructions: instructions.clone(),
+        };
+        let tools = list().await?;
+        tracing::info!(server = %self.name, tools = tools.len(), "mcp server connected");
+        self.publish(connected(tools), true);
         let closed = connection.closed();
         tokio::pin!(closed);
         loop {
@@ -233,17 +242,10 @@ impl Server {
                 how = &mut closed => {
                     return Ok(format!("the server crashed or exited ({how})"));
                 }
-                () = client.tools_changed() => match client.tools().await {
+                () = client.tools_changed() => match list().await {
                     Ok(tools) => {
                         tracing::info!(server = %self.name, tools = tools.len(), "mcp server's tools changed");
-                        self.publish(
-                            State::Connected {
-                                client: Arc::clone(&client),
-                                tools: tools.into(),
-                                instructions: instructions.clone(),
-                            },
-                            true,
-                        );
+                        self.publish(connected(tools), true);
                     }
                     Err(e) => tracing::warn!(server = %self.name, "cannot list the changed tools: {e}"),
                 },

@@ -12,9 +12,10 @@ use crate::agents::{AgentDefinitions, AgentInfo};
 use crate::daemon::{ClientInfo, DaemonInfo, HelloResponse};
 use crate::doctor::DoctorReport;
 use crate::event::Event;
+use crate::hooks::{HookInfo, HookList};
 use crate::mcp::{McpApproval, McpServerInfo};
 use crate::session::{
-    CommandInfo, CommandOutput, CreateParams, ExportPage, HistoryPage, ImportParams,
+    ClientEnv, CommandInfo, CommandOutput, CreateParams, ExportPage, HistoryPage, ImportParams,
     PendingRequest, PermissionDecision, SendParams, SendResponse, SessionInfo,
 };
 use crate::teams::{MailInfo, TeamInfo};
@@ -89,9 +90,16 @@ pub trait SessionApi {
     #[method(name = "cancel", param_kind = map)]
     async fn cancel(&self, session_id: String) -> RpcResult<bool>;
 
-    /// Runs a slash command line such as `/mode plan`.
+    /// Runs a slash command line such as `/mode plan` or `/review src`. Prompt
+    /// commands, skills and MCP prompts start a turn (`sent`); `env` is the client's
+    /// environment for it, as `send` takes it.
     #[method(name = "command", param_kind = map)]
-    async fn command(&self, session_id: String, line: String) -> RpcResult<CommandOutput>;
+    async fn command(
+        &self,
+        session_id: String,
+        line: String,
+        env: Option<ClientEnv>,
+    ) -> RpcResult<CommandOutput>;
 
     #[method(name = "set_mode", param_kind = map)]
     async fn set_mode(&self, session_id: String, mode: String) -> RpcResult<SessionInfo>;
@@ -131,8 +139,15 @@ pub trait SessionApi {
 /// `commands.*`: slash commands for completion and `/help`.
 #[rpc(server, client, namespace = "commands", namespace_separator = ".")]
 pub trait CommandsApi {
+    /// The daemon's own commands; with a session, also its project's and the user's
+    /// skills, prompt commands and MCP prompts (user files from `env`'s `HOME`), the
+    /// shadowed ones marked.
     #[method(name = "list", param_kind = map)]
-    async fn list(&self, session_id: Option<String>) -> RpcResult<Vec<CommandInfo>>;
+    async fn list(
+        &self,
+        session_id: Option<String>,
+        env: Option<ClientEnv>,
+    ) -> RpcResult<Vec<CommandInfo>>;
 }
 
 /// `pending.*`: every permission request and question waiting for a human.
@@ -237,6 +252,26 @@ pub trait DoctorApi {
     /// reported present or missing, never returned).
     #[method(name = "run", param_kind = map)]
     async fn run(&self, cwd: String, env: crate::session::ClientEnv) -> RpcResult<DoctorReport>;
+}
+
+/// `hooks.*`: the hooks a session started in `cwd` by a client with `env` would run
+/// (user hooks from `env`'s `HOME`). Both are refused to the model's commands: a command
+/// may not approve its own repository's hooks.
+#[rpc(server, client, namespace = "hooks", namespace_separator = ".")]
+pub trait HooksApi {
+    /// Every configured hook, approved or not, with its last result.
+    #[method(name = "list", param_kind = map)]
+    async fn list(&self, cwd: String, env: crate::session::ClientEnv) -> RpcResult<HookList>;
+
+    /// Approves the project's hooks as they are now (`ids`, or every one waiting when
+    /// empty); returns those approved.
+    #[method(name = "approve", param_kind = map)]
+    async fn approve(
+        &self,
+        cwd: String,
+        env: crate::session::ClientEnv,
+        ids: Vec<String>,
+    ) -> RpcResult<Vec<HookInfo>>;
 }
 
 /// `mcp.*`: the MCP servers of a project as a session started in `cwd` by a client

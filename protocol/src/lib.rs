@@ -42,6 +42,7 @@ pub mod doctor;
 pub mod error;
 pub mod error_kind;
 pub mod event;
+pub mod hooks;
 pub mod mcp;
 pub mod mode;
 pub mod paths;

@@ -222,11 +222,15 @@ pub struct ImportParams {
     pub env: ClientEnv,
 }
 
-/// Result of a slash command.
+/// Result of a slash command: a local command's text, or the turn a prompt command,
+/// a skill or an MCP prompt started (follow it as after `session.send`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct CommandOutput {
-    /// Text to show the user.
+    /// Text to show the user (for a started turn: one line saying what runs).
     pub output: String,
+    /// The turn the command started, or joined when one was running.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sent: Option<SendResponse>,
 }
 
 /// A slash command, for completion and `/help`.
@@ -234,10 +238,18 @@ pub struct CommandOutput {
 pub struct CommandInfo {
     pub name: String,
     pub description: String,
-    /// `local` (handled by the daemon), `prompt`, `skill`.
+    /// `local` (handled by the daemon), `skill`, `prompt` (a command file), `mcp` (an
+    /// MCP server's prompt).
     pub kind: String,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<String>,
+    /// Where it is defined (a file, `built-in`, an MCP server).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Another command of this name wins over it (then its name is not usable as
+    /// given); what it is shadowed by, e.g. `skill review (.roocode/skills/review)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shadowed_by: Option<String>,
 }
 
 /// A permission request or question waiting for a human.

@@ -9,6 +9,7 @@ mod daemon_cmd;
 mod daemon_exit;
 mod doctor;
 mod failure;
+mod hooks;
 mod human;
 mod idle;
 mod import;
@@ -112,6 +113,9 @@ enum Cmd {
     Mailbox(MailboxArgs),
     /// MCP servers: list, get, approve; configure them with add, remove, enable, disable.
     Mcp(mcp::McpArgs),
+    /// Hooks: list them (where each is configured, whether it runs, its last result);
+    /// approve the project's.
+    Hooks(hooks::HooksArgs),
 }
 
 fn main() {
@@ -162,6 +166,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Cmd::Team(args) => team::run(args).await,
         Cmd::Mailbox(args) => mailbox::run(args).await,
         Cmd::Mcp(args) => mcp::run(args).await,
+        Cmd::Hooks(args) => hooks::run(args).await,
     }
 }
 

@@ -139,21 +139,24 @@ async fn drive(
         model: args.model.clone(),
         mode: args.mode.clone(),
     };
-    if let Some(line) = slash_command(&params.text) {
-        let out = rpc.command(session.id.clone(), line).await?;
-        match args.output {
-            SendOutput::Text => sink.out(&format!("{}\n", out.output.trim_end())),
-            SendOutput::Json | SendOutput::StreamJson => print_json(
-                &serde_json::json!({"session_id": session.id, "output": out.output}),
-                sink,
-            ),
+    let command = slash_command(&params.text);
+    if args.no_wait {
+        match command {
+            Some(line) => {
+                let out = rpc
+                    .command(session.id.clone(), line, Some(params.env))
+                    .await?;
+                if out.sent.is_none() {
+                    print_command_output(args.output, &session.id, &out.output, sink);
+                }
+            }
+            None => {
+                rpc.send(params).await?;
+            }
         }
         return Ok(0);
     }
-    if args.no_wait {
-        rpc.send(params).await?;
-        return Ok(0);
-    }
+    // Subscribed before the command or message is sent, so no event of its turn is missed.
     let mut stream = stream::open(rpc, &session.id, session.last_seq).await?;
     // The session's sub-agents started before we subscribed: their names label their
     // requests, and `--wait-agents` waits for the running ones. An older daemon has no
@@ -164,7 +167,28 @@ async fn drive(
     // Watch Ctrl+C before sending, so that one pressed during the call cancels the turn.
     let sigint = signal(SignalKind::interrupt())
         .map_err(|e| Failure::new("internal", format!("cannot watch Ctrl+C: {e}")))?;
-    let sent = rpc.send(params).await?;
+    let sent = match command {
+        // A local command answers at once; a prompt command, a skill or an MCP prompt
+        // starts a turn, followed as a message's.
+        Some(line) => {
+            let out = rpc
+                .command(session.id.clone(), line, Some(params.env))
+                .await?;
+            match out.sent {
+                Some(sent) => {
+                    if !out.output.is_empty() {
+                        sink.err_line(out.output.trim_end());
+                    }
+                    sent
+                }
+                None => {
+                    print_command_output(args.output, &session.id, &out.output, sink);
+                    return Ok(0);
+                }
+            }
+        }
+        None => rpc.send(params).await?,
+    };
     let mut follower = TurnFollower::new(args.output, &session, &sent)
         .with_answer_hints(!TerminalInput::available());
     follower.learn_agents(&agents);
@@ -184,6 +208,17 @@ async fn drive(
 /// message starting with a path (`/usr/lib is broken`), goes to the model.
 fn slash_command(text: &str) -> Option<String> {
     roocode_protocol::command::parse(text).map(|_| text.trim().to_string())
+}
+
+/// A local command's answer: its text, or `{"session_id", "output"}` as JSON.
+fn print_command_output(output: SendOutput, session_id: &str, text: &str, sink: &mut Stdio) {
+    match output {
+        SendOutput::Text => sink.out(&format!("{}\n", text.trim_end())),
+        SendOutput::Json | SendOutput::StreamJson => print_json(
+            &serde_json::json!({"session_id": session_id, "output": text}),
+            sink,
+        ),
+    }
 }
 
 /// What following a turn needs besides its events.

@@ -3,10 +3,10 @@
 
 use roocode_protocol::agents::AgentInfo;
 use roocode_protocol::api::{
-    AgentApiClient, PendingApiClient, PermissionApiClient, QuestionApiClient, SessionApiClient,
-    TeamApiClient,
+    AgentApiClient, CommandsApiClient, PendingApiClient, PermissionApiClient, QuestionApiClient,
+    SessionApiClient, TeamApiClient,
 };
-use roocode_protocol::session::SendParams;
+use roocode_protocol::session::{CommandInfo, SendParams};
 use roocode_protocol::teams::TeamInfo;
 use tokio::sync::mpsc;
 
@@ -29,6 +29,8 @@ pub enum ActionResult {
     Agents(Vec<AgentInfo>),
     /// The session's team (`team.get`), `None` outside a team.
     Team(Option<Box<TeamInfo>>),
+    /// The session's slash commands (`commands.list`).
+    Commands(Vec<CommandInfo>),
 }
 
 /// Performs `action` in the background; results go to `tx`.
@@ -56,12 +58,18 @@ pub fn perform(
                 })
                 .await
                 .map(|_| None),
-            Action::Command(line) => rpc.command(session_id, line.clone()).await.map(|out| {
-                Some(ActionResult::Output {
-                    line,
-                    text: out.output,
-                })
-            }),
+            Action::Command(line) => {
+                let env = roocode_client::client_env(&std::env::current_dir().unwrap_or_default());
+                // A command that starts a turn shows through the session's events.
+                rpc.command(session_id, line.clone(), Some(env))
+                    .await
+                    .map(|out| {
+                        out.sent.is_none().then_some(ActionResult::Output {
+                            line,
+                            text: out.output,
+                        })
+                    })
+            }
             Action::Cancel => rpc.cancel(session_id).await.map(|_| None),
             Action::SetMode(mode) => rpc.set_mode(session_id, mode).await.map(|_| None),
             Action::RespondPermission {
@@ -107,7 +115,13 @@ pub fn perform(
                     .ok()
                     .map(Box::new),
             ))),
-            Action::Quit => Ok(None),
+            Action::Quit | Action::Resume => Ok(None),
+            Action::RefreshCommands => {
+                let env = roocode_client::client_env(&std::env::current_dir().unwrap_or_default());
+                CommandsApiClient::list(&*rpc, Some(session_id), Some(env))
+                    .await
+                    .map(|list| Some(ActionResult::Commands(list)))
+            }
         };
         match result {
             Ok(Some(r)) => {

@@ -20,8 +20,10 @@ pub fn candidates<'a>(text: &str, commands: &'a [CommandInfo]) -> Vec<&'a Comman
     if word.contains(char::is_whitespace) {
         return Vec::new();
     }
+    // A shadowed command cannot run under its name: only the one that wins is offered.
     commands
         .iter()
+        .filter(|c| c.shadowed_by.is_none())
         .filter(|c| c.name.trim_start_matches('/').starts_with(word))
         .collect()
 }
@@ -96,6 +98,8 @@ mod tests {
                 description: format!("the {n} command"),
                 kind: "local".to_owned(),
                 usage: None,
+                source: None,
+                shadowed_by: None,
             })
             .collect()
     }
@@ -111,6 +115,20 @@ mod tests {
         assert_eq!(candidates("/", &cmds).len(), 4);
         assert!(candidates("/cost now", &cmds).is_empty());
         assert!(candidates("cost", &cmds).is_empty());
+    }
+
+    #[test]
+    fn a_shadowed_command_is_not_offered() {
+        let mut cmds = commands();
+        let mut lost = cmds[2].clone();
+        lost.kind = "prompt".into();
+        lost.shadowed_by = Some("the built-in command /cost".into());
+        cmds.push(lost);
+        let shown: Vec<&str> = candidates("/cos", &cmds)
+            .iter()
+            .map(|c| c.kind.as_str())
+            .collect();
+        assert_eq!(shown, ["local"]);
     }
 
     #[test]

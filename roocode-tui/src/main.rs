@@ -89,16 +89,90 @@ async fn run(args: Args) -> anyhow::Result<()> {
             return Err(e);
         }
     };
-    let commands = CommandsApiClient::list(&rpc, Some(session.id.clone()))
-        .await
-        .unwrap_or_default();
-    let goodbye = goodbye(&session);
     let client: feed::SharedClient = Arc::new(RwLock::new(Some(Arc::new(rpc))));
-    let result = ui(&mut term, paths, session, commands, client).await;
+    let mut session = session;
+    let result = loop {
+        let commands = match client.read().await.clone() {
+            Some(rpc) => {
+                let env = roocode_client::client_env(&cwd);
+                CommandsApiClient::list(&*rpc, Some(session.id.clone()), Some(env))
+                    .await
+                    .unwrap_or_default()
+            }
+            None => Vec::new(),
+        };
+        let ended = ui(
+            &mut term,
+            paths.clone(),
+            session.clone(),
+            commands,
+            client.clone(),
+        )
+        .await;
+        match ended {
+            Ok(Exit::Quit) => break Ok(()),
+            Ok(Exit::Resume) => {
+                let Some(rpc) = client.read().await.clone() else {
+                    break Ok(());
+                };
+                match pick(&rpc, &mut term).await {
+                    Ok(PickerChoice::Session(id)) => match rpc.get(id).await {
+                        Ok(s) => session = s,
+                        Err(e) => break Err(anyhow::anyhow!(roocode_tui::hints::describe(&e))),
+                    },
+                    // A new session in the same directory.
+                    Ok(PickerChoice::New) => match new_session(&rpc, &args, &cwd).await {
+                        Ok(s) => session = s,
+                        Err(e) => break Err(e),
+                    },
+                    Ok(PickerChoice::Quit) => break Ok(()),
+                    Err(e) => break Err(e),
+                }
+            }
+            Err(e) => break Err(e),
+        }
+    };
     // The terminal is restored first, so the lines stay on the user's screen.
     drop(term);
-    println!("{goodbye}");
+    println!("{}", goodbye(&session));
     result
+}
+
+/// The session picker over every session; what the user chose.
+async fn pick(rpc: &RpcClient, term: &mut terminal::Terminal) -> anyhow::Result<PickerChoice> {
+    let sessions = SessionApiClient::list(rpc, None, Some(200), None).await?;
+    let mut picker = Picker::new(sessions);
+    let mut input = EventStream::new();
+    loop {
+        term.draw(|f| picker.draw(f))?;
+        let Some(Ok(ev)) = input.next().await else {
+            return Ok(PickerChoice::Quit);
+        };
+        if let TermEvent::Key(key) = ev
+            && key.kind != KeyEventKind::Release
+            && let Some(choice) = picker.on_key(key)
+        {
+            return Ok(choice);
+        }
+    }
+}
+
+/// A new session in `cwd` with the command line's model and mode.
+async fn new_session(
+    rpc: &RpcClient,
+    args: &Args,
+    cwd: &std::path::Path,
+) -> anyhow::Result<SessionInfo> {
+    let params = CreateParams {
+        cwd: cwd.display().to_string(),
+        model: args.model.clone(),
+        mode: args.mode.clone(),
+        env: roocode_client::client_env(cwd),
+        ..CreateParams::default()
+    };
+    rpc.create(params)
+        .await
+        .map_err(|e| anyhow::anyhow!(roocode_tui::hints::describe(&e)))
 }
 
 /// What leaving prints: the session lives on in the daemon, and how to come back.
@@ -140,36 +214,13 @@ async fn choose_session(
         return Ok(Some(latest));
     }
     if args.resume {
-        let sessions = SessionApiClient::list(rpc, None, Some(200), None).await?;
-        let mut picker = Picker::new(sessions);
-        let mut input = EventStream::new();
-        loop {
-            term.draw(|f| picker.draw(f))?;
-            let Some(Ok(ev)) = input.next().await else {
-                return Ok(None);
-            };
-            if let TermEvent::Key(key) = ev
-                && key.kind != KeyEventKind::Release
-            {
-                match picker.on_key(key) {
-                    Some(PickerChoice::Session(id)) => return Ok(Some(rpc.get(id).await?)),
-                    Some(PickerChoice::New) => break,
-                    Some(PickerChoice::Quit) => return Ok(None),
-                    None => {}
-                }
-            }
+        match pick(rpc, term).await? {
+            PickerChoice::Session(id) => return Ok(Some(rpc.get(id).await?)),
+            PickerChoice::New => {}
+            PickerChoice::Quit => return Ok(None),
         }
     }
-    let params = CreateParams {
-        cwd: cwd.display().to_string(),
-        model: args.model.clone(),
-        mode: args.mode.clone(),
-        env: roocode_client::client_env(cwd),
-        ..CreateParams::default()
-    };
-    Ok(Some(rpc.create(params).await.map_err(|e| {
-        anyhow::anyhow!(roocode_tui::hints::describe(&e))
-    })?))
+    Ok(Some(new_session(rpc, args, cwd).await?))
 }
 
 /// The main loop.
@@ -179,7 +230,7 @@ async fn ui(
     session: SessionInfo,
     commands: Vec<roocode_protocol::session::CommandInfo>,
     client: feed::SharedClient,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Exit> {
     let session_id = session.id.clone();
     let mut app = App::new(session, commands);
     app.set_tmux(std::env::var_os("TMUX").is_some_and(|v| !v.is_empty()));
@@ -201,8 +252,10 @@ async fn ui(
             ev = input.next() => match ev {
                 Some(Ok(TermEvent::Key(key))) if key.kind != KeyEventKind::Release => {
                     for action in app.on_key(key) {
-                        if matches!(action, Action::Quit) {
-                            return Ok(());
+                        match action {
+                            Action::Quit => return Ok(Exit::Quit),
+                            Action::Resume => return Ok(Exit::Resume),
+                            _ => {}
                         }
                         actions::perform(action, session_id.clone(), client.clone(), result_tx.clone());
                     }
@@ -211,14 +264,21 @@ async fn ui(
                 Some(Ok(TermEvent::Mouse(m))) => app.on_mouse(m),
                 Some(Ok(_)) => {}
                 Some(Err(e)) => anyhow::bail!("cannot read the terminal: {e}"),
-                None => return Ok(()),
+                None => return Ok(Exit::Quit),
             },
             msg = feed_rx.recv() => match msg {
                 Some(FeedMsg::Event(ev)) => {
+                    let mut turn_ended = is_turn_end(&ev);
                     app.on_event(&ev);
                     // Drain what else is ready, then draw once.
                     while let Ok(FeedMsg::Event(ev)) = feed_rx.try_recv() {
+                        turn_ended |= is_turn_end(&ev);
                         app.on_event(&ev);
+                    }
+                    // Skills and command files may have changed: the completion list
+                    // is read again after each turn.
+                    if turn_ended {
+                        actions::perform(Action::RefreshCommands, session_id.clone(), client.clone(), result_tx.clone());
                     }
                     if app.take_team_refresh() {
                         actions::perform(Action::RefreshTeam, session_id.clone(), client.clone(), result_tx.clone());
@@ -241,7 +301,7 @@ async fn ui(
                 } else {
                     Connection::Disconnected(error)
                 }),
-                None => return Ok(()),
+                None => return Ok(Exit::Quit),
             },
             r = result_rx.recv() => match r {
                 Some(ActionResult::Error(e)) => app.show_error(&e),
@@ -249,11 +309,26 @@ async fn ui(
                 Some(ActionResult::Overview { pending, sessions }) => app.set_overview(pending, sessions),
                 Some(ActionResult::Agents(list)) => app.set_agents(&list),
                 Some(ActionResult::Team(team)) => app.set_team(team.map(|t| *t)),
+                Some(ActionResult::Commands(list)) => app.set_commands(list),
                 None => {}
             },
             _ = tick.tick() => app.on_tick(),
         }
         term.draw(|f| app.draw(f))?;
     }
-    Ok(())
+    Ok(Exit::Quit)
+}
+
+/// How the main loop ended.
+enum Exit {
+    Quit,
+    /// `/resume`: the picker, then another session.
+    Resume,
+}
+
+fn is_turn_end(ev: &roocode_protocol::event::Event) -> bool {
+    matches!(
+        ev.payload,
+        roocode_protocol::event::EventPayload::TurnCompleted { .. }
+    )
 }

@@ -38,6 +38,8 @@ pub fn commands() -> Vec<CommandInfo> {
         description: (*d).to_owned(),
         kind: "local".to_owned(),
         usage: None,
+        source: None,
+        shadowed_by: None,
     })
     .collect()
 }

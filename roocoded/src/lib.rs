@@ -4,7 +4,8 @@
 //! Layers (DESIGN.md §1), each a module talking to the others through narrow interfaces:
 //! - interaction: [`rpc`] (socket server, subscriptions), [`commands`] (slash commands), [`config`]
 //! - engine: [`llm`] (providers, stream normalisation, retry), [`agent`] (the loop)
-//! - tools: [`tools`]
+//! - tools: [`tools`]; [`skills`] (skill files, their activation and argument substitution)
+//! - extensions: [`hooks`] — user commands and text injections at session events
 //! - memory: [`context`] (chain validation), [`store`] (SQLite), [`events`] (the session event log),
 //!   [`memory`] (instruction files, auto memory)
 //! - security: [`permission`] — every tool call passes through it; [`sandbox`] — the OS
@@ -20,6 +21,8 @@ pub mod config;
 pub mod context;
 pub mod daemon;
 pub mod events;
+pub(crate) mod frontmatter;
+pub mod hooks;
 pub mod llm;
 pub mod mcp;
 pub mod memory;
@@ -27,5 +30,6 @@ pub mod permission;
 pub mod project;
 pub mod rpc;
 pub mod sandbox;
+pub mod skills;
 pub mod store;
 pub mod tools;

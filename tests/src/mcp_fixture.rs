@@ -3,18 +3,25 @@
 //! [`serve_http`] in-process). Its tools cover what servers in the wild do: `echo`,
 //! `image` (a PNG), `slow` (sleeps), `crash` (the server process exits), `fail` (an
 //! `isError` result), `notes.search` (a dotted name and a schema with `$ref`/`$defs`);
-//! and one resource, `fixture://readme`. Its instructions name it.
+//! one resource, `fixture://readme`; and prompts: `greet` (a required `name` and an
+//! optional `style`), `review_readme` (no arguments; messages of every kind: text, an
+//! embedded resource, an assistant's turn, an image) and `more_prompts` (no arguments:
+//! getting it adds a prompt `extra_<n>` and says so with
+//! `notifications/prompts/list_changed`). [`Fixture::without_prompts`]
+//! (`mcp-fixture --no-prompts`) announces no prompts. Its instructions name it.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
 use rmcp::handler::server::router::tool::ToolRouter;
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{
-    CallToolResult, ContentBlock, ListResourcesResult, PaginatedRequestParams,
-    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
-    Resource, ResourceContents, ServerCapabilities, ServerConfig,
+    CallToolResult, ContentBlock, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
+    ListPromptsResult, ListResourcesResult, PaginatedRequestParams, ProgressNotificationParam,
+    Prompt, PromptArgument, PromptMessage, ReadResourceRequestParams, ReadResourceResponse,
+    ReadResourceResult, Resource, ResourceContents, Role, ServerCapabilities, ServerConfig,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -61,13 +68,51 @@ pub struct SearchArgs {
 #[derive(Clone)]
 pub struct Fixture {
     tool_router: ToolRouter<Self>,
+    /// It announces prompts.
+    prompts: bool,
+    /// How many prompts `more_prompts` added.
+    extra_prompts: Arc<AtomicUsize>,
 }
 
 impl Default for Fixture {
     fn default() -> Self {
         Self {
             tool_router: Self::tool_router(),
+            prompts: true,
+            extra_prompts: Arc::new(AtomicUsize::new(0)),
         }
+    }
+}
+
+impl Fixture {
+    /// The fixture announcing no prompts (it would still answer `prompts/list`).
+    pub fn without_prompts() -> Self {
+        Self {
+            prompts: false,
+            ..Self::default()
+        }
+    }
+
+    fn prompt_list(&self) -> Vec<Prompt> {
+        let greet = Prompt::new(
+            "greet",
+            Some("Greets someone"),
+            Some(vec![
+                PromptArgument::new("name")
+                    .with_description("Who to greet")
+                    .with_required(true),
+                PromptArgument::new("style").with_description("How: formal, cheerful…"),
+            ]),
+        );
+        let review = Prompt::new("review_readme", Some("Reviews the fixture's readme"), None);
+        let more = Prompt::new(
+            "more_prompts",
+            Some("Adds a prompt to the list"),
+            Some(vec![]),
+        );
+        let extra = (1..=self.extra_prompts.load(Ordering::SeqCst))
+            .map(|n| Prompt::new(format!("extra_{n}"), Some("An added prompt"), None));
+        [greet, review, more].into_iter().chain(extra).collect()
     }
 }
 
@@ -124,13 +169,88 @@ impl Fixture {
 #[tool_handler(router = self.tool_router)]
 impl ServerHandler for Fixture {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(
+        let capabilities = if self.prompts {
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_resources()
-                .build(),
-        )
-        .with_instructions(INSTRUCTIONS)
+                .enable_prompts()
+                .enable_prompts_list_changed()
+                .build()
+        } else {
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .build()
+        };
+        ServerConfig::new(capabilities).with_instructions(INSTRUCTIONS)
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, ErrorData> {
+        Ok(ListPromptsResult::with_all_items(self.prompt_list()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, ErrorData> {
+        let arg = |name: &str| {
+            request
+                .arguments
+                .as_ref()
+                .and_then(|a| a.get(name))
+                .and_then(|v| v.as_str())
+                .map(str::to_string)
+        };
+        let messages = match request.name.as_str() {
+            "greet" => {
+                let Some(name) = arg("name") else {
+                    return Err(ErrorData::invalid_params(
+                        "the argument `name` is required",
+                        None,
+                    ));
+                };
+                let style = arg("style").unwrap_or_else(|| "plain".into());
+                vec![PromptMessage::new_text(
+                    Role::User,
+                    format!("Say hello to {name} in a {style} way."),
+                )]
+            }
+            "review_readme" => vec![
+                PromptMessage::new_text(Role::User, "Review the readme below."),
+                PromptMessage::new_resource(
+                    Role::User,
+                    "fixture://readme".into(),
+                    Some("text/plain".into()),
+                    Some(README.into()),
+                    None,
+                    None,
+                    None,
+                ),
+                PromptMessage::new_text(Role::Assistant, "Here is my review."),
+                PromptMessage::new(Role::User, ContentBlock::image(PIXEL_PNG, "image/png")),
+            ],
+            "more_prompts" => {
+                let n = self.extra_prompts.fetch_add(1, Ordering::SeqCst) + 1;
+                let _ = context.peer.notify_prompt_list_changed().await;
+                vec![PromptMessage::new_text(
+                    Role::User,
+                    format!("Added the prompt extra_{n}."),
+                )]
+            }
+            name if name.starts_with("extra_") => {
+                vec![PromptMessage::new_text(
+                    Role::User,
+                    format!("This is {name}."),
+                )]
+            }
+            _ => return Err(ErrorData::invalid_params("no such prompt", None)),
+        };
+        Ok(GetPromptResult::new(messages).into())
     }
 
     async fn list_resources(

@@ -36,6 +36,11 @@ pub enum Action {
     RefreshTeam,
     /// Leave the client (agents keep running).
     Quit,
+    /// `/resume`: leave this session for the session picker.
+    Resume,
+    /// A turn ended: fetch `commands.list` again (skills and command files may have
+    /// changed) and pass it to [`super::App::set_commands`].
+    RefreshCommands,
 }
 
 /// The state of the link to the daemon, shown in the status bar.

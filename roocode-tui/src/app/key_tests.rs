@@ -68,6 +68,18 @@ fn esc_closes_completion_then_cancels() {
 }
 
 #[test]
+fn resume_leaves_for_the_picker_and_other_commands_go_to_the_daemon() {
+    let mut a = app();
+    type_text(&mut a, "/resume");
+    assert_eq!(a.on_key(key(KeyCode::Enter)), [Action::Resume]);
+    type_text(&mut a, "/cost");
+    assert_eq!(
+        a.on_key(key(KeyCode::Enter)),
+        [Action::Command("/cost".into())]
+    );
+}
+
+#[test]
 fn ctrl_c_exits_when_idle_and_empty() {
     let mut a = app();
     assert_eq!(a.on_key(ctrl('c')), [Action::Quit]);

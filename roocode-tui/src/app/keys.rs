@@ -77,7 +77,9 @@ impl App {
                 self.completion.edited();
                 self.scroll.follow();
                 let line = text.trim();
-                if completion::is_command(line) {
+                if line == "/resume" {
+                    vec![Action::Resume]
+                } else if completion::is_command(line) {
                     vec![Action::Command(line.to_owned())]
                 } else {
                     vec![Action::Send(text)]

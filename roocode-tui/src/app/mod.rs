@@ -172,6 +172,12 @@ impl App {
 
     /// Whether team events since the last call may have moved what only `team.get`
     /// knows (unread mail): then perform [`Action::RefreshTeam`].
+    /// The session's slash commands again (skills and command files are read at use,
+    /// so the list changes as they do).
+    pub fn set_commands(&mut self, commands: Vec<CommandInfo>) {
+        self.commands = commands;
+    }
+
     pub fn take_team_refresh(&mut self) -> bool {
         self.team.take_stale()
     }

@@ -121,6 +121,14 @@ impl Engine {
         let model = llm::resolve_model(&row.model, &env, &config, &self.http)
             .map_err(|e| AgentError::Config(e.to_string()))?;
         let policy = RetryPolicy::from_env_and_config(&env, &config);
+        self.session_event(&row, &env, |c| {
+            crate::hooks::HookInput::pre_compact(
+                c,
+                crate::hooks::CompactTrigger::Manual,
+                focus.unwrap_or_default(),
+            )
+        })
+        .await;
         // A turn that starts meanwhile waits for the compacted context.
         let mut cached = rt.context.lock().await;
         let mut context = match cached.take() {
@@ -145,6 +153,12 @@ impl Engine {
             *cached = Some(context);
         }
         drop(cached);
+        if let Ok(Some(_)) = &compacted {
+            self.session_event(&row, &env, |c| {
+                crate::hooks::HookInput::session_start(c, crate::hooks::SessionSource::Compact)
+            })
+            .await;
+        }
         match compacted? {
             Some((before, after)) => Ok(format!(
                 "Compacted: about {before} → {after} tokens. The agent continues from the summary."

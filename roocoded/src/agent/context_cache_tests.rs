@@ -110,7 +110,10 @@ impl Harness {
     /// Runs a slash command as `session.command` does.
     async fn command(&self, line: &str) -> Result<String, AgentError> {
         let row = self.engine.resolve(&self.id).await?;
-        crate::commands::run(&self.engine, &row, line).await
+        let env = self.engine.client_env(&self.id).await;
+        crate::commands::run(&self.engine, &row, line, env)
+            .await
+            .map(|out| out.output)
     }
 
     async fn cached_len(&self) -> Option<usize> {
@@ -130,7 +133,21 @@ fn without_reminder(texts: Vec<String>) -> Vec<String> {
             }
             None => t,
         })
+        .map(without_skill_listing)
         .collect()
+}
+
+/// The text without the skill listing a session's first turn (and the first after a
+/// clear or a compaction) adds.
+fn without_skill_listing(text: String) -> String {
+    const START: &str = "|<system-reminder>\nThe following skills are available";
+    let Some(at) = text.find(START) else {
+        return text;
+    };
+    let end = text[at..]
+        .find("</system-reminder>")
+        .map_or(text.len(), |e| at + e + "</system-reminder>".len());
+    format!("{}{}", &text[..at], &text[end..])
 }
 
 #[tokio::test]

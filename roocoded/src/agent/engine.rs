@@ -45,6 +45,10 @@ pub struct Engine {
     pub(super) mcp: crate::mcp::McpHub,
     /// Each session's MCP servers and tool overlay.
     pub(super) mcp_sessions: super::mcp::McpSessions,
+    /// Which project hooks the user approved.
+    pub(super) hook_approvals: crate::hooks::HookApprovals,
+    /// Each hook's last result.
+    pub(super) hook_results: super::hooks::HookResults,
 }
 
 impl Engine {
@@ -52,6 +56,7 @@ impl Engine {
     pub fn new(store: Store, paths: Paths) -> Self {
         let events = Arc::new(EventLog::new(store.clone()));
         let mcp = crate::mcp::McpHub::new(&paths.data_dir);
+        let hook_approvals = crate::hooks::HookApprovals::new(&paths.data_dir);
         Engine {
             approvals: Approvals::new(store.clone(), events.clone()),
             processes: ProcessBook::start(store.clone()),
@@ -70,6 +75,8 @@ impl Engine {
             teams: super::team::TeamBook::default(),
             mcp,
             mcp_sessions: super::mcp::McpSessions::default(),
+            hook_approvals,
+            hook_results: super::hooks::HookResults::default(),
         }
     }
 
@@ -232,8 +239,14 @@ impl Engine {
             })
             .await?;
         let rt = self.runtime(&id).await?;
-        rt.state.lock().await.env = params.env;
+        rt.state.lock().await.env = params.env.clone();
+        rt.session_started
+            .store(true, std::sync::atomic::Ordering::SeqCst);
         tracing::info!(session = %id, root = %row.root, model = %row.model, "session created");
+        self.session_event(&row, &params.env, |c| {
+            crate::hooks::HookInput::session_start(c, crate::hooks::SessionSource::Startup)
+        })
+        .await;
         let mut info = self.sessions.with_short_id(row.to_info()).await?;
         info.context_window = self.window_of(&info.model, &info.root);
         Ok(info)
@@ -242,6 +255,11 @@ impl Engine {
     /// Deletes a session; its sub-agents are stopped first (and deleted with it).
     pub async fn delete(self: &Arc<Self>, id: &str) -> Result<(), AgentError> {
         let row = self.resolve(id).await?;
+        let env = self.client_env(&row.id).await;
+        self.session_event(&row, &env, |c| {
+            crate::hooks::HookInput::session_end(c, "delete")
+        })
+        .await;
         // Its turn first, so it starts no new child meanwhile; then its children.
         if let Some(rt) = self.runtimes.get(&row.id)
             && let Some(running) = &rt.state.lock().await.running

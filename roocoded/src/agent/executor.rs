@@ -126,7 +126,7 @@ pub async fn run_calls(
 }
 
 /// The context every call of this response starts from.
-fn base_context(
+pub(super) fn base_context(
     engine: &Arc<Engine>,
     rt: &Arc<SessionRuntime>,
     settings: &TurnSettings<'_>,
@@ -176,6 +176,7 @@ fn base_context(
             config,
             &settings.sandbox,
         )),
+        scopes: Some(rt.scopes.clone()),
     }
 }
 
@@ -417,8 +418,16 @@ async fn execute(
         Err(CallError::InvalidInput(problems)) => return (ToolOutput::error(problems), false),
         Ok(prepared) => prepared,
     };
-    let facts = prepared.call(&call.input);
-    match ctx.check(gate, &facts) {
+    let decision = ctx.check(gate, &prepared.call(&call.input));
+    let (prepared, input, decision) = match super::tool_hooks::pre_tool_use(
+        engine, settings, ctx, call, prepared, decision,
+    )
+    .await
+    {
+        Ok(checked) => checked,
+        Err(refused) => return (refused, false),
+    };
+    match decision {
         Decision::Allow => {}
         Decision::Deny { reason } => {
             tracing::info!(%reason, "denied");
@@ -428,6 +437,7 @@ async fn execute(
             );
         }
         Decision::Ask { reason } => {
+            let facts = prepared.call(&input);
             if let Err(refused) = approve(engine, gate, settings, ctx, call, &facts, &reason).await
             {
                 return (refused, false);
@@ -438,11 +448,13 @@ async fn execute(
         r = prepared.run(ctx) => r,
         _ = ctx.cancel.cancelled() => Err(ToolError::Cancelled),
     };
-    match result {
-        Ok(out) => (out, false),
-        Err(ToolError::Cancelled) => (ToolOutput::error(INTERRUPTED_BY_USER), false),
-        Err(e) => (e.into_output(), false),
-    }
+    let output = match result {
+        Ok(out) => out,
+        Err(ToolError::Cancelled) => return (ToolOutput::error(INTERRUPTED_BY_USER), false),
+        Err(e) => e.into_output(),
+    };
+    super::tool_hooks::post_tool_use(engine, settings, ctx, call, &input, &output).await;
+    (output, false)
 }
 
 /// Asks the human about a call the gate could not decide; `Err` is the result the
@@ -457,7 +469,17 @@ async fn approve(
     reason: &str,
 ) -> Result<(), ToolOutput> {
     let tool = facts.tool;
+    if let Some(answer) = super::tool_hooks::permission_request(engine, settings, call, tool).await
+    {
+        return answer;
+    }
     let summary = summarize(facts.target, ctx, tool);
+    super::tool_hooks::notify(
+        engine,
+        settings,
+        &format!("RooCode needs your permission to use {tool}: {summary}"),
+        "permission_prompt",
+    );
     let ask = PermissionAsk {
         session_id: &ctx.session_id,
         call_id: &call.id,

@@ -10,17 +10,24 @@
 //! reminder whenever that list gains a tool ([`Engine::mcp_announcement`]) — until the agent
 //! loads them with `ToolSearch` or calls one; what it discovered is stored with the
 //! session, so it survives a restart.
+//!
+//! Prompts ([`Engine::mcp_prompts`], [`Engine::mcp_prompt_text`]): the prompts of the
+//! session's servers, for the slash commands `/mcp__<server>__<prompt>`. The servers
+//! are configured for the asking client's environment, as a turn configures them, and
+//! those still starting are waited for up to `mcp.startup_wait_ms` (the bound of a
+//! first turn's wait); a server that is not connected by then has no prompts listed.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 use std::sync::Arc;
 
 use roocode_protocol::session::ClientEnv;
 
-use super::Engine;
+use super::{AgentError, Engine};
 use crate::config::Config;
+use crate::mcp::McpPromptInfo;
 use crate::mcp::session::{self, Configured, SessionTools};
-use crate::mcp::tool_search;
+use crate::mcp::{session_prompts, tool_search};
 use crate::store::{SessionRow, Store};
 use crate::tools::{Discovered, DiscoverySink, Registry, ToolSet};
 
@@ -134,6 +141,48 @@ impl Engine {
     /// Forgets a deleted session's MCP state (its servers go on for others).
     pub(super) fn mcp_forget(&self, session_id: &str) {
         self.mcp_sessions.forget(session_id);
+    }
+}
+
+impl Engine {
+    /// The prompts of the connected servers of `row`'s project, configured for a client
+    /// with `env`, each with the name its server is configured under (see the module
+    /// doc for the wait). Servers that cannot be read or run have none; why is logged.
+    pub async fn mcp_prompts(&self, row: &SessionRow, env: &ClientEnv) -> Vec<McpPromptInfo> {
+        match self.mcp_started(Path::new(&row.root), env).await {
+            Ok(servers) => session_prompts::listed(&servers),
+            Err(e) => {
+                tracing::warn!(session = %row.id, "MCP prompts not listed: {e}");
+                Vec::new()
+            }
+        }
+    }
+
+    /// Prompt `prompt` (the server's own name for it) of the server configured as
+    /// `server` in `row`'s project, filled in with `args`, as one text (see
+    /// `mcp::prompt_text` for the format). Errors name the configured servers when
+    /// `server` is none of them, say the server's state when it does not run, name the
+    /// server's prompts when `prompt` is none of them, and give the server's message
+    /// when it refused.
+    pub async fn mcp_prompt_text(
+        &self,
+        row: &SessionRow,
+        env: &ClientEnv,
+        server: &str,
+        prompt: &str,
+        args: BTreeMap<String, String>,
+    ) -> Result<String, AgentError> {
+        let root = Path::new(&row.root);
+        let config = super::mcp_status::find(self.mcp_configs(root)?, server, root)?;
+        let wait = self.config(root)?.mcp.startup_wait();
+        let servers = session::configure(&self.mcp, vec![config], root, env);
+        session::wait_started(&servers, wait).await;
+        let Some(configured) = servers.first() else {
+            return Err(AgentError::Invalid(format!("no MCP server `{server}`")));
+        };
+        session_prompts::text(configured, prompt, &args)
+            .await
+            .map_err(|e| AgentError::Invalid(e.to_string()))
     }
 }
 
@@ -356,3 +405,7 @@ mod tests {
         );
     }
 }
+
+#[cfg(test)]
+#[path = "mcp_prompts_tests.rs"]
+mod prompts_tests;

@@ -100,7 +100,7 @@ impl Engine {
 
     /// The project's servers configured for `env`, those that may run started and
     /// waited for.
-    async fn mcp_started(
+    pub(super) async fn mcp_started(
         &self,
         root: &Path,
         env: &ClientEnv,
@@ -112,7 +112,7 @@ impl Engine {
         Ok(servers)
     }
 
-    fn mcp_configs(&self, root: &Path) -> Result<Vec<ServerConfig>, AgentError> {
+    pub(super) fn mcp_configs(&self, root: &Path) -> Result<Vec<ServerConfig>, AgentError> {
         config::load(&self.paths.user_dir, root).map_err(|e| AgentError::Config(e.to_string()))
     }
 }
@@ -129,7 +129,11 @@ fn project_root(cwd: &str) -> Result<PathBuf, AgentError> {
 }
 
 /// The server `name` among `configs`, or an error listing the known ones.
-fn find(configs: Vec<ServerConfig>, name: &str, root: &Path) -> Result<ServerConfig, AgentError> {
+pub(super) fn find(
+    configs: Vec<ServerConfig>,
+    name: &str,
+    root: &Path,
+) -> Result<ServerConfig, AgentError> {
     let known: Vec<String> = configs.iter().map(|c| c.name.clone()).collect();
     configs
         .into_iter()

@@ -42,6 +42,8 @@ impl Running {
 pub struct Queued {
     pub input_id: String,
     pub text: String,
+    /// What the slash command that sent it sets for its turn.
+    pub scope: Option<crate::tools::turn_scope::TurnScope>,
 }
 
 /// Mutable state of one session (behind the runtime's lock).
@@ -92,6 +94,17 @@ pub struct SessionRuntime {
     /// A sub-agent's or teammate's spec, read from its agent row at its first turn (the
     /// row's spec never changes after its insert).
     pub child_spec: std::sync::OnceLock<crate::agent::children::ChildSpec>,
+    /// What the commands and skills of the running turn set (dropped when it ends).
+    pub scopes: Arc<crate::tools::turn_scope::TurnScopes>,
+    /// What the model has been told about the session's skills.
+    pub skills_told: crate::agent::skills::SkillsTold,
+    /// The user was told that project hooks wait for approval.
+    pub hooks_unapproved_told: AtomicBool,
+    /// `session_start` fired for it in this daemon (at its creation, or at its first
+    /// turn after a restart).
+    pub session_started: AtomicBool,
+    /// `stop`-hook continuations since the last genuine user message, and in all.
+    pub continuations: std::sync::Mutex<(u32, u32)>,
 }
 
 impl SessionRuntime {
@@ -112,6 +125,11 @@ impl SessionRuntime {
             refused_config: std::sync::Mutex::new(None),
             sandbox_announced: std::sync::atomic::AtomicBool::new(false),
             child_spec: std::sync::OnceLock::new(),
+            scopes: Arc::default(),
+            skills_told: Default::default(),
+            hooks_unapproved_told: AtomicBool::new(false),
+            session_started: AtomicBool::new(false),
+            continuations: std::sync::Mutex::new((0, 0)),
         }
     }
 }
@@ -142,6 +160,10 @@ impl Runtimes {
             .map(|i| Queued {
                 input_id: i.id,
                 text: i.text,
+                scope: i
+                    .scope
+                    .as_deref()
+                    .and_then(crate::tools::turn_scope::TurnScope::from_json),
             })
             .collect();
         Ok(self

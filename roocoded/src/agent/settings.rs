@@ -23,6 +23,7 @@ use crate::permission::{GateSettings, PermissionGate};
 use crate::sandbox::SandboxSettings;
 use crate::store::SessionRow;
 use crate::tools::Registry;
+use crate::tools::turn_scope::Combined;
 
 /// One iteration's settings (see the module doc).
 pub struct TurnSettings<'t> {
@@ -39,6 +40,10 @@ pub struct TurnSettings<'t> {
     pub gate: GateSettings,
     /// Where the user's configuration lives (the gate protects it).
     pub user_dir: PathBuf,
+    /// Rules the turn's commands and skills pre-approve (see `tools::turn_scope`).
+    pre_approved: Vec<String>,
+    /// The turn's hooks (`pre_tool_use`, `post_tool_use`, `permission_request`, …).
+    pub hooks: Option<Arc<super::hooks::SessionHooks>>,
     live: &'t TurnConfig,
 }
 
@@ -51,6 +56,10 @@ pub struct Sources<'a> {
     pub plan_file: PathBuf,
     pub user_dir: &'a Path,
     pub http: &'a reqwest::Client,
+    /// What the turn's commands and skills set (tools, rules, model).
+    pub scope: Combined,
+    /// The hooks the turn runs (None: none, e.g. a command's inline call).
+    pub hooks: Option<Arc<super::hooks::SessionHooks>>,
 }
 
 impl<'t> TurnSettings<'t> {
@@ -86,6 +95,13 @@ impl<'t> TurnSettings<'t> {
             None => AgentSpec::main(&session, &config, &env, &sources.tools, sources.plan_file),
         };
         let mut agent = agent;
+        let scope = sources.scope;
+        if let Some(allowed) = &scope.allowed_tools {
+            agent.tools = crate::tools::turn_scope::narrow(agent.tools, allowed);
+        }
+        if let Some(model) = scope.model {
+            agent.model = model;
+        }
         let model = llm::resolve_model(&agent.model, &env, &config, sources.http)?;
         agent.tools = super::mcp::defer(
             agent.tools,
@@ -94,8 +110,10 @@ impl<'t> TurnSettings<'t> {
             sources.deferral.as_ref(),
         );
         let retry = RetryPolicy::from_env_and_config(&env, &config);
-        let gate = gate_settings(&config, &agent, &session);
+        let gate = gate_settings(&config, &agent, &session, &scope.pre_approved);
         Ok(TurnSettings {
+            pre_approved: scope.pre_approved,
+            hooks: sources.hooks,
             sandbox: live.sandbox(),
             session,
             agent,
@@ -116,7 +134,7 @@ impl<'t> TurnSettings<'t> {
         let settings = if now.permissions == self.config.permissions {
             self.gate.clone()
         } else {
-            gate_settings(&now, &self.agent, &self.session)
+            gate_settings(&now, &self.agent, &self.session, &self.pre_approved)
         };
         PermissionGate::new(settings).with_user_dir(self.user_dir.clone())
     }
@@ -128,7 +146,23 @@ impl<'t> TurnSettings<'t> {
     }
 }
 
-fn gate_settings(config: &Config, agent: &AgentSpec, session: &SessionRow) -> GateSettings {
+/// The gate's settings for `config`'s rules and the `pre_approved` ones of the turn's
+/// commands and skills (allow rules: a deny or ask rule still wins over them).
+fn gate_settings(
+    config: &Config,
+    agent: &AgentSpec,
+    session: &SessionRow,
+    pre_approved: &[String],
+) -> GateSettings {
+    let widened;
+    let config = if pre_approved.is_empty() {
+        config
+    } else {
+        let mut c = config.clone();
+        c.permissions.allow.extend(pre_approved.iter().cloned());
+        widened = c;
+        &widened
+    };
     let (mut settings, rule_errors) =
         GateSettings::from_config(config, agent.permission.mode, Path::new(&session.root));
     for e in rule_errors {
@@ -191,6 +225,8 @@ mod tests {
             plan_file: engine.plan_file(&row.id),
             user_dir: &engine.paths().user_dir,
             http: &engine.http,
+            scope: Default::default(),
+            hooks: None,
         };
         TurnSettings::main(row.clone(), live, sources).unwrap()
     }

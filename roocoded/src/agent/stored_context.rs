@@ -24,12 +24,24 @@ impl Engine {
                 *cached = None;
                 self.store.replace_context(id, &[]).await?;
                 *cached = Some(EstimatedContext::new(Vec::new()));
+                // The next turn tells the model its skills again.
+                rt.skills_told.forget();
             }
             None => self.store.replace_context(id, &[]).await?,
         }
         self.events
             .append(id, id, EventPayload::ContextCleared)
             .await?;
+        if let Some(row) = self.store.session(id).await? {
+            use crate::hooks::{HookInput, SessionSource};
+            let env = self.client_env(id).await;
+            self.session_event(&row, &env, |c| HookInput::session_end(c, "clear"))
+                .await;
+            self.session_event(&row, &env, |c| {
+                HookInput::session_start(c, SessionSource::Clear)
+            })
+            .await;
+        }
         Ok(())
     }
 
@@ -49,6 +61,7 @@ impl Engine {
         *cached = None;
         self.store.replace_context(id, &messages).await?;
         *cached = Some(EstimatedContext::new(messages));
+        rt.skills_told.forget();
         Ok(())
     }
 

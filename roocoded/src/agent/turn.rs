@@ -31,6 +31,7 @@ pub(crate) const MAIL_PER_ITERATION_BYTES: usize = 200_000;
 mod config_change;
 mod model_call;
 mod request;
+mod stop_hooks;
 mod window;
 
 /// Result text given to tool calls a user interrupt left without one.
@@ -74,6 +75,8 @@ pub(super) async fn run(engine: &Arc<Engine>, rt: &Arc<SessionRuntime>) {
         session: None,
         unknown_streak: 0,
         child: None,
+        hooks: None,
+        continued: 0,
     };
     let result = turn.run(cached.take()).instrument(span.clone()).await;
     if result.is_ok() {
@@ -82,6 +85,8 @@ pub(super) async fn run(engine: &Arc<Engine>, rt: &Arc<SessionRuntime>) {
         *cached = Some(std::mem::take(&mut turn.context));
     }
     drop(cached);
+    // What the turn's commands and skills set ends with it.
+    rt.scopes.clear();
     let (mut stop, error) = match result {
         Ok(end) => end,
         Err(e) => {
@@ -138,6 +143,10 @@ struct Turn<'a> {
     unknown_streak: u32,
     /// The sub-agent this session runs, if it is one (read at the start of the turn).
     child: Option<ChildSpec>,
+    /// The hooks of the turn, read at its start.
+    hooks: Option<Arc<super::hooks::SessionHooks>>,
+    /// Times a `stop` hook sent the agent back to work in this turn.
+    continued: u32,
 }
 
 impl Turn<'_> {
@@ -232,8 +241,44 @@ impl Turn<'_> {
             }
             if let Some(config) = &live {
                 let env = self.engine.env_of(self.rt).await;
-                let mcp = self.engine.mcp_turn_start(&row, &env, &config.get()).await;
+                let now = config.get();
+                let hooks = self.engine.session_hooks(&row, &env).await;
+                if !hooks.unapproved.is_empty()
+                    && !self.rt.hooks_unapproved_told.swap(true, Ordering::SeqCst)
+                {
+                    let n = hooks.unapproved.len();
+                    tracing::warn!(session = %row.id, count = n, "project hooks not approved");
+                    self.notice(
+                        "hooks_not_approved",
+                        format!(
+                            "{n} project hook(s) do not run until you approve them: roocode-cli hooks list shows them, roocode-cli hooks approve runs them"
+                        ),
+                    )
+                    .await?;
+                }
+                self.hooks = Some(hooks);
+                // The first turn after a restart resumes the session.
+                if row.kind == SessionKind::Main
+                    && !self.rt.session_started.swap(true, Ordering::SeqCst)
+                {
+                    self.engine
+                        .session_event(&row, &env, |c| {
+                            crate::hooks::HookInput::session_start(
+                                c,
+                                crate::hooks::SessionSource::Resume,
+                            )
+                        })
+                        .await;
+                }
+                let mcp = self.engine.mcp_turn_start(&row, &env, &now).await;
                 self.reminder = join_reminders(self.reminder.take(), mcp);
+                let told = &self.rt.skills_told;
+                // The skill listing and what `session_start` hooks added, before the
+                // first model call.
+                self.engine
+                    .skills_turn_start(&row, told, &env, &now)
+                    .await?;
+                self.deliver_inbox(false).await?;
             }
         }
         self.emit(EventPayload::TurnStarted {
@@ -276,6 +321,8 @@ impl Turn<'_> {
             plan_file: self.engine.plan_file(&row.id),
             user_dir: &self.engine.paths.user_dir,
             http: &self.engine.http,
+            scope: crate::tools::turn_scope::combine(&self.rt.scopes.current()),
+            hooks: self.hooks.clone(),
         };
         let built = TurnSettings::for_agent(row, self.child.as_ref(), live, sources)
             .map_err(|e| ended(StopReason::Error, e.kind(), e.to_string()));
@@ -316,6 +363,11 @@ impl Turn<'_> {
             })
             .collect();
         if calls.is_empty() {
+            if response.stop_reason != ModelStopReason::MaxTokens
+                && self.continue_by_hooks(settings).await?
+            {
+                return Ok(None);
+            }
             return Ok(Some(match response.stop_reason {
                 ModelStopReason::MaxTokens => ended(
                     StopReason::MaxTokens,
@@ -539,6 +591,10 @@ impl Turn<'_> {
                 Err(e) => return Err(e.into()),
             }
             self.apply(next);
+            self.reset_continuations();
+            if let Some(scope) = q.scope {
+                self.rt.scopes.push(scope);
+            }
             state.queue.pop_front();
         }
         // Whatever is queued after this read wakes the agent again (see `wake`).
@@ -552,7 +608,16 @@ impl Turn<'_> {
     /// `injected` events and written into the context in one transaction, so each item
     /// reaches the model exactly once, crash or not.
     async fn deliver_injections(&mut self) -> Result<(), AgentError> {
-        let (items, mail) = self.engine.store().inbox(self.id()).await?;
+        self.deliver_inbox(true).await
+    }
+
+    /// [`Turn::deliver_injections`], the team mail left for the next iteration unless
+    /// `with_mail` (an iteration reads at most `MAIL_PER_ITERATION_BYTES` of it).
+    async fn deliver_inbox(&mut self, with_mail: bool) -> Result<(), AgentError> {
+        let (items, mut mail) = self.engine.store().inbox(self.id()).await?;
+        if !with_mail {
+            mail.clear();
+        }
         if items.is_empty() {
             return self.deliver_mail(mail).await;
         }

@@ -267,6 +267,36 @@ mod tests {
     }
 
     #[test]
+    fn a_typo_saved_during_the_turn_drops_no_rule_and_lists_every_problem() {
+        let dirs = Dirs::new();
+        dirs.local("permissions: {deny: [Bash]}\n");
+        let turn = dirs.load();
+        // `permisions:` must not read as a file without deny rules.
+        dirs.local("permisions: {deny: [Bash]}\nmax_turns: many\n");
+        let FileCheck::Invalid(message) = turn.recheck() else {
+            panic!("expected an error")
+        };
+        let lines: Vec<&str> = message.lines().collect();
+        assert_eq!(lines.len(), 2, "{message}");
+        assert!(
+            lines[0].contains(
+                "config.local.yaml:1:1: unknown key `permisions` (did you mean `permissions`?)"
+            ),
+            "{message}"
+        );
+        assert!(
+            lines[1].contains("config.local.yaml:2:12: max_turns"),
+            "{message}"
+        );
+        assert_eq!(turn.get().permissions.deny, ["Bash"]);
+        assert_eq!(turn.recheck(), FileCheck::Same, "reported once");
+        assert!(
+            TurnConfig::load(&dirs.user, &dirs.root).is_err(),
+            "the next turn refuses it"
+        );
+    }
+
+    #[test]
     fn a_refused_change_is_asked_again_by_the_next_turn_while_the_files_hold_it() {
         let dirs = Dirs::new();
         let turn = dirs.load();

@@ -11,10 +11,80 @@ use roocode_protocol::session::{ClientEnv, SendParams, SendResponse};
 use super::children::SlotGuard;
 use super::runtime::{Queued, Running, SessionRuntime};
 use super::{AgentError, Engine, turn};
+use crate::store::InjectionKind;
+use crate::tools::turn_scope::TurnScope;
 
 impl Engine {
     /// Accepts a user message: starts a turn, or queues it behind the running one.
-    pub async fn send(self: &Arc<Self>, params: SendParams) -> Result<SendResponse, AgentError> {
+    /// Skills activated at its start (`|name|`) come with it (see `agent::skills`).
+    pub async fn send(
+        self: &Arc<Self>,
+        mut params: SendParams,
+    ) -> Result<SendResponse, AgentError> {
+        if params.text.trim().is_empty() {
+            return Err(AgentError::Invalid("the message is empty".into()));
+        }
+        let row = self.resolve(&params.session_id).await?;
+        let mut extra = self.prompt_hooks(&row, &params).await?;
+        let activated = self.activate(&row, &params.env, &params.text).await?;
+        params.text = activated.text;
+        let mut injections: Vec<(InjectionKind, String)> = activated
+            .injections
+            .into_iter()
+            .map(|text| (InjectionKind::Skill, text))
+            .collect();
+        injections.append(&mut extra);
+        self.enqueue(params, activated.scope, injections).await
+    }
+
+    /// The `user_prompt_submit` hooks of a message: an error when one blocks it, else
+    /// the context they add (delivered with it).
+    async fn prompt_hooks(
+        &self,
+        row: &crate::store::SessionRow,
+        params: &SendParams,
+    ) -> Result<Vec<(InjectionKind, String)>, AgentError> {
+        let hooks = self.session_hooks(row, &params.env).await;
+        if !hooks.listens(crate::hooks::HookEvent::UserPromptSubmit) {
+            return Ok(Vec::new());
+        }
+        let input = crate::hooks::HookInput::user_prompt_submit(hooks.context(), &params.text);
+        let fired = hooks.fire(&self.hook_results, &input).await;
+        for e in fired.errors() {
+            tracing::warn!(session = %row.id, "{e}");
+        }
+        if let Some(reason) = fired.refusal() {
+            return Err(AgentError::Invalid(format!(
+                "a user_prompt_submit hook blocked the message: {reason}"
+            )));
+        }
+        Ok(fired
+            .context()
+            .into_iter()
+            .map(|text| (InjectionKind::Hook, text))
+            .collect())
+    }
+
+    /// [`Engine::send`] for a slash command: `scope` (its tools, rules, model) holds
+    /// for the rest of the turn the message is delivered in.
+    pub async fn send_scoped(
+        self: &Arc<Self>,
+        params: SendParams,
+        scope: Option<TurnScope>,
+    ) -> Result<SendResponse, AgentError> {
+        self.enqueue(params, scope, Vec::new()).await
+    }
+
+    /// Queues the message with its `scope`, and what comes with it (the skills it
+    /// activated, its hooks' context) in the agent's inbox, delivered with it; then
+    /// starts a turn if none runs.
+    async fn enqueue(
+        self: &Arc<Self>,
+        params: SendParams,
+        scope: Option<TurnScope>,
+        injections: Vec<(InjectionKind, String)>,
+    ) -> Result<SendResponse, AgentError> {
+        let scope = scope.filter(|s| !s.is_empty());
         let text = params.text.trim_end().to_string();
         if text.trim().is_empty() {
             return Err(AgentError::Invalid("the message is empty".into()));
@@ -24,10 +94,18 @@ impl Engine {
         let input_id = uuid::Uuid::now_v7().to_string();
         let mut state = rt.state.lock().await;
         state.env = params.env;
-        self.store.queue_input(&id, &input_id, &text).await?;
+        // Under the state lock: a running turn reads its queue and inbox together.
+        for (kind, text) in &injections {
+            self.store.queue_injection(&id, *kind, text).await?;
+        }
+        let stored_scope = scope.as_ref().map(TurnScope::to_json);
+        self.store
+            .queue_input(&id, &input_id, &text, stored_scope.as_deref())
+            .await?;
         state.queue.push_back(Queued {
             input_id: input_id.clone(),
             text: text.clone(),
+            scope,
         });
         if state.running.is_some() {
             let queued = EventPayload::MessageQueued {
@@ -207,6 +285,14 @@ impl Engine {
     /// The environment the session's client sent last.
     pub(super) async fn env_of(&self, rt: &SessionRuntime) -> ClientEnv {
         rt.state.lock().await.env.clone()
+    }
+
+    /// The environment the session's client sent last (empty when none has yet).
+    pub async fn client_env(&self, session_id: &str) -> ClientEnv {
+        match self.runtimes.get(session_id) {
+            Some(rt) => self.env_of(&rt).await,
+            None => ClientEnv::default(),
+        }
     }
 }
 

@@ -6,18 +6,26 @@
 //! built in their own files (`cost.rs` with `team_cost.rs`, `context.rs`, `memory.rs`,
 //! `coordinator.rs`, `mcp.rs`).
 
+mod catalog;
 mod context;
 mod coordinator;
 mod cost;
+mod invoke;
+mod listings;
 mod mcp;
 mod memory;
+pub mod prompt;
 mod team_cost;
+
+use std::sync::Arc;
 
 use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 use roocode_protocol::Mode;
 use roocode_protocol::command::{self, SlashCommand};
-use roocode_protocol::session::CommandInfo;
+use roocode_protocol::session::{ClientEnv, CommandInfo, CommandOutput};
+
+use catalog::Catalog;
 
 use crate::agent::{AgentError, Engine};
 use crate::store::SessionRow;
@@ -25,8 +33,9 @@ use crate::store::SessionRow;
 /// What a command prints, or why it failed.
 type Reply<'a> = BoxFuture<'a, Result<String, AgentError>>;
 
-/// Runs a command on a session with its arguments (trimmed; empty when none).
-type Handler = for<'a> fn(&'a Engine, &'a SessionRow, &'a str) -> Reply<'a>;
+/// Runs a command on a session with its arguments (trimmed; empty when none) and the
+/// client's environment (its `HOME` finds the user's files).
+type Handler = for<'a> fn(&'a Engine, &'a SessionRow, &'a str, &'a ClientEnv) -> Reply<'a>;
 
 /// One slash command.
 struct Command {
@@ -54,13 +63,13 @@ const COMMANDS: &[Command] = &[
         name: "cost",
         usage: "/cost",
         description: "Tokens, cost and model time of the session and of each agent",
-        run: |engine, row, _| cost::report(engine, row).boxed(),
+        run: |engine, row, _, _| cost::report(engine, row).boxed(),
     },
     Command {
         name: "context",
         usage: "/context",
         description: "How the context window is used (system, tools, instructions, memory, messages)",
-        run: |engine, row, _| context::report(engine, row).boxed(),
+        run: |engine, row, _, _| context::report(engine, row).boxed(),
     },
     Command {
         name: "compact",
@@ -72,13 +81,43 @@ const COMMANDS: &[Command] = &[
         name: "memory",
         usage: "/memory",
         description: "List the saved memories",
-        run: |engine, row, _| std::future::ready(memory::report(engine, row)).boxed(),
+        run: |engine, row, _, _| std::future::ready(memory::report(engine, row)).boxed(),
     },
     Command {
         name: "mcp",
         usage: "/mcp",
         description: "The MCP servers of this project: state, tools, and what to do about those that do not run",
-        run: |engine, row, _| mcp::report(engine, row).boxed(),
+        run: |engine, row, _, _| mcp::report(engine, row).boxed(),
+    },
+    Command {
+        name: "skills",
+        usage: "/skills",
+        description: "The skills of this session: where each is defined, which are shadowed or broken",
+        run: |engine, row, _, env| listings::skills(engine, row, env).boxed(),
+    },
+    Command {
+        name: "agents",
+        usage: "/agents",
+        description: "The sub-agent types this session can start, and their files",
+        run: |engine, row, _, env| listings::agents(engine, row, env).boxed(),
+    },
+    Command {
+        name: "permissions",
+        usage: "/permissions",
+        description: "The permission mode and the allow, ask and deny rules in effect",
+        run: |engine, row, _, _| listings::permissions(engine, row).boxed(),
+    },
+    Command {
+        name: "hooks",
+        usage: "/hooks",
+        description: "The configured hooks: event, what runs, from which file",
+        run: |engine, row, _, env| listings::hooks(engine, row, env).boxed(),
+    },
+    Command {
+        name: "resume",
+        usage: "/resume",
+        description: "How to resume another session (the TUI opens its picker)",
+        run: |_, _, _, _| std::future::ready(Ok(listings::resume())).boxed(),
     },
     Command {
         name: "mode",
@@ -96,12 +135,21 @@ const COMMANDS: &[Command] = &[
         name: "coordinator",
         usage: "/coordinator [on|off]",
         description: "Show or change coordinator mode (the lead keeps no code tool; teammates do the work)",
-        run: |engine, row, args| coordinator::run(engine, row, args).boxed(),
+        run: |engine, row, args, _| coordinator::run(engine, row, args).boxed(),
     },
 ];
 
-/// Every command, for completion and `/help`.
-pub fn list() -> Vec<CommandInfo> {
+/// The client's home, where user skills and commands live; a home that cannot exist
+/// when the client sent none (then only the project's and the built-ins are found).
+pub(crate) fn client_home(engine: &Engine, env: &ClientEnv) -> std::path::PathBuf {
+    match env.vars.get("HOME") {
+        Some(home) if !home.is_empty() => std::path::PathBuf::from(home),
+        _ => engine.paths().data_dir.join("no-client-home"),
+    }
+}
+
+/// The daemon's own commands, for completion and `/help`.
+pub fn local() -> Vec<CommandInfo> {
     COMMANDS
         .iter()
         .map(|c| CommandInfo {
@@ -109,28 +157,47 @@ pub fn list() -> Vec<CommandInfo> {
             description: c.description.to_string(),
             kind: "local".to_string(),
             usage: Some(c.usage.to_string()),
+            source: Some("built-in".to_string()),
+            shadowed_by: None,
         })
         .collect()
 }
 
-/// Runs `line` (`/name args`) on a session and returns the text to show.
-pub async fn run(engine: &Engine, row: &SessionRow, line: &str) -> Result<String, AgentError> {
+/// Every command of a session: the local ones, then its skills, prompt commands and
+/// MCP prompts, each shadowed one listed after the one that wins.
+pub async fn list(engine: &Arc<Engine>, row: &SessionRow, env: &ClientEnv) -> Vec<CommandInfo> {
+    Catalog::load(engine, row, env).await.infos()
+}
+
+/// Runs `line` (`/name args`) on a session: a local command's text, or the turn a
+/// skill, a prompt command or an MCP prompt started (`env`: the client's, for it).
+pub async fn run(
+    engine: &Arc<Engine>,
+    row: &SessionRow,
+    line: &str,
+    env: ClientEnv,
+) -> Result<CommandOutput, AgentError> {
     let Some(SlashCommand { name, args }) = command::parse(line) else {
         return Err(AgentError::Invalid(format!(
             "`{}` is not a slash command: a command is `/` and a lowercase name (`/cost`, `/mode plan`); anything else is a message for the model (try /help)",
             line.trim()
         )));
     };
-    match COMMANDS.iter().find(|c| c.name == name) {
-        Some(command) => (command.run)(engine, row, args).await,
-        None => Err(AgentError::Invalid(unknown(name))),
+    if let Some(command) = COMMANDS.iter().find(|c| c.name == name) {
+        let output = (command.run)(engine, row, args, &env).await?;
+        return Ok(CommandOutput { output, sent: None });
+    }
+    let catalog = Catalog::load(engine, row, &env).await;
+    match catalog.find(name) {
+        Some(entry) => invoke::run(engine, row, entry, args, env).await,
+        None => Err(AgentError::Invalid(unknown(name, &catalog.names()))),
     }
 }
 
-/// The error for an unknown command `/name`, naming the closest ones.
-fn unknown(name: &str) -> String {
-    let names: Vec<&str> = COMMANDS.iter().map(|c| c.name).collect();
-    let close: Vec<String> = command::closest(name, &names)
+/// The error for an unknown command `/name`, naming the closest of `names` (the
+/// session's commands).
+fn unknown(name: &str, names: &[&str]) -> String {
+    let close: Vec<String> = command::closest(name, names)
         .into_iter()
         .take(3)
         .map(|n| format!("/{n}"))
@@ -145,20 +212,61 @@ fn unknown(name: &str) -> String {
     }
 }
 
-fn help<'a>(_: &'a Engine, _: &'a SessionRow, _: &'a str) -> Reply<'a> {
-    std::future::ready(Ok(help_text())).boxed()
+fn help<'a>(engine: &'a Engine, row: &'a SessionRow, _: &'a str, env: &'a ClientEnv) -> Reply<'a> {
+    async move { Ok(help_text(&Catalog::load(engine, row, env).await.infos())) }.boxed()
 }
 
-fn help_text() -> String {
-    let width = COMMANDS.iter().map(|c| c.usage.len()).max().unwrap_or(0);
-    COMMANDS
+/// The widest usage column of `/help`; longer usages push their own line only.
+const HELP_USAGE_WIDTH: usize = 36;
+
+/// Every usable command with its usage and description, by kind; shadowed ones last.
+fn help_text(infos: &[CommandInfo]) -> String {
+    let usage = |c: &CommandInfo| c.usage.clone().unwrap_or_else(|| format!("/{}", c.name));
+    // Long argument hints do not push every description far to the right.
+    let width = infos
         .iter()
-        .map(|c| format!("{:width$}  {}", c.usage, c.description))
-        .collect::<Vec<_>>()
-        .join("\n")
+        .map(|c| usage(c).len())
+        .max()
+        .unwrap_or(0)
+        .min(HELP_USAGE_WIDTH);
+    let mut lines = Vec::new();
+    for (kind, title) in [
+        ("local", ""),
+        ("skill", "Skills:"),
+        ("prompt", "Prompt commands:"),
+        ("mcp", "MCP prompts:"),
+    ] {
+        let of_kind: Vec<&CommandInfo> = infos
+            .iter()
+            .filter(|c| c.kind == kind && c.shadowed_by.is_none())
+            .collect();
+        if of_kind.is_empty() {
+            continue;
+        }
+        if !title.is_empty() {
+            lines.push(String::new());
+            lines.push(title.to_string());
+        }
+        for c in of_kind {
+            lines.push(format!("{:width$}  {}", usage(c), c.description));
+        }
+    }
+    let shadowed: Vec<String> = infos
+        .iter()
+        .filter_map(|c| {
+            let by = c.shadowed_by.as_ref()?;
+            let from = c.source.clone().unwrap_or_default();
+            Some(format!("/{} ({from}) is shadowed by {by}", c.name))
+        })
+        .collect();
+    if !shadowed.is_empty() {
+        lines.push(String::new());
+        lines.extend(shadowed);
+    }
+    lines.join("\n")
 }
 
-fn clear<'a>(engine: &'a Engine, row: &'a SessionRow, _: &'a str) -> Reply<'a> {
+fn clear<'a>(engine: &'a Engine, row: &'a SessionRow, _: &'a str, _: &'a ClientEnv) -> Reply<'a> {
     async move {
         engine.clear_context(&row.id).await?;
         Ok("Context cleared: the model starts afresh. The transcript stays in the session's history.".into())
@@ -166,13 +274,18 @@ fn clear<'a>(engine: &'a Engine, row: &'a SessionRow, _: &'a str) -> Reply<'a> {
     .boxed()
 }
 
-fn compact<'a>(engine: &'a Engine, row: &'a SessionRow, focus: &'a str) -> Reply<'a> {
+fn compact<'a>(
+    engine: &'a Engine,
+    row: &'a SessionRow,
+    focus: &'a str,
+    _: &'a ClientEnv,
+) -> Reply<'a> {
     engine
         .compact_command(&row.id, Some(focus).filter(|f| !f.is_empty()))
         .boxed()
 }
 
-fn mode<'a>(engine: &'a Engine, row: &'a SessionRow, mode: &'a str) -> Reply<'a> {
+fn mode<'a>(engine: &'a Engine, row: &'a SessionRow, mode: &'a str, _: &'a ClientEnv) -> Reply<'a> {
     async move {
         if mode.is_empty() {
             return Ok(format!("Mode: {}. Available: {}.", row.mode, Mode::names()));
@@ -183,7 +296,12 @@ fn mode<'a>(engine: &'a Engine, row: &'a SessionRow, mode: &'a str) -> Reply<'a>
     .boxed()
 }
 
-fn model<'a>(engine: &'a Engine, row: &'a SessionRow, model: &'a str) -> Reply<'a> {
+fn model<'a>(
+    engine: &'a Engine,
+    row: &'a SessionRow,
+    model: &'a str,
+    _: &'a ClientEnv,
+) -> Reply<'a> {
     async move {
         if model.is_empty() {
             return Ok(format!("Model: {}.", row.model));
@@ -200,28 +318,31 @@ mod tests {
 
     #[test]
     fn an_unknown_command_names_the_closest() {
+        let names: Vec<&str> = COMMANDS.iter().map(|c| c.name).collect();
         assert_eq!(
-            unknown("cots"),
+            unknown("cots", &names),
             "unknown command /cots: did you mean /cost? (/help lists the commands)"
         );
         assert!(
-            unknown("mod").contains("did you mean /mode, /model"),
+            unknown("mod", &names).contains("did you mean /mode, /model"),
             "{}",
-            unknown("mod")
+            unknown("mod", &names)
         );
         assert_eq!(
-            unknown("deploy"),
+            unknown("deploy", &names),
             "unknown command /deploy: /help lists the commands"
         );
+        let with_skills = [names.as_slice(), &["review", "release"]].concat();
+        assert!(unknown("reviw", &with_skills).contains("did you mean /review"));
     }
 
     #[test]
     fn help_lists_every_command() {
-        let h = help_text();
+        let h = help_text(&local());
         for c in COMMANDS {
             assert!(h.contains(c.usage), "{h}");
         }
-        assert_eq!(list().len(), COMMANDS.len());
+        assert_eq!(local().len(), COMMANDS.len());
     }
 
     #[test]

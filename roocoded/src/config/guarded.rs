@@ -5,6 +5,11 @@
 //! tests), `hooks` and `mcp_servers`. A turn
 //! applies a change to them that appears while it runs only after the user approved it;
 //! [`Guarded::changes`] is what the user is shown.
+//!
+//! `skills.auto` and `continuation` are not guarded: neither grants a tool, a path or a
+//! command (an auto-loaded skill is the project's own instructions, which its files can
+//! give anyway, and a continuation limit only bounds how long the agent goes on by
+//! itself); like `model:` or `max_turns:`, an edit of them applies at the next turn.
 
 use super::{
     Config, EnvConfig, PermissionsConfig, RawValue, SandboxConfig, SecurityConfig, ToolsConfig,

@@ -9,7 +9,8 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::ConfigError;
+use super::error::Problem;
+use super::{ConfigError, validate};
 
 /// One server as a file writes it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -51,8 +52,9 @@ struct Section {
     mcp_servers: Option<BTreeMap<String, McpServerEntry>>,
 }
 
-/// The `mcp_servers:` entries of one YAML config file's `text`, by name; errors name
-/// `path` and the line and column.
+/// The `mcp_servers:` entries of one YAML config file's `text`, by name; an invalid
+/// file is a [`ConfigError::Problems`] listing every problem of its entries, each with
+/// `path`, line and column.
 pub fn yaml_servers(
     path: &Path,
     text: &str,
@@ -60,9 +62,26 @@ pub fn yaml_servers(
     if text.trim().is_empty() {
         return Ok(BTreeMap::new());
     }
-    let section: Option<Section> =
-        yaml_serde::from_str(text).map_err(|e| ConfigError::from_yaml(path, &e))?;
-    Ok(section.and_then(|s| s.mcp_servers).unwrap_or_default())
+    match yaml_serde::from_str::<Option<Section>>(text) {
+        Ok(section) => Ok(section.and_then(|s| s.mcp_servers).unwrap_or_default()),
+        Err(e) => Err(ConfigError::Problems(section_problems(path, text, &e))),
+    }
+}
+
+/// Every problem of the `mcp_servers:` entries of `text`, whose strict reading failed
+/// with `first` (kept if the search finds nothing, as with broken YAML).
+pub(super) fn section_problems(path: &Path, text: &str, first: &yaml_serde::Error) -> Vec<Problem> {
+    let is_yaml = yaml_serde::from_str::<yaml_serde::Value>(text).is_ok();
+    let found = if is_yaml {
+        validate::problems::<Option<Section>>(path, text)
+    } else {
+        Vec::new()
+    };
+    if found.is_empty() {
+        vec![Problem::from_yaml(path, first)]
+    } else {
+        found
+    }
 }
 
 #[cfg(test)]
@@ -83,10 +102,28 @@ mod tests {
 
         let err = yaml_servers(path, "mcp_servers:\n  files:\n    comand: npx\n").unwrap_err();
         let text = err.to_string();
+        assert!(text.starts_with("/p/.roocode/config.yaml:3:5: "), "{text}");
         assert!(
-            text.starts_with("/p/.roocode/config.yaml: line 3"),
+            text.contains("unknown key `comand` in `mcp_servers.files` (did you mean `command`?)"),
             "{text}"
         );
-        assert!(text.contains("comand"), "{text}");
+    }
+
+    #[test]
+    fn every_bad_entry_is_reported_at_once() {
+        let path = Path::new("c.yaml");
+        let text = "model: x\nmcp_servers:\n  a:\n    comand: npx\n  b:\n    args: 3\n    startup_timeout_s: soon\n";
+        let problems = match yaml_servers(path, text) {
+            Err(ConfigError::Problems(problems)) => problems,
+            other => panic!("{other:?}"),
+        };
+        let lines: Vec<_> = problems.iter().map(|p| p.line).collect();
+        assert_eq!(lines, [Some(4), Some(6), Some(7)], "{problems:?}");
+        assert!(
+            problems[1]
+                .message
+                .starts_with("mcp_servers.b.args: invalid type"),
+            "{problems:?}"
+        );
     }
 }

@@ -1,6 +1,9 @@
 //! Configuration: reads the user, project and local `config.yaml` files, validates them
-//! (unknown keys, wrong types and broken YAML are errors naming file, line and column)
-//! and merges them into one [`Config`] (DESIGN.md §10). Environment variables are applied
+//! and merges them into one [`Config`] (DESIGN.md §10). Validation is strict: broken
+//! YAML, an unknown or misspelled key and a value of the wrong type are errors, and an
+//! invalid file reports every one of its problems at once, each with file, line, column
+//! and, for an unknown key, the closest valid key and the valid keys at that level
+//! ([`ConfigError::Problems`], found by `validate`). Environment variables are applied
 //! by their users (e.g. `llm::resolve_model` reads the client's environment), not here.
 
 mod error;
@@ -9,20 +12,25 @@ mod mcp_servers;
 mod sections;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_problems;
+mod validate;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
 
-pub use error::ConfigError;
+pub use error::{ConfigError, Problem};
 pub use guarded::Guarded;
 pub use mcp_servers::{McpServerEntry, yaml_servers};
 pub use sections::{
-    AgentsConfig, AgentsLimits, ContextConfig, DEFAULT_MCP_DEFER_THRESHOLD,
-    DEFAULT_MCP_STARTUP_WAIT_MS, EnvConfig, MAX_IDLE_DEBOUNCE_MS, McpConfig, PermissionsConfig,
-    PriceConfig, ProviderConfig, ProviderKind, RetryConfig, SandboxConfig, SandboxMode,
-    SandboxNetwork, SecurityConfig, TeamBackend, TeamsConfig, TeamsSettings, ToolsConfig,
+    AgentsConfig, AgentsLimits, ContextConfig, ContinuationConfig,
+    DEFAULT_MAX_CONTINUATIONS_PER_MESSAGE, DEFAULT_MAX_CONTINUATIONS_PER_SESSION,
+    DEFAULT_MCP_DEFER_THRESHOLD, DEFAULT_MCP_STARTUP_WAIT_MS, EnvConfig, MAX_IDLE_DEBOUNCE_MS,
+    McpConfig, PermissionsConfig, PriceConfig, ProviderConfig, ProviderKind, RetryConfig,
+    SandboxConfig, SandboxMode, SandboxNetwork, SecurityConfig, SkillsConfig, TeamBackend,
+    TeamsConfig, TeamsSettings, ToolsConfig,
 };
 
 /// Raw YAML value of a key owned by a later feature (`mcp_servers`, `hooks`, ...).
@@ -90,6 +98,13 @@ pub struct Config {
     /// Kept raw for the recovery feature (strategy chains).
     #[serde(default)]
     pub recovery: Option<RawValue>,
+    /// `skills: {auto: [...]}`: skills every session of the project loads by itself.
+    #[serde(default)]
+    pub skills: SkillsConfig,
+    /// `continuation:`: how often the agent goes on by itself; see
+    /// [`Config::max_continuations_per_message`].
+    #[serde(default)]
+    pub continuation: ContinuationConfig,
     /// The files that were read, in merge order.
     #[serde(skip)]
     pub sources: Vec<PathBuf>,
@@ -99,7 +114,8 @@ impl Config {
     /// Reads and merges, in this order (later wins for values, lists are combined):
     /// `user_dir/config.yaml`, `project_root/.roocode/config.yaml`,
     /// `project_root/.roocode/config.local.yaml`. Missing files are skipped; a file
-    /// reached twice (the project is the home directory) is read once.
+    /// reached twice (the project is the home directory) is read once. Invalid files
+    /// are one [`ConfigError::Problems`] listing the problems of all of them.
     pub fn load(user_dir: &Path, project_root: &Path) -> Result<Config, ConfigError> {
         let project_dir = project_root.join(".roocode");
         let candidates = [
@@ -108,6 +124,7 @@ impl Config {
             project_dir.join("config.local.yaml"),
         ];
         let mut config = Config::default();
+        let mut problems: Vec<Problem> = Vec::new();
         let mut seen: Vec<PathBuf> = Vec::new();
         for path in candidates {
             let text = match std::fs::read_to_string(&path) {
@@ -120,13 +137,20 @@ impl Config {
                 continue;
             }
             seen.push(canonical);
-            let file = Config::parse(&path, &text)?;
-            config.merge(file);
+            match Config::parse(&path, &text) {
+                Ok(file) => config.merge(file),
+                Err(e) => problems.extend(e.problems()),
+            }
         }
-        Ok(config)
+        if problems.is_empty() {
+            Ok(config)
+        } else {
+            Err(ConfigError::Problems(problems))
+        }
     }
 
-    /// Parses one file's text; `path` is only used in errors and `sources`.
+    /// Parses one file's text; `path` is only used in errors and `sources`. An invalid
+    /// file is a [`ConfigError::Problems`] with all its problems.
     pub fn parse(path: &Path, text: &str) -> Result<Config, ConfigError> {
         // An empty or comment-only file is an empty config, not an error.
         let value: RawValue =
@@ -144,14 +168,36 @@ impl Config {
                     .to_string(),
             });
         }
-        let mut config: Config =
-            yaml_serde::from_str(text).map_err(|e| ConfigError::from_yaml(path, &e))?;
-        if config.mcp_servers.is_some() {
-            // Kept raw for merging by name, but checked here, where positions are known.
-            yaml_servers(path, text)?;
+        // The strict reading decides; the search for every problem runs only when it
+        // failed, so a valid file reads exactly as serde says.
+        let read = yaml_serde::from_str::<Config>(text);
+        // Kept raw for merging by name, but checked here, where positions are known.
+        let servers = match value.get("mcp_servers") {
+            Some(_) => yaml_servers(path, text).err(),
+            None => None,
+        };
+        let mut problems = match &read {
+            Ok(_) => Vec::new(),
+            Err(first) => {
+                let found = validate::problems::<Config>(path, text);
+                if found.is_empty() {
+                    vec![Problem::from_yaml(path, first)]
+                } else {
+                    found
+                }
+            }
+        };
+        if let Some(servers) = servers {
+            problems.extend(servers.problems());
+            validate::sort(&mut problems);
         }
-        config.sources = vec![path.to_path_buf()];
-        Ok(config)
+        match read {
+            Ok(mut config) if problems.is_empty() => {
+                config.sources = vec![path.to_path_buf()];
+                Ok(config)
+            }
+            _ => Err(ConfigError::Problems(problems)),
+        }
     }
 
     /// Merges `later` over `self`: scalars of `later` win, lists are appended, maps are
@@ -177,6 +223,8 @@ impl Config {
             hooks,
             enable_verification_agent,
             recovery,
+            skills,
+            continuation,
             sources,
         } = later;
         override_with(&mut self.model, model);
@@ -241,6 +289,15 @@ impl Config {
             enable_verification_agent,
         );
         merge_raw(&mut self.recovery, recovery);
+        append_unique(&mut self.skills.auto, skills.auto);
+        override_with(
+            &mut self.continuation.max_per_message,
+            continuation.max_per_message,
+        );
+        override_with(
+            &mut self.continuation.max_per_session,
+            continuation.max_per_session,
+        );
         self.sources.extend(sources);
     }
 
@@ -278,6 +335,30 @@ impl Config {
     /// (`enable_verification_agent: true`).
     pub fn verification_agent_enabled(&self) -> bool {
         self.enable_verification_agent == Some(true)
+    }
+
+    /// The skills every session of the project loads by itself (`skills.auto` of all
+    /// files, each name once, in file order).
+    pub fn auto_skills(&self) -> &[String] {
+        &self.skills.auto
+    }
+
+    /// How many times the agent may go on by itself after one user message
+    /// (`continuation.max_per_message`, default
+    /// [`DEFAULT_MAX_CONTINUATIONS_PER_MESSAGE`]); `0`: never.
+    pub fn max_continuations_per_message(&self) -> u32 {
+        self.continuation
+            .max_per_message
+            .unwrap_or(DEFAULT_MAX_CONTINUATIONS_PER_MESSAGE)
+    }
+
+    /// How many times the agent may go on by itself in one session
+    /// (`continuation.max_per_session`, default
+    /// [`DEFAULT_MAX_CONTINUATIONS_PER_SESSION`]); `0`: never.
+    pub fn max_continuations_per_session(&self) -> u32 {
+        self.continuation
+            .max_per_session
+            .unwrap_or(DEFAULT_MAX_CONTINUATIONS_PER_SESSION)
     }
 
     /// Maximum loop iterations per turn (default 50).

@@ -1,6 +1,7 @@
 //! The typed sections of a config file: providers, permissions, context, retry, price
-//! overrides, the command sandbox, the commands' environment and output redaction. Every section rejects unknown keys so a typo is reported with its
-//! line instead of being ignored.
+//! overrides, the command sandbox, the commands' environment, output redaction, tools,
+//! agents, teams, MCP settings, skills and continuations. Every section rejects unknown
+//! keys so a typo is reported with its line instead of being ignored.
 
 use roocode_protocol::Mode;
 use serde::{Deserialize, Deserializer};
@@ -274,6 +275,36 @@ pub struct TeamsSettings {
     pub backend: TeamBackend,
     pub idle_debounce: std::time::Duration,
 }
+
+/// `skills:`.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkillsConfig {
+    /// Skills loaded into every session of the project without being asked for, by
+    /// name (`[commit-style, rust-review]`); the lists of all files are combined.
+    #[serde(default)]
+    pub auto: Vec<String>,
+}
+
+/// `continuation:` — how often the agent may go on by itself after the model stopped
+/// with work left (e.g. open todo items). `0` switches continuing off.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContinuationConfig {
+    /// Continuations per user message (default
+    /// [`DEFAULT_MAX_CONTINUATIONS_PER_MESSAGE`]; `0`: never).
+    #[serde(default)]
+    pub max_per_message: Option<u32>,
+    /// Continuations per session, all messages together (default
+    /// [`DEFAULT_MAX_CONTINUATIONS_PER_SESSION`]; `0`: never).
+    #[serde(default)]
+    pub max_per_session: Option<u32>,
+}
+
+/// Default of `continuation.max_per_message`.
+pub const DEFAULT_MAX_CONTINUATIONS_PER_MESSAGE: u32 = 5;
+/// Default of `continuation.max_per_session`.
+pub const DEFAULT_MAX_CONTINUATIONS_PER_SESSION: u32 = 25;
 
 /// `security:`.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]

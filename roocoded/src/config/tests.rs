@@ -90,11 +90,14 @@ fn wrong_type_names_file_line_column_and_key() {
     assert_eq!(
         text,
         format!(
-            "{}: line 3 column 12: max_turns: invalid type: string \"x\", expected u32",
+            "{}:3:12: max_turns: invalid type: string \"x\", expected u32",
             path.display()
         )
     );
-    assert!(matches!(err, ConfigError::Parse { line: 3, .. }));
+    assert!(
+        matches!(&err, ConfigError::Problems(p) if p.len() == 1 && p[0].line == Some(3)),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -108,7 +111,7 @@ fn broken_yaml_names_file_and_line() {
     let err = Config::load(&project.path().join("nouser"), project.path()).unwrap_err();
     let text = err.to_string();
     assert!(
-        text.starts_with(&format!("{}: line ", path.display())),
+        text.starts_with(&format!("{}:4:3: did not find expected", path.display())),
         "{text}"
     );
     assert!(!text.contains('\n'), "{text}");
@@ -120,7 +123,7 @@ fn unknown_top_level_key_is_rejected() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.starts_with("/p/.roocode/config.yaml: line 2 column 1: unknown field `modle`"),
+        err.starts_with("/p/.roocode/config.yaml:2:1: unknown key `modle` (did you mean `model`?)"),
         "{err}"
     );
 }
@@ -132,7 +135,7 @@ fn unknown_nested_key_and_bad_enum_are_rejected() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("line 2") && err.contains("unknown field `alow`"),
+        err.starts_with("c.yaml:2:3: unknown key `alow` in `permissions`"),
         "{err}"
     );
     let err = Config::parse(p, "permissions: {mode: yolo}\n")
@@ -143,7 +146,7 @@ fn unknown_nested_key_and_bad_enum_are_rejected() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("line 2") && err.contains("unknown variant `grpc`"),
+        err.starts_with("c.yaml:2:") && err.contains("unknown variant `grpc`"),
         "{err}"
     );
     let err = Config::parse(p, "context: {compact_threshold: 3}\n")
@@ -247,7 +250,10 @@ fn tools_and_agents_sections_merge_by_tightening() {
     let err = Config::parse(p, "agents: {max_parallel: 3}\n")
         .unwrap_err()
         .to_string();
-    assert!(err.contains("unknown field `max_parallel`"), "{err}");
+    assert!(
+        err.contains("unknown key `max_parallel` in `agents`"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -275,7 +281,7 @@ fn the_verification_agent_switch_is_a_boolean() {
             .unwrap_err()
             .to_string();
         assert!(
-            err.starts_with("c.yaml: line 2")
+            err.starts_with("c.yaml:2:")
                 && err.contains("enable_verification_agent")
                 && err.contains("expected true or false"),
             "{bad}: {err}"

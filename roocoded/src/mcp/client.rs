@@ -1,9 +1,9 @@
 //! One connection to one MCP server, over the official SDK (`rmcp`): a stdio server
 //! started as a child process (its stderr goes to the daemon log, line by line) or a
-//! streamable HTTP server. It lists the server's tools and resources and calls them,
-//! each call bounded by a timeout; the results come back as [`CallOutput`], the
-//! server's content converted faithfully (text, images, embedded resources, resource
-//! links, structured content, `isError`).
+//! streamable HTTP server. It lists the server's tools, resources and prompts (the
+//! latter in `client_prompts`) and calls them, each call bounded by a timeout; the
+//! results come back as [`CallOutput`], the server's content converted faithfully
+//! (text, images, embedded resources, resource links, structured content, `isError`).
 
 use std::collections::HashMap;
 use std::process::Stdio;
@@ -113,11 +113,12 @@ pub struct CallOutput {
 pub type ProgressSink = Arc<dyn Fn(&str) + Send + Sync>;
 
 /// What the server tells the client unasked: progress of calls in flight (by their
-/// progress token) and that its tools changed.
+/// progress token) and that its tools or its prompts changed.
 #[derive(Default)]
 struct Heard {
     progress: Mutex<Progress>,
     tools_changed: Notify,
+    prompts_changed: Notify,
 }
 
 /// Progress lines by call. A server may report progress before the call's sink is
@@ -183,6 +184,10 @@ impl ClientHandler for Hooks {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.0.tools_changed.notify_one();
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.0.prompts_changed.notify_one();
     }
 }
 
@@ -524,6 +529,9 @@ fn content_of(block: ContentBlock) -> McpContent {
         other => unknown(&other),
     }
 }
+
+#[path = "client_prompts.rs"]
+mod prompts;
 
 #[cfg(test)]
 #[path = "client_tests.rs"]

@@ -1,36 +1,16 @@
 //! The client against the tests' real MCP server (`roocode_tests::mcp_fixture`), over
 //! streamable HTTP in-process and over stdio as the `mcp-fixture` binary.
 
-use std::path::PathBuf;
-
 use roocode_tests::mcp_fixture::{INSTRUCTIONS, PIXEL_PNG, README, serve_http};
 use serde_json::json;
 
 use super::*;
+use crate::mcp::test_support::fixture_stdio;
 
 const SECOND: Duration = Duration::from_secs(10);
 
-/// The `mcp-fixture` binary beside this test's (built by `cargo build --workspace
-/// --bins`, as the README's test command does first).
-fn fixture_binary() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let dir = exe.parent().and_then(|deps| deps.parent()).unwrap();
-    let bin = dir.join("mcp-fixture");
-    assert!(
-        bin.exists(),
-        "{} is missing: run `cargo build --workspace --bins` first",
-        bin.display()
-    );
-    bin
-}
-
 fn stdio() -> Launch {
-    Launch::Stdio {
-        command: fixture_binary().display().to_string(),
-        args: vec![],
-        env: Default::default(),
-        cwd: std::env::temp_dir(),
-    }
+    fixture_stdio(&[])
 }
 
 fn never() -> CancellationToken {

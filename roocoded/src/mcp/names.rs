@@ -2,6 +2,9 @@
 //! them, made to fit the providers' `^[a-zA-Z0-9_-]{1,64}$` (any other character becomes
 //! `_`; a name too long keeps its start and ends in a hash of the whole, so two long
 //! names never meet). The tool keeps the server's own name to call it by: the map back.
+//!
+//! A server's prompts are slash commands named the same way ([`prompt_command`]),
+//! lowercased when they would not fit the slash grammar `[a-z0-9][a-z0-9:_-]*`.
 
 use sha2::{Digest, Sha256};
 
@@ -23,6 +26,41 @@ pub fn tool_name(server: &str, tool: &str) -> String {
 /// The prefix of every tool of `server` (what a rule `mcp__server` matches).
 pub fn server_prefix(server: &str) -> String {
     format!("mcp__{}__", clean(server))
+}
+
+/// The slash command (without its `/`) that invokes `prompt` of `server`: its
+/// [`tool_name`], so `mcp__<server>__<prompt>` cleaned and capped as tool names are,
+/// lowercased when it does not fit the slash grammar `[a-z0-9][a-z0-9:_-]*` (a tool
+/// name may hold capitals). Nothing else can be left outside the grammar: a tool name
+/// is only ASCII letters, digits, `_` and `-` and starts with `mcp__`; should any other
+/// character ever remain, it becomes `_`. Two prompts whose names differ only in case
+/// or in cleaned characters get the same command: the command catalog keeps the first
+/// and lists the other as shadowed.
+pub fn prompt_command(server: &str, prompt: &str) -> String {
+    let name = tool_name(server, prompt);
+    if fits_slash(&name) {
+        return name;
+    }
+    name.chars()
+        .map(|c| c.to_ascii_lowercase())
+        .map(|c| {
+            if c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, ':' | '_' | '-') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// Whether `name` fits the slash grammar `[a-z0-9][a-z0-9:_-]*`.
+fn fits_slash(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit())
+        && chars
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, ':' | '_' | '-'))
 }
 
 fn clean(name: &str) -> String {
@@ -69,5 +107,22 @@ mod tests {
         assert!(valid(&a) && valid(&b), "{a} {b}");
         assert_ne!(a, b);
         assert!(a.starts_with("mcp__server__xxx"));
+    }
+
+    #[test]
+    fn prompt_commands_fit_the_slash_grammar() {
+        assert_eq!(
+            prompt_command("github", "summarize_pr"),
+            "mcp__github__summarize_pr"
+        );
+        assert_eq!(
+            prompt_command("GitHub", "Review.PR"),
+            "mcp__github__review_pr"
+        );
+        assert_eq!(prompt_command("a b", "ünï-x"), "mcp__a_b___n_-x");
+        let long = prompt_command("Server", &"X".repeat(80));
+        assert!(fits_slash(&long) && long.len() <= MAX_NAME, "{long}");
+        assert!(!fits_slash("Mcp") && !fits_slash("_x") && !fits_slash(""));
+        assert!(fits_slash("mcp__a:b-c_1"));
     }
 }

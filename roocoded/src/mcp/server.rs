@@ -1,13 +1,15 @@
 //! [`Server`]: one running MCP server, kept up by its supervisor task. The task
-//! connects (within the server's startup timeout), lists its tools, watches for
-//! `notifications/tools/list_changed` and for the connection's end; a server that
+//! connects (within the server's startup timeout), lists its tools and its prompts,
+//! watches for `notifications/tools/list_changed` and
+//! `notifications/prompts/list_changed` (listing them again) and for the connection's
+//! end; a server that
 //! crashes or fails to start is started again after a backoff that doubles from
 //! `ROOCODE_MCP_RESTART_MS` (default 1000 ms) up to a minute, and after
 //! [`MAX_FAILURES`] failures in a row it stays failed until a session asks for it again
 //! ([`Server::wake`]). Calls in flight when it crashes end with an error saying so.
 //!
 //! Whoever needs the server watches its [`State`]: starting, connected with its
-//! tools (and a generation that grows whenever they change), or failed with the reason
+//! tools (and a generation that grows whenever they change) and prompts, or failed with the reason
 //! (kept as the last error while it starts again).
 
 use std::sync::Arc;
@@ -18,6 +20,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::client::{McpClient, McpTool};
 use super::config::Launch;
+use super::prompts::McpPrompt;
 
 /// Failures in a row after which a server is left failed until asked for again.
 pub const MAX_FAILURES: u32 = 5;
@@ -31,6 +34,9 @@ pub enum State {
     Connected {
         client: Arc<McpClient>,
         tools: Arc<[McpTool]>,
+        /// Its prompts (none when its capabilities announce none, or listing them
+        /// failed: a server is not failed for its prompts).
+        prompts: Arc<[McpPrompt]>,
         instructions: Option<String>,
     },
     Failed {
@@ -227,14 +233,22 @@ impl Server {
                 )),
             }
         };
-        let connected = |tools: Vec<McpTool>| State::Connected {
+        let connected = |tools: &Arc<[McpTool]>, prompts: &Arc<[McpPrompt]>| State::Connected {
             client: Arc::clone(&client),
-            tools: tools.into(),
+            tools: Arc::clone(tools),
+            prompts: Arc::clone(prompts),
             instructions: instructions.clone(),
         };
-        let tools = list().await?;
-        tracing::info!(server = %self.name, tools = tools.len(), "mcp server connected");
-        self.publish(connected(tools), true);
+        let mut tools: Arc<[McpTool]> = list().await?.into();
+        let mut prompts: Arc<[McpPrompt]> = match self.list_prompts(&client).await {
+            Ok(prompts) => prompts.into(),
+            Err(e) => {
+                tracing::warn!(server = %self.name, "cannot list the prompts: {e}");
+                Arc::from(Vec::new())
+            }
+        };
+        tracing::info!(server = %self.name, tools = tools.len(), prompts = prompts.len(), "mcp server connected");
+        self.publish(connected(&tools, &prompts), true);
         let closed = connection.closed();
         tokio::pin!(closed);
         loop {
@@ -243,13 +257,34 @@ impl Server {
                     return Ok(format!("the server crashed or exited ({how})"));
                 }
                 () = client.tools_changed() => match list().await {
-                    Ok(tools) => {
-                        tracing::info!(server = %self.name, tools = tools.len(), "mcp server's tools changed");
-                        self.publish(connected(tools), true);
+                    Ok(listed) => {
+                        tracing::info!(server = %self.name, tools = listed.len(), "mcp server's tools changed");
+                        tools = listed.into();
+                        self.publish(connected(&tools, &prompts), true);
                     }
                     Err(e) => tracing::warn!(server = %self.name, "cannot list the changed tools: {e}"),
                 },
+                () = client.prompts_changed() => match self.list_prompts(&client).await {
+                    Ok(listed) => {
+                        tracing::info!(server = %self.name, prompts = listed.len(), "mcp server's prompts changed");
+                        prompts = listed.into();
+                        // The tools did not change: the generation stays.
+                        self.publish(connected(&tools, &prompts), false);
+                    }
+                    Err(e) => tracing::warn!(server = %self.name, "cannot list the changed prompts: {e}"),
+                },
             }
+        }
+    }
+
+    /// The server's prompts, within its startup timeout.
+    async fn list_prompts(&self, client: &McpClient) -> Result<Vec<McpPrompt>, String> {
+        match tokio::time::timeout(self.startup_timeout, client.prompts()).await {
+            Ok(listed) => listed.map_err(|e| e.to_string()),
+            Err(_) => Err(format!(
+                "the server did not list its prompts within {} s",
+                self.startup_timeout.as_secs_f64()
+            )),
         }
     }
 }

@@ -4,7 +4,7 @@ use jsonrpsee::core::SubscriptionResult;
 use jsonrpsee::{Extensions, PendingSubscriptionSink};
 use roocode_protocol::api::{CommandsApiServer, DaemonApiServer, PendingApiServer, RpcResult};
 use roocode_protocol::daemon::{ClientInfo, DaemonInfo, HelloResponse};
-use roocode_protocol::session::{CommandInfo, PendingRequest};
+use roocode_protocol::session::{ClientEnv, CommandInfo, PendingRequest};
 use roocode_protocol::{BUILD_ID, PROTOCOL_VERSION, VERSION};
 use tokio::sync::broadcast::error::RecvError;
 
@@ -101,8 +101,21 @@ impl DaemonApiServer for Handler {
 
 #[jsonrpsee::core::async_trait]
 impl CommandsApiServer for Handler {
-    async fn list(&self, _session_id: Option<String>) -> RpcResult<Vec<CommandInfo>> {
-        Ok(crate::commands::list())
+    async fn list(
+        &self,
+        session_id: Option<String>,
+        env: Option<ClientEnv>,
+    ) -> RpcResult<Vec<CommandInfo>> {
+        let Some(session_id) = session_id else {
+            return Ok(crate::commands::local());
+        };
+        let engine = &self.0.engine;
+        let row = engine.resolve(&session_id).await.map_err(to_rpc)?;
+        let env = match env {
+            Some(env) => env,
+            None => engine.client_env(&row.id).await,
+        };
+        Ok(crate::commands::list(engine, &row, &env).await)
     }
 }
 

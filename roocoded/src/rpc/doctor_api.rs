@@ -1,6 +1,7 @@
 //! `doctor.run`: the daemon's part of `roocode-cli doctor` — its build, the command
 //! sandbox on this kernel for the caller's project, the config files that apply there
-//! (file:line errors) and whether the providers' keys are set (never their values).
+//! (every problem of each, with its line and column) and whether the providers' keys are
+//! set (never their values).
 
 use std::path::{Path, PathBuf};
 
@@ -9,7 +10,7 @@ use roocode_protocol::doctor::{CheckStatus, DoctorCheck, DoctorReport};
 use roocode_protocol::session::ClientEnv;
 
 use super::Handler;
-use crate::config::Config;
+use crate::config::{Config, ConfigError, Problem};
 use crate::sandbox::{SandboxSettings, capabilities, report};
 
 #[jsonrpsee::core::async_trait]
@@ -98,8 +99,19 @@ fn config_check(file: &PathBuf) -> DoctorCheck {
         Err(e) => DoctorCheck::new(name, CheckStatus::Fail, format!("cannot be read: {e}")),
         Ok(text) => match Config::parse(file, &text) {
             Ok(_) => DoctorCheck::new(name, CheckStatus::Ok, "valid"),
-            Err(e) => DoctorCheck::new(name, CheckStatus::Fail, e.to_string()),
+            Err(e) => DoctorCheck::new(name, CheckStatus::Fail, problems_detail(&e)),
         },
+    }
+}
+
+/// The problems of one file (named by the check): `line L column C: message`, one per
+/// line, under a count when there are several.
+fn problems_detail(e: &ConfigError) -> String {
+    let problems = e.problems();
+    let shown: Vec<String> = problems.iter().map(Problem::without_path).collect();
+    match shown.as_slice() {
+        [one] => one.clone(),
+        many => format!("{} problems:\n{}", many.len(), many.join("\n")),
     }
 }
 
@@ -135,4 +147,44 @@ fn key_checks(env: &ClientEnv, config: &Config) -> Vec<DoctorCheck> {
     };
     checks.push(model);
     checks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_config_check_lists_every_problem_of_its_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("config.yaml");
+        std::fs::write(&file, "modle: a\npermissions: {alow: []}\nmax_turns: x\n").unwrap();
+        let check = config_check(&file);
+        assert_eq!(check.status, CheckStatus::Fail);
+        let lines: Vec<&str> = check.detail.lines().collect();
+        assert_eq!(lines[0], "3 problems:", "{}", check.detail);
+        assert!(
+            lines[1].starts_with("line 1 column 1: unknown key `modle` (did you mean `model`?)"),
+            "{}",
+            check.detail
+        );
+        assert!(
+            lines[2].starts_with("line 2 column 15: unknown key `alow` in `permissions`"),
+            "{}",
+            check.detail
+        );
+        assert!(
+            lines[3].starts_with("line 3 column 12: max_turns: invalid type"),
+            "{}",
+            check.detail
+        );
+
+        std::fs::write(&file, "model: x\nsandbox: [oops\n").unwrap();
+        let check = config_check(&file);
+        assert_eq!(check.status, CheckStatus::Fail);
+        assert!(check.detail.starts_with("line "), "{}", check.detail);
+        assert_eq!(check.detail.lines().count(), 1, "{}", check.detail);
+
+        std::fs::write(&file, "model: x\n").unwrap();
+        assert_eq!(config_check(&file).status, CheckStatus::Ok);
+    }
 }

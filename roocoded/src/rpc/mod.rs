@@ -8,6 +8,7 @@ mod doctor_api;
 mod errors;
 pub mod frames;
 mod handshake;
+mod hooks_api;
 pub mod limits;
 mod mcp_api;
 pub mod peer_check;

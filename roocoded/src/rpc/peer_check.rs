@@ -33,6 +33,9 @@ pub const GUARDED: &[&str] = &[
     // A session in a mode and with an environment the command chose, for the user to
     // resume later.
     "session.create",
+    // A command may not approve its own repository's hooks, nor read what they run.
+    "hooks.approve",
+    "hooks.list",
     // Both read files the caller names (a HOME, a cwd) with the daemon's rights,
     // outside the command's sandbox.
     "agent.definitions",

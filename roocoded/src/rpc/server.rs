@@ -10,9 +10,9 @@ use jsonrpsee::server::{
     Methods, Server, ServerConfig, serve_with_graceful_shutdown, stop_channel,
 };
 use roocode_protocol::api::{
-    AgentApiServer, CommandsApiServer, DaemonApiServer, DoctorApiServer, MailboxApiServer,
-    McpApiServer, PendingApiServer, PermissionApiServer, QuestionApiServer, SessionApiServer,
-    TeamApiServer,
+    AgentApiServer, CommandsApiServer, DaemonApiServer, DoctorApiServer, HooksApiServer,
+    MailboxApiServer, McpApiServer, PendingApiServer, PermissionApiServer, QuestionApiServer,
+    SessionApiServer, TeamApiServer,
 };
 use std::sync::Arc;
 
@@ -48,7 +48,7 @@ pub async fn serve(listener: &UnixListener, ctx: DaemonContext, stop: Cancellati
     let builder = Server::builder().set_config(cfg).to_service_builder();
     let mut methods = Methods::new();
     let handler = super::Handler(ctx.clone());
-    let parts: [Result<(), _>; 11] = [
+    let parts: [Result<(), _>; 12] = [
         methods.merge(DaemonApiServer::into_rpc(handler.clone())),
         methods.merge(SessionApiServer::into_rpc(handler.clone())),
         methods.merge(CommandsApiServer::into_rpc(handler.clone())),
@@ -59,6 +59,7 @@ pub async fn serve(listener: &UnixListener, ctx: DaemonContext, stop: Cancellati
         methods.merge(TeamApiServer::into_rpc(handler.clone())),
         methods.merge(MailboxApiServer::into_rpc(handler.clone())),
         methods.merge(DoctorApiServer::into_rpc(handler.clone())),
+        methods.merge(HooksApiServer::into_rpc(handler.clone())),
         methods.merge(McpApiServer::into_rpc(handler)),
     ];
     for r in parts {

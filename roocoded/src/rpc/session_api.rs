@@ -5,8 +5,8 @@ use jsonrpsee::PendingSubscriptionSink;
 use jsonrpsee::core::SubscriptionResult;
 use roocode_protocol::api::{RpcResult, SessionApiServer};
 use roocode_protocol::session::{
-    CommandOutput, CreateParams, ExportPage, HistoryPage, ImportParams, SendParams, SendResponse,
-    SessionInfo,
+    ClientEnv, CommandOutput, CreateParams, ExportPage, HistoryPage, ImportParams, SendParams,
+    SendResponse, SessionInfo,
 };
 
 use super::Handler;
@@ -63,15 +63,23 @@ impl SessionApiServer for Handler {
         self.0.engine.cancel(&session_id).await.map_err(to_rpc)
     }
 
-    async fn command(&self, session_id: String, line: String) -> RpcResult<CommandOutput> {
+    async fn command(
+        &self,
+        session_id: String,
+        line: String,
+        env: Option<ClientEnv>,
+    ) -> RpcResult<CommandOutput> {
         // Slash commands are the `commands` layer's: it drives the engine, never the
         // other way round.
         let engine = &self.0.engine;
         let row = engine.resolve(&session_id).await.map_err(to_rpc)?;
-        let output = crate::commands::run(engine, &row, &line)
+        let env = match env {
+            Some(env) => env,
+            None => engine.client_env(&row.id).await,
+        };
+        crate::commands::run(engine, &row, &line, env)
             .await
-            .map_err(to_rpc)?;
-        Ok(CommandOutput { output })
+            .map_err(to_rpc)
     }
 
     async fn set_mode(&self, session_id: String, mode: String) -> RpcResult<SessionInfo> {

@@ -169,8 +169,8 @@ mod tests {
             .await
             .unwrap();
         store.insert_turn("t1", "s1").await.unwrap();
-        store.queue_input("s1", "i1", "first").await.unwrap();
-        store.queue_input("s1", "i2", "second").await.unwrap();
+        store.queue_input("s1", "i1", "first", None).await.unwrap();
+        store.queue_input("s1", "i2", "second", None).await.unwrap();
         let first = Message::user_text("first");
         let delivery = Delivery {
             session_id: "s1",

@@ -11,13 +11,23 @@ use crate::clock;
 
 /// What an injection is; the order in which a batch is delivered (lowest first).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+///
+/// The variants are in delivery order (DESIGN.md §7, issue 14 item 6): built-in
+/// reminders, skills, hooks, recovery, then notifications (team mail comes after all of
+/// them). Instruction files and memory are not queued: every request carries them.
 pub enum InjectionKind {
+    /// The deferred tools the agent can load with ToolSearch changed.
+    DeferredTools,
+    /// The skills the model may load changed (their names and descriptions).
+    SkillListing,
+    /// A skill the user activated (`|name|`): its instructions, in priority order.
+    Skill,
+    /// A hook's correction (`post_tool_use` complaint) or injected text.
+    Hook,
     /// The daemon stopped during the agent's work (recovery).
     Recovery,
     /// A background agent the agent started has ended (`<task-notification>`).
     TaskNotification,
-    /// The deferred tools the agent can load with ToolSearch changed.
-    DeferredTools,
 }
 
 impl InjectionKind {
@@ -26,6 +36,9 @@ impl InjectionKind {
             InjectionKind::Recovery => "recovery",
             InjectionKind::TaskNotification => "task_notification",
             InjectionKind::DeferredTools => "deferred_tools",
+            InjectionKind::SkillListing => "skill_listing",
+            InjectionKind::Skill => "skill",
+            InjectionKind::Hook => "hook",
         }
     }
 
@@ -35,6 +48,9 @@ impl InjectionKind {
         match name {
             "recovery" => InjectionKind::Recovery,
             "deferred_tools" => InjectionKind::DeferredTools,
+            "skill_listing" => InjectionKind::SkillListing,
+            "skill" => InjectionKind::Skill,
+            "hook" => InjectionKind::Hook,
             _ => InjectionKind::TaskNotification,
         }
     }

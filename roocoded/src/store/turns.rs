@@ -37,6 +37,8 @@ impl TurnState {
 pub struct InputRow {
     pub id: String,
     pub text: String,
+    /// What the slash command that queued it sets for its turn (a `TurnScope` as JSON).
+    pub scope: Option<String>,
 }
 
 /// A new turn's row: `requesting`, no iterations yet.
@@ -147,12 +149,14 @@ impl Store {
         session_id: &str,
         id: &str,
         text: &str,
+        scope: Option<&str>,
     ) -> Result<(), StoreError> {
-        sqlx::query("INSERT INTO inputs (id, session_id, text, status, created_at) VALUES (?, ?, ?, 'queued', ?)")
+        sqlx::query("INSERT INTO inputs (id, session_id, text, status, created_at, scope) VALUES (?, ?, ?, 'queued', ?, ?)")
             .bind(id)
             .bind(session_id)
             .bind(text)
             .bind(clock::now_ms())
+            .bind(scope)
             .execute(&mut *self.conn().await?)
             .await?;
         Ok(())
@@ -161,7 +165,7 @@ impl Store {
     /// Queued messages of a session, oldest first.
     pub async fn queued_inputs(&self, session_id: &str) -> Result<Vec<InputRow>, StoreError> {
         Ok(sqlx::query_as::<_, InputRow>(
-            "SELECT id, text FROM inputs WHERE session_id = ? AND status = 'queued' ORDER BY created_at, rowid",
+            "SELECT id, text, scope FROM inputs WHERE session_id = ? AND status = 'queued' ORDER BY created_at, rowid",
         )
         .bind(session_id)
         .fetch_all(&mut *self.conn().await?)
@@ -232,8 +236,8 @@ mod tests {
                 .await
                 .unwrap();
         assert_eq!((state.as_str(), stop.as_str()), ("done", "end_turn"));
-        store.queue_input("s1", "i1", "first").await.unwrap();
-        store.queue_input("s1", "i2", "second").await.unwrap();
+        store.queue_input("s1", "i1", "first", None).await.unwrap();
+        store.queue_input("s1", "i2", "second", None).await.unwrap();
         let q = store.queued_inputs("s1").await.unwrap();
         assert_eq!(
             q.iter().map(|i| i.id.as_str()).collect::<Vec<_>>(),

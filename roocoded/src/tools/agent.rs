@@ -99,6 +99,7 @@ impl TypedTool for AgentTool {
                 team_name: args.team_name.filter(|t| !t.trim().is_empty()),
                 mode: args.mode.filter(|m| !m.trim().is_empty()),
                 backend: args.backend.filter(|b| !b.trim().is_empty()),
+                tools: None,
             };
             let result = host.run_agent(request).await.map_err(ToolError::Failed)?;
             Ok(ToolOutput::text(result))

@@ -25,6 +25,9 @@ pub struct AgentRequest {
     pub mode: Option<String>,
     /// Where a teammate is shown: `in-process`, `tmux` or `auto` (`teams.backend`).
     pub backend: Option<String>,
+    /// The only tools the child may have, within its type's (a fork skill's
+    /// `allowed_tools`); `None`: its type's.
+    pub tools: Option<Vec<String>>,
 }
 
 /// The sub-agents of the calling agent.

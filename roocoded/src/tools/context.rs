@@ -57,6 +57,9 @@ pub struct ToolContext {
     /// The OS sandbox of commands (None: commands run unconfined with `env` as is; only
     /// contexts built by tests have none).
     pub sandbox: Option<Arc<crate::sandbox::CommandSandbox>>,
+    /// What the turn's skills set (a `Skill` call narrows the tools for the rest of
+    /// the turn); None: outside a turn.
+    pub scopes: Option<Arc<super::turn_scope::TurnScopes>>,
 }
 
 /// Receives live output of a running tool call.
@@ -99,6 +102,7 @@ impl ToolContext {
             agents: None,
             team: None,
             sandbox: None,
+            scopes: None,
         }
     }
 

@@ -41,6 +41,7 @@ mod schema_export;
 #[cfg(test)]
 mod schema_tests;
 mod send_message;
+pub mod skill;
 #[cfg(test)]
 mod target_tests;
 mod task_create;
@@ -51,6 +52,7 @@ mod team_delete;
 mod teams;
 mod todo;
 mod toolset;
+pub mod turn_scope;
 mod typed;
 mod walk;
 mod webfetch;
@@ -86,6 +88,7 @@ pub use prepared::{Invocation, Prepared};
 pub use read::ReadTool;
 pub use registry::{CallError, Registry, RegistryError};
 pub use send_message::SendMessageTool;
+pub use skill::SkillToolImpl;
 pub use task_create::TaskCreateTool;
 pub use task_update::TaskUpdateTool;
 pub use tasks::{TaskGetTool, TaskListTool, TaskStopTool};

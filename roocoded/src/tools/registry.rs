@@ -16,9 +16,9 @@ use crate::llm::ToolSpec;
 
 use super::{
     AgentTool, AskUserQuestionTool, BashOutputTool, BashTool, EditTool, ExitPlanModeTool, GlobTool,
-    GrepTool, KillShellTool, MemoryTool, Prepared, ReadTool, SendMessageTool, Spec, TaskCreateTool,
-    TaskGetTool, TaskListTool, TaskStopTool, TaskUpdateTool, TeamCreateTool, TeamDeleteTool,
-    TodoWriteTool, Tool, ToolContext, WebFetchTool, WriteTool,
+    GrepTool, KillShellTool, MemoryTool, Prepared, ReadTool, SendMessageTool, SkillToolImpl, Spec,
+    TaskCreateTool, TaskGetTool, TaskListTool, TaskStopTool, TaskUpdateTool, TeamCreateTool,
+    TeamDeleteTool, TodoWriteTool, Tool, ToolContext, WebFetchTool, WriteTool,
 };
 
 /// Most problems listed in one validation message.
@@ -115,6 +115,7 @@ impl Registry {
             Arc::new(TaskCreateTool),
             Arc::new(TaskUpdateTool),
             Arc::new(SendMessageTool),
+            Arc::new(SkillToolImpl),
         ];
         for tool in builtins {
             if let Err(e) = registry.register(tool) {

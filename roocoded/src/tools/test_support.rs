@@ -84,7 +84,7 @@ pub(crate) fn prepared(tool: &dyn Tool, input: &Value, ctx: &ToolContext) -> Pre
 
 /// Valid inputs for every built-in tool, several where the target depends on them.
 /// The built-in tools' names, in the registry's order.
-pub(crate) const BUILTIN_NAMES: [&str; 22] = [
+pub(crate) const BUILTIN_NAMES: [&str; 23] = [
     "Read",
     "Write",
     "Edit",
@@ -107,6 +107,7 @@ pub(crate) const BUILTIN_NAMES: [&str; 22] = [
     "TaskCreate",
     "TaskUpdate",
     "SendMessage",
+    "Skill",
 ];
 
 pub(crate) fn builtin_inputs() -> Vec<(&'static str, Value)> {
@@ -195,6 +196,11 @@ pub(crate) fn builtin_inputs() -> Vec<(&'static str, Value)> {
         (
             "SendMessage",
             serde_json::json!({"recipient": "lead", "type": "shutdown_response", "request_id": "shutdown-1", "approve": true}),
+        ),
+        ("Skill", serde_json::json!({"name": "commit"})),
+        (
+            "Skill",
+            serde_json::json!({"name": "review", "arguments": "src/lib.rs"}),
         ),
     ]
 }

@@ -283,6 +283,20 @@ impl ToolSet {
         self
     }
 
+    /// The same set keeping only the tools named in `allowed` (and `Skill`, so a skill
+    /// can still be finished or another one loaded): a skill's or command's
+    /// `allowed_tools`. When that leaves nothing, the model is still sent the whole
+    /// array (a history holding tool calls needs one) and every call is refused.
+    pub fn narrowed(mut self, allowed: &[String]) -> Self {
+        let before = self.names.clone();
+        self.names
+            .retain(|n| &**n == "Skill" || allowed.iter().any(|a| a == &**n));
+        if self.names.is_empty() && self.advertised.is_none() {
+            self.advertised = Some(before);
+        }
+        self
+    }
+
     /// The same set without `name`.
     pub fn without(mut self, name: &str) -> Self {
         self.names.retain(|n| &**n != name);

@@ -1,6 +1,7 @@
 //! `mcp-fixture`: the tests' MCP server (see `roocode_tests::mcp_fixture`) on stdio, or
 //! with `--http ADDR` over streamable HTTP (it prints `listening on http://ADDR/mcp`);
-//! `--tools N` serves instead N generated tools on stdio (`roocode_tests::mcp_many`).
+//! `--no-prompts` serves it on stdio announcing no prompts; `--tools N` serves instead
+//! N generated tools on stdio (`roocode_tests::mcp_many`).
 
 use anyhow::Context;
 use rmcp::ServiceExt;
@@ -13,6 +14,13 @@ async fn main() -> anyhow::Result<()> {
     match args.as_slice() {
         [] => {
             let server = Fixture::default()
+                .serve(rmcp::transport::stdio())
+                .await
+                .context("cannot start on stdio")?;
+            server.waiting().await?;
+        }
+        [flag] if flag == "--no-prompts" => {
+            let server = Fixture::without_prompts()
                 .serve(rmcp::transport::stdio())
                 .await
                 .context("cannot start on stdio")?;
@@ -32,7 +40,7 @@ async fn main() -> anyhow::Result<()> {
                 .context("cannot start on stdio")?;
             server.waiting().await?;
         }
-        _ => anyhow::bail!("usage: mcp-fixture [--http HOST:PORT | --tools N]"),
+        _ => anyhow::bail!("usage: mcp-fixture [--http HOST:PORT | --no-prompts | --tools N]"),
     }
     Ok(())
 }

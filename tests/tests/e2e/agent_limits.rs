@@ -9,7 +9,7 @@ use roocode_protocol::api::{AgentApiClient, SessionApiClient};
 use roocode_tests::mock_llm::{Reply, RouteMatch, Script, ScriptedReply, ToolCall};
 use serde_json::json;
 
-use crate::harness::{World, count, events_until, notified, rpc};
+use crate::harness::{World, count, events_until, is_notification, notified, rpc};
 
 fn config(w: &World, yaml: &str) {
     let dir = w.project_path().join(".roocode");
@@ -100,7 +100,7 @@ async fn a_child_past_its_timeout_fails_and_says_so() {
     let events = events_until(&w, &parent, notified(1)).await;
     let note = events
         .iter()
-        .find(|e| e.payload.kind() == "injected")
+        .find(|e| is_notification(e))
         .map(|e| serde_json::to_string(&e.payload).unwrap())
         .unwrap();
     assert!(note.contains("<status>failed</status>"), "{note}");

@@ -15,8 +15,8 @@ use roocode_tests::mock_llm::{Reply, RouteMatch, Script, ScriptedReply, ToolCall
 use serde_json::{Value, json};
 
 use crate::harness::{
-    PATIENCE, World, count, events_until, first_user, last_results, notified, requests_of, rpc,
-    tool_names,
+    PATIENCE, World, count, events_until, first_user, last_results, notifications, notified,
+    requests_of, rpc, tool_names,
 };
 
 fn agent_call(id: &str, input: Value) -> ToolCall {
@@ -182,7 +182,7 @@ async fn three_background_children_run_together_and_each_notifies_once() {
     let events = events_until(&w, &parent, notified(3)).await;
     assert_eq!(count(&events, "agent_spawned"), 3);
     assert_eq!(count(&events, "agent_completed"), 3);
-    assert_eq!(count(&events, "injected"), 3, "one notification per child");
+    assert_eq!(notifications(&events), 3, "one notification per child");
 
     // Every notification reached the parent's model exactly once.
     let last = last_request_of(&w, "split the work");
@@ -248,7 +248,7 @@ async fn a_long_foreground_child_moves_to_the_background_on_its_own() {
     w.mock.open_gate("slow");
     let events = events_until(&w, &parent, notified(1)).await;
     assert_eq!(count(&events, "agent_backgrounded"), 1);
-    assert_eq!(count(&events, "injected"), 1);
+    assert_eq!(notifications(&events), 1);
     let last = last_request_of(&w, "do the slow thing");
     assert!(last.contains("slow result"), "{last}");
 }

@@ -16,7 +16,7 @@ mod requests;
 mod stream;
 pub use agents::{first_user, requests_of, team_world, tool_names};
 pub use requests::{chain_is_valid, last_results};
-pub use stream::{count, events_until, notified, rpc};
+pub use stream::{count, events_until, is_notification, notifications, notified, rpc};
 
 /// Upper bound for anything a test waits on; reaching it is a failure, never a pass.
 pub const PATIENCE: Duration = Duration::from_secs(60);

@@ -161,6 +161,33 @@ async fn a_config_broken_during_a_turn_does_not_kill_it() {
             && out.stderr.contains("configuration it started with"),
         "{out:?}"
     );
+
+    // The next message is refused with every problem of the file; the daemon stays up
+    // and takes the one after the fix.
+    std::fs::write(
+        &local,
+        "max_turns: 10\npermisions: {allow: [\"Bash(*)\"]}\nretry: {max_attempts: 0}\n",
+    )
+    .unwrap();
+    let out = w
+        .run(&["send", "--continue", "--output", "json", "again"])
+        .await;
+    assert_ne!(out.code, 0, "{out:?}");
+    assert!(
+        out.stderr.contains(
+            "config.local.yaml:2:1: unknown key `permisions` (did you mean `permissions`?)"
+        ) && out
+            .stderr
+            .contains("config.local.yaml:3:23: retry.max_attempts: must be at least 1"),
+        "{out:?}"
+    );
+    std::fs::write(&local, "max_turns: 10\n").unwrap();
+    w.mock.push(Reply::text("Fixed."));
+    let out = w
+        .run(&["send", "--continue", "--output", "json", "again"])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(out.json()["text"], "Fixed.");
 }
 
 /// A rule appears in the local config while the turn runs (here written by the test,

@@ -302,6 +302,32 @@ async fn doctor_reports_daemon_sandbox_config_and_keys_without_printing_them() {
         .find(|l| l.starts_with("FAIL") && l.contains("config.local.yaml"))
         .unwrap_or_else(|| panic!("no failing config line:\n{}", out.stdout));
     assert!(line.contains("line 2") || line.contains(":2"), "{line}");
+
+    // Every problem of a file, each with its line, under the file's check.
+    std::fs::write(
+        p.join(".roocode/config.local.yaml"),
+        "permisions: {deny: [\"Bash(rm *)\"]}\nmax_turns: many\n",
+    )
+    .unwrap();
+    let out = w.run(&["doctor"]).await;
+    assert_eq!(out.code, 1, "{out:?}");
+    let lines: Vec<&str> = out.stdout.lines().collect();
+    let at = lines
+        .iter()
+        .position(|l| l.starts_with("FAIL") && l.contains("config.local.yaml"))
+        .unwrap_or_else(|| panic!("no failing config line:\n{}", out.stdout));
+    assert!(lines[at].ends_with(": 2 problems:"), "{}", out.stdout);
+    assert!(
+        lines[at + 1]
+            .contains("line 1 column 1: unknown key `permisions` (did you mean `permissions`?)"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        lines[at + 2].contains("line 2 column 12: max_turns: invalid type"),
+        "{}",
+        out.stdout
+    );
 }
 
 /// Live (non-zombie) processes whose command line contains `needle`.

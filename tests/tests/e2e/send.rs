@@ -52,7 +52,9 @@ async fn stream_json_prints_every_event_of_the_turn_in_order() {
     let events = out.json_lines();
     let types: Vec<&str> = events.iter().map(|e| e["type"].as_str().unwrap()).collect();
     assert_eq!(types.first(), Some(&"user_message"), "{types:?}");
-    assert_eq!(types.get(1), Some(&"turn_started"), "{types:?}");
+    // The first turn tells the model the skills (an `injected` skill listing).
+    assert_eq!(types.get(1), Some(&"injected"), "{types:?}");
+    assert_eq!(types.get(2), Some(&"turn_started"), "{types:?}");
     assert!(types.contains(&"text_delta"));
     assert!(types.contains(&"assistant_message"));
     assert!(types.contains(&"usage"));

@@ -180,6 +180,15 @@ impl Engine {
                         })
                         .collect()
                 });
+                // A caller's narrowing (a fork skill's `allowed_tools`) keeps only what
+                // both allow.
+                let tools = match (&request.tools, tools) {
+                    (None, tools) => tools,
+                    (Some(wanted), None) => Some(wanted.clone()),
+                    (Some(wanted), Some(typed)) => {
+                        Some(typed.into_iter().filter(|t| wanted.contains(t)).collect())
+                    }
+                };
                 let unknown: Vec<&String> = tools
                     .iter()
                     .flatten()
@@ -308,7 +317,7 @@ impl Engine {
             None => {
                 let input_id = uuid::Uuid::now_v7().to_string();
                 self.store
-                    .queue_input(&id, &input_id, &request.prompt)
+                    .queue_input(&id, &input_id, &request.prompt, None)
                     .await?;
             }
         }
@@ -384,7 +393,7 @@ impl Engine {
         let input_id = uuid::Uuid::now_v7().to_string();
         let store = &self.store;
         store
-            .queue_input(&row.id, &input_id, &request.prompt)
+            .queue_input(&row.id, &input_id, &request.prompt, None)
             .await
             .map_err(|e| e.to_string())?;
         store
@@ -399,6 +408,7 @@ impl Engine {
                 state.queue.push_back(crate::agent::runtime::Queued {
                     input_id,
                     text: request.prompt.clone(),
+                    scope: None,
                 });
             }
         }

@@ -68,3 +68,24 @@ impl Invalid {
         }
     }
 }
+
+/// The shared frontmatter errors, worded for agent definitions.
+impl From<crate::frontmatter::Located> for Located {
+    fn from(located: crate::frontmatter::Located) -> Self {
+        use crate::frontmatter::Invalid as Shared;
+        let error = match located.error {
+            Shared::Read(e) => Invalid::Read(e),
+            Shared::BrokenLink(e) => Invalid::BrokenLink(e),
+            Shared::TooLarge { size, .. } => Invalid::TooLarge(size),
+            Shared::NotUtf8 => Invalid::NotUtf8,
+            Shared::NoFrontmatter => Invalid::NoFrontmatter,
+            Shared::Unclosed => Invalid::Unclosed,
+            Shared::Yaml(message) => Invalid::Yaml(message),
+            Shared::NotMapping(kind) => Invalid::NotMapping(kind),
+        };
+        Located {
+            line: located.line,
+            error,
+        }
+    }
+}

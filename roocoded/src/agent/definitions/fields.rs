@@ -7,8 +7,8 @@ use roocode_protocol::Mode;
 use yaml_serde::{Mapping, Value};
 
 use super::error::{Invalid, Located};
-use super::frontmatter::{Split, kind};
 use super::{Definition, Isolation, ModelChoice, ModelTier, Source};
+use crate::frontmatter::{Split, kind};
 
 /// A key RooCode applies, whatever its spelling.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -15,7 +15,6 @@
 
 mod error;
 pub(crate) mod fields;
-mod frontmatter;
 mod scan;
 #[cfg(test)]
 mod tests;

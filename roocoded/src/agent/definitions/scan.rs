@@ -6,7 +6,8 @@ use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use super::error::{Invalid, Located};
-use super::{Definition, Loaded, Problem, Source, fields, frontmatter};
+use super::{Definition, Loaded, Problem, Source, fields};
+use crate::frontmatter;
 
 /// Larger files are refused: a definition is a prompt, not a data file.
 pub(crate) const MAX_FILE_BYTES: u64 = 1024 * 1024;
@@ -83,33 +84,7 @@ fn list(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 /// The text of a definition file; `None` for what is not a regular file (a folder
 /// named `x.md`, a FIFO), which is skipped. Symlinks are followed.
 fn read(path: &Path) -> Result<Option<String>, Located> {
-    let meta = match std::fs::metadata(path) {
-        Ok(meta) => meta,
-        Err(e) => {
-            let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.is_symlink());
-            let error = if is_link {
-                Invalid::BrokenLink(e)
-            } else {
-                Invalid::Read(e)
-            };
-            return Err(Located::nowhere(error));
-        }
-    };
-    if !meta.is_file() {
-        return Ok(None);
-    }
-    if meta.len() > MAX_FILE_BYTES {
-        return Err(Located::nowhere(Invalid::TooLarge(meta.len())));
-    }
-    let bytes = std::fs::read(path).map_err(|e| Located::nowhere(Invalid::Read(e)))?;
-    match String::from_utf8(bytes) {
-        Ok(text) => Ok(Some(text)),
-        Err(e) => {
-            let valid = &e.as_bytes()[..e.utf8_error().valid_up_to()];
-            let line = 1 + valid.iter().filter(|b| **b == b'\n').count();
-            Err(Located::at(line, Invalid::NotUtf8))
-        }
-    }
+    Ok(frontmatter::read_text(path, MAX_FILE_BYTES)?)
 }
 
 /// Definitions by name, later sources replacing earlier ones.

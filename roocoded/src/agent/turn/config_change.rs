@@ -32,7 +32,7 @@ impl Turn<'_> {
                 self.notice(
                     "config_invalid",
                     format!(
-                        "{message}. This turn goes on with the configuration it started with; \
+                        "{message}\nThis turn goes on with the configuration it started with; \
                          fix the file and the next turn reads it again"
                     ),
                 )
@@ -122,7 +122,7 @@ impl Turn<'_> {
     }
 
     /// An `error` event that does not end the turn.
-    async fn notice(&self, kind: &str, message: String) -> Result<(), AgentError> {
+    pub(super) async fn notice(&self, kind: &str, message: String) -> Result<(), AgentError> {
         self.emit(EventPayload::Error {
             error: ErrorInfo {
                 kind: kind.into(),

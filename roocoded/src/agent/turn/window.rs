@@ -59,6 +59,7 @@ impl Turn<'_> {
         if fraction < settings.config.compact_threshold() {
             return Ok(());
         }
+        self.fire_compaction_hook(settings, true).await;
         match self
             .engine
             .compact_context(
@@ -78,6 +79,10 @@ impl Turn<'_> {
                 if let Some(budget) = &mut self.budget {
                     budget.invalidate();
                 }
+                // The summary may have swallowed the skill listing: the next turn
+                // tells it again.
+                self.rt.skills_told.forget();
+                self.fire_compaction_hook(settings, false).await;
             }
             Ok(None) => {}
             // A failed compaction is not the end of the turn: the provider may still
@@ -86,5 +91,34 @@ impl Turn<'_> {
             Err(e) => tracing::warn!("automatic compaction failed: {e}"),
         }
         Ok(())
+    }
+
+    /// `pre_compact` (trigger `auto`) before an automatic compaction, `before`; else
+    /// `session_start` (source `compact`) after it. What their hooks add is queued for
+    /// the next model call.
+    async fn fire_compaction_hook(&self, settings: &TurnSettings<'_>, before: bool) {
+        use crate::hooks::{CompactTrigger, HookInput, SessionSource};
+        let Some(hooks) = self.hooks.clone() else {
+            return;
+        };
+        let input = if before {
+            HookInput::pre_compact(hooks.context(), CompactTrigger::Auto, "")
+        } else {
+            HookInput::session_start(hooks.context(), SessionSource::Compact)
+        };
+        if !hooks.listens(input.event()) {
+            return;
+        }
+        let fired = hooks.fire(&self.engine.hook_results, &input).await;
+        for e in fired.errors() {
+            tracing::warn!(session = %settings.session.id, "{e}");
+        }
+        if let Err(e) = self
+            .engine
+            .queue_hook_texts(self.id(), &fired.context())
+            .await
+        {
+            tracing::error!("cannot queue a hook's context: {e}");
+        }
     }
 }

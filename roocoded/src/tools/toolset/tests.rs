@@ -147,6 +147,7 @@ fn the_layers_as_a_table() {
                 "WebFetch",
                 "TodoWrite",
                 "Memory",
+                "Skill",
                 "mcp__github__search",
             ],
         ),
@@ -189,13 +190,14 @@ fn the_layers_as_a_table() {
                 "KillShell",
                 "TodoWrite",
                 "Memory",
+                "Skill",
                 "mcp__github__search",
             ],
         ),
         (
             "coordinator: no code tool; team, task, agent tools, notes and the user's",
             sel(AgentKind::Coordinator, none, None),
-            without(CODE_TOOLS),
+            without(&[CODE_TOOLS, &["Skill"]].concat()),
         ),
         (
             "coordinator outside plan mode: no ExitPlanMode either",
@@ -203,12 +205,12 @@ fn the_layers_as_a_table() {
                 planning: false,
                 ..sel(AgentKind::Coordinator, none, None)
             },
-            without(&[CODE_TOOLS, &["ExitPlanMode"]].concat()),
+            without(&[CODE_TOOLS, &["ExitPlanMode", "Skill"]].concat()),
         ),
         (
             "coordinator under tools.disabled and tools.bash: false",
             sel(AgentKind::Coordinator, &ask, Some(false)),
-            without(&[CODE_TOOLS, &["AskUserQuestion"]].concat()),
+            without(&[CODE_TOOLS, &["AskUserQuestion", "Skill"]].concat()),
         ),
         (
             "coordinating(false) is the plain main agent",

@@ -78,7 +78,7 @@ async fn compact_once(b: &Bench, rpc: &RpcClient, lines: &[String]) -> anyhow::R
 
     let started = Instant::now();
     let out = rpc
-        .command(session.id.clone(), "/compact".into())
+        .command(session.id.clone(), "/compact".into(), None)
         .await
         .context("/compact")?;
     let wall_ms = started.elapsed().as_secs_f64() * 1000.0;

@@ -50,11 +50,25 @@ pub fn count(events: &[Event], kind: &str) -> usize {
     events.iter().filter(|e| e.payload.kind() == kind).count()
 }
 
+/// The task notifications among `events` (other injections — the skill listing, hook
+/// corrections — are not).
+pub fn notifications(events: &[Event]) -> usize {
+    events.iter().filter(|e| is_notification(e)).count()
+}
+
+/// Whether `event` delivered a task notification.
+pub fn is_notification(event: &Event) -> bool {
+    matches!(
+        &event.payload,
+        roocode_protocol::event::EventPayload::Injected { kind, .. } if kind == "task_notification"
+    )
+}
+
 /// The parent has read `n` task notifications and finished reacting to them (its last
 /// event is the end of a turn).
 pub fn notified(n: usize) -> impl Fn(&[Event]) -> bool {
     move |events: &[Event]| {
-        count(events, "injected") >= n
+        notifications(events) >= n
             && events
                 .last()
                 .is_some_and(|e| e.payload.kind() == "turn_completed")

@@ -1,23 +1,36 @@
-//! Splitting a definition file into its YAML frontmatter and Markdown body, and parsing
-//! the frontmatter into a mapping with errors placed on the file's own lines.
+//! Markdown files with YAML frontmatter, shared by agent definitions, skills and prompt
+//! commands: splitting a file into its frontmatter and body, and parsing the
+//! frontmatter into a mapping with errors placed on the file's own lines.
 //!
 //! A BOM and CRLF line endings are accepted. Claude Code's generator writes descriptions
 //! such as `description: Use this agent when... Examples: <example>Context: ...` — a
 //! plain scalar with `: ` inside, which YAML refuses. When (and only when) the strict
-//! parse fails, such values are quoted and the parse retried; the definition then says
-//! so ([`super::Definition::lenient_yaml`]).
+//! parse fails, such values are quoted and the parse retried; the caller is told so
+//! (the flag of [`mapping`]) and warns.
+//!
+//! [`read`] reads such a file safely (size cap, UTF-8, broken links), [`values`] reads
+//! the common kinds of values, and [`Problem`] is a file that could not be loaded.
+
+mod error;
+mod read;
+#[cfg(test)]
+mod tests;
+pub(crate) mod values;
 
 use yaml_serde::{Mapping, Value};
 
-use super::error::{Invalid, Located};
+pub use error::Problem;
+pub(crate) use error::{Invalid, Located};
+pub(crate) use read::read_text;
 
-/// The two halves of a definition file, line endings normalised to `\n`.
+/// The two halves of a file, line endings normalised to `\n`.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Split {
-    /// The frontmatter's lines, without the `---` fences.
+    /// The frontmatter's lines, without the `---` fences; empty when there is none.
     pub yaml: String,
     /// The 1-based file line of the frontmatter's first line.
     pub first_line: usize,
-    /// Everything after the closing fence.
+    /// Everything after the closing fence (the whole text when there is no frontmatter).
     pub body: String,
 }
 
@@ -37,14 +50,19 @@ impl Split {
     }
 }
 
-/// Splits `text` at its `---` fences.
+/// Splits `text` at its `---` fences; a file must have a frontmatter.
 pub(crate) fn split(text: &str) -> Result<Split, Located> {
-    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-    let text = text.replace("\r\n", "\n");
+    split_optional(text)?.ok_or_else(|| Located::at(1, Invalid::NoFrontmatter))
+}
+
+/// Splits `text` at its `---` fences; `None` when it does not start with one (the whole
+/// file is then a body). An opening fence never closed is an error either way.
+pub(crate) fn split_optional(text: &str) -> Result<Option<Split>, Located> {
+    let text = normalise(text);
     let lines: Vec<&str> = text.split('\n').collect();
     let is_fence = |l: &&str| l.trim_end() == "---";
     if !lines.first().is_some_and(is_fence) {
-        return Err(Located::at(1, Invalid::NoFrontmatter));
+        return Ok(None);
     }
     let close = lines
         .iter()
@@ -52,11 +70,17 @@ pub(crate) fn split(text: &str) -> Result<Split, Located> {
         .position(is_fence)
         .map(|i| i + 1)
         .ok_or_else(|| Located::at(1, Invalid::Unclosed))?;
-    Ok(Split {
+    Ok(Some(Split {
         yaml: lines[1..close].join("\n"),
         first_line: 2,
         body: lines[close + 1..].join("\n"),
-    })
+    }))
+}
+
+/// `text` without a BOM, its line endings `\n`.
+pub(crate) fn normalise(text: &str) -> String {
+    let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    text.replace("\r\n", "\n")
 }
 
 /// Parses the frontmatter into a mapping; the flag says it needed the lenient retry.
@@ -112,7 +136,9 @@ fn lenient(yaml: &str) -> Option<Value> {
     yaml_serde::from_str(&quoted.join("\n")).ok()
 }
 
-/// `key: a: b` → `key: 'a: b'` for a top-level key with a plain scalar value.
+/// `key: a: b` → `key: 'a: b'` for a top-level key with a plain scalar value, and
+/// `key: [a] [b]` → `key: '[a] [b]'` for a value that only looks like a flow list (as
+/// Claude Code's `argument-hint: [pr-number] [priority]`).
 fn quote_plain_value(line: &str) -> Option<String> {
     let (key, value) = line.split_once(':')?;
     let simple_key = !key.is_empty()
@@ -121,7 +147,10 @@ fn quote_plain_value(line: &str) -> Option<String> {
             .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
     let value = value.strip_prefix(' ')?.trim();
     let plain = !value.starts_with(['\'', '"', '[', '{', '|', '>', '&', '*', '!', '#']);
-    (simple_key && plain && value.contains(": "))
+    let broken_flow = value.starts_with('[')
+        && value.ends_with(']')
+        && yaml_serde::from_str::<Value>(value).is_err();
+    (simple_key && ((plain && value.contains(": ")) || broken_flow))
         .then(|| format!("{key}: '{}'", value.replace('\'', "''")))
 }
 

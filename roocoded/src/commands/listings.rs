@@ -1,0 +1,152 @@
+//! The reports of `/skills`, `/agents`, `/permissions`, `/hooks` and `/resume`: what a
+//! session has, where each piece is defined, and what is shadowed or broken. Files
+//! are read at each call (nothing is cached), from the project and the client's home.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use roocode_protocol::session::ClientEnv;
+
+use super::client_home;
+use crate::agent::{AgentError, Engine, definitions};
+use crate::skills::{SkillMode, SkillSet};
+use crate::store::SessionRow;
+
+/// `/skills`: every skill with its source and mode, then the shadowed and the broken.
+pub async fn skills(
+    engine: &Engine,
+    row: &SessionRow,
+    env: &ClientEnv,
+) -> Result<String, AgentError> {
+    let home = client_home(engine, env);
+    let root = PathBuf::from(&row.root);
+    let set = tokio::task::spawn_blocking(move || crate::skills::load(&home, &root))
+        .await
+        .unwrap_or_else(|_| SkillSet::default());
+    let mut out = String::new();
+    if set.skills.is_empty() {
+        out.push_str("No skills.");
+    }
+    for s in &set.skills {
+        let mode = match s.mode {
+            SkillMode::Inline => "inline",
+            SkillMode::Fork => "fork",
+        };
+        let mut flags = Vec::new();
+        if !s.model_invocable() {
+            flags.push("user only");
+        }
+        if !s.user_invocable {
+            flags.push("model only");
+        }
+        let flags = if flags.is_empty() {
+            String::new()
+        } else {
+            format!(", {}", flags.join(", "))
+        };
+        let _ = writeln!(
+            out,
+            "/{:<16} {} ({}, {mode}{flags}) — {}",
+            s.name,
+            s.description,
+            s.source.as_str(),
+            s.origin()
+        );
+    }
+    for lost in &set.shadowed {
+        let by = lost
+            .by_path
+            .as_ref()
+            .map_or_else(|| lost.by.as_str().to_string(), |p| shown(p));
+        let from = lost
+            .path
+            .as_ref()
+            .map_or_else(|| lost.source.as_str().to_string(), |p| shown(p));
+        let _ = writeln!(out, "shadowed: {} ({from}) by {by}", lost.name);
+    }
+    for problem in &set.problems {
+        let _ = writeln!(out, "not loaded: {problem}");
+    }
+    out.push_str(
+        "\nRun one with /name [arguments], or activate it at the start of a message with |name|.",
+    );
+    Ok(out.trim_end().to_string())
+}
+
+/// `/agents`: the sub-agent types this session can start.
+pub async fn agents(
+    engine: &Engine,
+    row: &SessionRow,
+    env: &ClientEnv,
+) -> Result<String, AgentError> {
+    let home = client_home(engine, env);
+    let root = PathBuf::from(&row.root);
+    let loaded = tokio::task::spawn_blocking(move || definitions::load(&home, &root))
+        .await
+        .map_err(|e| AgentError::Invalid(format!("cannot read the agent definitions: {e}")))?;
+    let mut out = String::from("Built in: Explore, Plan, general-purpose.\n");
+    for d in &loaded.definitions {
+        let _ = writeln!(
+            out,
+            "{:<18} {} — {}",
+            d.name,
+            d.description.lines().next().unwrap_or_default(),
+            shown(&d.path)
+        );
+    }
+    for p in &loaded.problems {
+        let _ = writeln!(out, "not loaded: {p}");
+    }
+    out.push_str(
+        "\nDefinitions live in .roocode/agents/*.md and .claude/agents/*.md (project) and ~/.roocode/agents, ~/.claude/agents (user). roocode-cli agents lists the running ones.",
+    );
+    Ok(out)
+}
+
+/// `/permissions`: the mode and the merged rules, as the next turn applies them.
+pub async fn permissions(engine: &Engine, row: &SessionRow) -> Result<String, AgentError> {
+    let config = engine.config(Path::new(&row.root))?;
+    let p = &config.permissions;
+    let mut out = format!("Mode: {}.\n", row.mode);
+    for (kind, rules) in [("deny", &p.deny), ("ask", &p.ask), ("allow", &p.allow)] {
+        if rules.is_empty() {
+            let _ = writeln!(out, "{kind}: none");
+        } else {
+            let _ = writeln!(out, "{kind}: {}", rules.join(", "));
+        }
+    }
+    let dirs = config.additional_directories();
+    if !dirs.is_empty() {
+        let list: Vec<String> = dirs.iter().map(|d| shown(d)).collect();
+        let _ = writeln!(out, "additional directories: {}", list.join(", "));
+    }
+    let files: Vec<String> = config.sources.iter().map(|s| shown(s)).collect();
+    let _ = write!(
+        out,
+        "From: {}.\nDeny wins over ask, ask over allow; built-in protections (credentials, protected files, dangerous commands) apply whatever the rules say.",
+        if files.is_empty() {
+            "no config file".to_string()
+        } else {
+            files.join(", ")
+        }
+    );
+    Ok(out)
+}
+
+/// `/hooks`: every configured hook, where it is, whether it runs, its last result.
+pub async fn hooks(
+    engine: &Engine,
+    row: &SessionRow,
+    env: &ClientEnv,
+) -> Result<String, AgentError> {
+    Ok(engine.hook_list(&row.cwd, env).await?.table())
+}
+
+/// `/resume`: how to get back to another session from here.
+pub fn resume() -> String {
+    "To resume a session: roocode-cli sessions lists them, roocode-cli attach <id> follows one, roocode-cli send -s <id> \"…\" continues it; in the TUI /resume opens the session picker.".to_string()
+}
+
+fn shown(path: &Path) -> String {
+    path.display().to_string()
+}

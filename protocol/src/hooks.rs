@@ -59,7 +59,7 @@ impl HookList {
             let state = if h.approved {
                 "runs"
             } else {
-                "waits for approval (roocode-cli hooks approve)"
+                "waits for approval: roocode-cli hooks approve"
             };
             out.push_str(&format!(
                 "{} {}{matcher}{condition}: {} — {}:{} ({}, {state})\n",

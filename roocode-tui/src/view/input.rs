@@ -165,8 +165,16 @@ pub fn draw_completion(app: &App, main: Rect, input_area: Rect, buf: &mut Buffer
             c.name.trim_start_matches('/'),
             w = name_width - 1
         );
+        // Skills, prompt commands and MCP prompts start a turn: their kind is shown.
+        let kind = match c.kind.as_str() {
+            "skill" => "skill · ",
+            "prompt" => "prompt · ",
+            "mcp" => "mcp · ",
+            _ => "",
+        };
         let line = Line::from(vec![
             Span::styled(format!(" {name}  "), style.patch(theme::KEY)),
+            Span::styled(kind, style.patch(theme::DIM)),
             Span::styled(c.description.clone(), style.patch(theme::DIM)),
         ])
         .style(style);

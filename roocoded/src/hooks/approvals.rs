@@ -6,18 +6,16 @@
 //! condition and action): editing the hook, or the same file in another repository,
 //! asks again. The user's own hooks and local ones need none.
 
-use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use super::{HookScope, HookSpec};
+use crate::store::json_file::{JsonFile, now_secs, project_key};
 
 /// The approvals file.
 pub struct HookApprovals {
-    path: PathBuf,
-    /// Held while the file is rewritten (the daemon is its only writer).
-    writing: Mutex<()>,
+    file: JsonFile,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -38,21 +36,7 @@ impl HookApprovals {
     /// The approvals kept in `data_dir`.
     pub fn new(data_dir: &Path) -> Self {
         HookApprovals {
-            path: data_dir.join("hook-approvals.json"),
-            writing: Mutex::new(()),
-        }
-    }
-
-    fn read(&self) -> std::io::Result<File> {
-        match std::fs::read_to_string(&self.path) {
-            Ok(text) => serde_json::from_str(&text).map_err(|e| {
-                std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    format!("{} is not valid: {e}", self.path.display()),
-                )
-            }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(File::default()),
-            Err(e) => Err(e),
+            file: JsonFile::new(data_dir.join("hook-approvals.json")),
         }
     }
 
@@ -63,53 +47,42 @@ impl HookApprovals {
         if hook.source.scope != HookScope::Project {
             return true;
         }
-        let file = match self.read() {
+        let file: File = match self.file.read() {
             Ok(file) => file,
             Err(e) => {
                 tracing::warn!("hook approvals not read: {e}");
                 return false;
             }
         };
-        let project = root.display().to_string();
-        let id = hook.id();
+        let (project, id) = (project_key(root), hook.id());
         file.approved
             .iter()
             .any(|a| a.project == project && a.hook == id)
     }
 
-    /// Approves `hooks` of the project at `root` (written atomically).
+    /// Approves `hooks` of the project at `root` as they are now.
     pub fn approve<'a>(
         &self,
         root: &Path,
         hooks: impl IntoIterator<Item = &'a HookSpec>,
     ) -> std::io::Result<()> {
-        let _writing = self.writing.lock().unwrap_or_else(PoisonError::into_inner);
-        let mut file = self.read()?;
-        let project = root.display().to_string();
-        let now = std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .map_or(0, |d| d.as_secs());
-        for hook in hooks {
-            let id = hook.id();
-            if !file
-                .approved
-                .iter()
-                .any(|a| a.project == project && a.hook == id)
-            {
-                file.approved.push(Approval {
-                    project: project.clone(),
-                    hook: id,
-                    approved_at: now,
-                });
+        let project = project_key(root);
+        let ids: Vec<String> = hooks.into_iter().map(HookSpec::id).collect();
+        self.file.update(|file: &mut File| {
+            for id in ids {
+                if !file
+                    .approved
+                    .iter()
+                    .any(|a| a.project == project && a.hook == id)
+                {
+                    file.approved.push(Approval {
+                        project: project.clone(),
+                        hook: id,
+                        approved_at: now_secs(),
+                    });
+                }
             }
-        }
-        let text = serde_json::to_string_pretty(&file).map_err(std::io::Error::other)?;
-        if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        let tmp = self.path.with_extension("json.tmp");
-        std::fs::write(&tmp, text)?;
-        std::fs::rename(&tmp, &self.path)
+        })
     }
 }
 

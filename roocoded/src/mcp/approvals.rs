@@ -5,18 +5,16 @@
 //! its transport, command, args, env names, cwd and url as written): a change to any of
 //! them, or the same file in another repository, asks again.
 
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use super::config::ServerConfig;
+use crate::store::json_file::{JsonFile, now_secs, project_key};
 
 /// The approvals file.
 pub struct Approvals {
-    path: PathBuf,
-    /// Held while the file is rewritten (the daemon is its only writer).
-    writing: Mutex<()>,
+    file: JsonFile,
 }
 
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -38,35 +36,21 @@ impl Approvals {
     /// The approvals kept in `data_dir`.
     pub fn new(data_dir: &Path) -> Self {
         Approvals {
-            path: data_dir.join("mcp-approvals.json"),
-            writing: Mutex::new(()),
-        }
-    }
-
-    fn read(&self) -> std::io::Result<File> {
-        match std::fs::read_to_string(&self.path) {
-            Ok(text) => serde_json::from_str(&text).map_err(|e| {
-                std::io::Error::new(
-                    std::io::ErrorKind::InvalidData,
-                    format!("{} is not valid: {e}", self.path.display()),
-                )
-            }),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(File::default()),
-            Err(e) => Err(e),
+            file: JsonFile::new(data_dir.join("mcp-approvals.json")),
         }
     }
 
     /// Whether `server` of the project at `root` was approved as it is now. An
     /// unreadable file approves nothing (and says so in the log).
     pub fn is_approved(&self, root: &Path, server: &ServerConfig) -> bool {
-        let file = match self.read() {
+        let file: File = match self.file.read() {
             Ok(file) => file,
             Err(e) => {
                 tracing::warn!("cannot read the MCP approvals: {e}");
                 return false;
             }
         };
-        let (project, key) = (project_of(root), server.approval_key());
+        let (project, key) = (project_key(root), server.approval_key());
         file.approved
             .iter()
             .any(|a| a.project == project && a.key == key)
@@ -74,42 +58,25 @@ impl Approvals {
 
     /// Approves `server` of the project at `root` as it is now.
     pub fn approve(&self, root: &Path, server: &ServerConfig) -> std::io::Result<()> {
-        let _writing = self.writing.lock().map_err(|_| {
-            std::io::Error::other("the MCP approvals lock is poisoned (a writer panicked)")
-        })?;
-        let mut file = self.read()?;
-        let (project, key) = (project_of(root), server.approval_key());
-        // The server's earlier approvals (of what it ran before) go.
-        file.approved
-            .retain(|a| !(a.project == project && (a.key == key || a.server == server.name)));
-        file.approved.push(Approval {
-            project,
-            server: server.name.clone(),
-            key,
-            approved_at: std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_secs()),
-        });
-        let text = serde_json::to_string_pretty(&file).map_err(std::io::Error::other)?;
-        if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir)?;
-        }
-        let tmp = self.path.with_extension("json.tmp");
-        std::fs::write(&tmp, text)?;
-        std::fs::rename(&tmp, &self.path)
+        let (project, key) = (project_key(root), server.approval_key());
+        self.file.update(|file: &mut File| {
+            // The server's earlier approvals (of what it ran before) go.
+            file.approved
+                .retain(|a| !(a.project == project && (a.key == key || a.server == server.name)));
+            file.approved.push(Approval {
+                project,
+                server: server.name.clone(),
+                key,
+                approved_at: now_secs(),
+            });
+        })
     }
-}
-
-/// The project as approvals name it: its root, resolved.
-fn project_of(root: &Path) -> String {
-    std::fs::canonicalize(root)
-        .unwrap_or_else(|_| root.to_path_buf())
-        .display()
-        .to_string()
 }
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
     use super::*;
     use crate::config::McpServerEntry;
     use crate::mcp::config::Scope;

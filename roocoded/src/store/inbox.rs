@@ -171,6 +171,66 @@ mod tests {
     use crate::store::{ContextWrite, Delivered, Delivery};
 
     #[tokio::test]
+    async fn every_kind_has_its_fixed_place_whatever_the_order_it_came_in() {
+        let store = Store::memory().await.unwrap();
+        store
+            .insert_session(&new_session("s1", "/p"))
+            .await
+            .unwrap();
+        // Queued in the worst order: the reverse of delivery, two of a kind apart.
+        let arrivals = [
+            (InjectionKind::TaskNotification, "notification 1"),
+            (InjectionKind::Recovery, "recovery"),
+            (InjectionKind::Hook, "hook correction 1"),
+            (InjectionKind::Skill, "skill style (priority 10)"),
+            (InjectionKind::TaskNotification, "notification 2"),
+            (InjectionKind::Hook, "hook correction 2"),
+            (InjectionKind::Skill, "skill lint (priority 50)"),
+            (InjectionKind::SkillListing, "skill listing"),
+            (InjectionKind::DeferredTools, "deferred tools"),
+        ];
+        for (kind, text) in arrivals {
+            store.queue_injection("s1", kind, text).await.unwrap();
+        }
+        let order: Vec<String> = store
+            .queued_injections("s1")
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|i| i.text)
+            .collect();
+        assert_eq!(
+            order,
+            [
+                "deferred tools",
+                "skill listing",
+                "skill style (priority 10)",
+                "skill lint (priority 50)",
+                "hook correction 1",
+                "hook correction 2",
+                "recovery",
+                "notification 1",
+                "notification 2",
+            ],
+            "built-in reminders, skills (as queued: by priority), hooks, recovery, notifications"
+        );
+        for kind in [
+            InjectionKind::DeferredTools,
+            InjectionKind::SkillListing,
+            InjectionKind::Skill,
+            InjectionKind::Hook,
+            InjectionKind::Recovery,
+            InjectionKind::TaskNotification,
+        ] {
+            assert_eq!(
+                InjectionKind::parse(kind.as_str()),
+                kind,
+                "{kind:?} round-trips"
+            );
+        }
+    }
+
+    #[tokio::test]
     async fn injections_come_out_in_kind_order_and_are_delivered_once() {
         let store = Store::memory().await.unwrap();
         store

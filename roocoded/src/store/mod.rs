@@ -27,6 +27,7 @@ mod discovered;
 mod event_batch;
 mod events;
 mod inbox;
+pub mod json_file;
 mod mailbox;
 mod messages;
 mod pending;

@@ -29,6 +29,7 @@ mod mcp;
 mod mcp_cli;
 mod mcp_images;
 mod mcp_life;
+mod mcp_prompts;
 mod mcp_status;
 mod permissions;
 mod prompt_commands;

@@ -1,13 +1,17 @@
-//! Why a Markdown file could not be read or split ([`Invalid`], each message saying what
-//! to fix), [`Located`] (the same with its line), and [`Problem`], what a loader reports
-//! for a file it skipped.
+//! Why a Markdown file could not be read, split or its keys read ([`Invalid`], each
+//! message saying what to fix), [`Located`] (such an error with its line, for the shared
+//! errors or a loader's own), and [`Problem`], what a loader reports for a file it
+//! skipped.
+//!
+//! A loader's own error wraps the shared ones ([`FileError`]), so `?` turns a shared
+//! [`Located`] into the loader's.
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-/// What is wrong with reading a file or with its frontmatter.
+/// What is wrong with reading a file, its frontmatter, or one of its keys.
 #[derive(Debug, Error)]
 pub(crate) enum Invalid {
     #[error("cannot read it: {0}")]
@@ -31,25 +35,69 @@ pub(crate) enum Invalid {
     Yaml(String),
     #[error("the frontmatter must be `key: value` lines, not {0}")]
     NotMapping(&'static str),
+    #[error("`{key}` {problem}")]
+    Field { key: String, problem: String },
+    #[error("both `{0}` and `{1}` are given (two spellings of one key): keep one")]
+    TwoSpellings(String, String),
 }
 
-/// An [`Invalid`] with its 1-based line in the file, when known.
+/// A loader's error: it holds the shared [`Invalid`] (shown as it is, unless the loader
+/// words one otherwise), so a shared [`Located`] converts into the loader's with `?`.
+pub(crate) trait FileError: From<Invalid> {
+    /// A bad value of a known key; `problem` completes the sentence "`key` ...".
+    fn field(key: &str, problem: impl Into<String>) -> Self {
+        Invalid::Field {
+            key: key.to_string(),
+            problem: problem.into(),
+        }
+        .into()
+    }
+
+    /// Two spellings of one key (`first`, then `second`) are both given.
+    fn two_spellings(first: String, second: String) -> Self {
+        Invalid::TwoSpellings(first, second).into()
+    }
+
+    /// A file or folder that cannot be read.
+    fn read(error: std::io::Error) -> Self {
+        Invalid::Read(error).into()
+    }
+}
+
+/// An error (the shared [`Invalid`] unless told) with its 1-based line in the file, when
+/// known.
 #[derive(Debug)]
-pub(crate) struct Located {
+pub(crate) struct Located<E = Invalid> {
     pub line: Option<usize>,
-    pub error: Invalid,
+    pub error: E,
 }
 
-impl Located {
-    pub fn at(line: usize, error: Invalid) -> Self {
+impl<E> Located<E> {
+    pub fn at(line: usize, error: E) -> Self {
         Self {
             line: Some(line),
             error,
         }
     }
 
-    pub fn nowhere(error: Invalid) -> Self {
+    pub fn nowhere(error: E) -> Self {
         Self { line: None, error }
+    }
+}
+
+impl<E: fmt::Display> Located<E> {
+    /// The problem of `file` this error makes.
+    pub fn problem(&self, file: &Path) -> Problem {
+        Problem::new(file, self.line, self.error.to_string())
+    }
+}
+
+impl<E: FileError> From<Located> for Located<E> {
+    fn from(located: Located) -> Self {
+        Self {
+            line: located.line,
+            error: located.error.into(),
+        }
     }
 }
 
@@ -71,10 +119,6 @@ impl Problem {
             line,
             message: message.into(),
         }
-    }
-
-    pub(crate) fn located(file: &Path, located: &Located) -> Self {
-        Self::new(file, located.line, located.error.to_string())
     }
 }
 

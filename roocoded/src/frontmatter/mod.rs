@@ -9,10 +9,15 @@
 //! (the flag of [`mapping`]) and warns.
 //!
 //! [`read`] reads such a file safely (size cap, UTF-8, broken links), [`values`] reads
-//! the common kinds of values, and [`Problem`] is a file that could not be loaded.
+//! the common kinds of values, [`folders`] holds what the three loaders share around
+//! their files (each folder read once, listing, one item of each name), and [`Problem`]
+//! is a file that could not be loaded.
 
 mod error;
+pub(crate) mod folders;
 mod read;
+#[cfg(test)]
+pub(crate) mod test_support;
 #[cfg(test)]
 mod tests;
 pub(crate) mod values;
@@ -20,8 +25,13 @@ pub(crate) mod values;
 use yaml_serde::{Mapping, Value};
 
 pub use error::Problem;
-pub(crate) use error::{Invalid, Located};
+pub(crate) use error::{FileError, Invalid, Located};
 pub(crate) use read::read_text;
+
+/// The warning of a file whose frontmatter needed the lenient retry of [`mapping`].
+pub(crate) const LENIENT_WARNING: &str = "a value contains an unquoted `: `, which YAML \
+                                          refuses; it was read as plain text — put the \
+                                          value in quotes";
 
 /// The two halves of a file, line endings normalised to `\n`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -75,6 +85,21 @@ pub(crate) fn split_optional(text: &str) -> Result<Option<Split>, Located> {
         first_line: 2,
         body: lines[close + 1..].join("\n"),
     }))
+}
+
+/// Splits and parses a file whose frontmatter is optional: without one the whole text
+/// is the body and the mapping is empty. The flag says the lenient retry was needed.
+pub(crate) fn parse_optional(text: &str) -> Result<(Split, Mapping, bool), Located> {
+    let Some(split) = split_optional(text)? else {
+        let split = Split {
+            yaml: String::new(),
+            first_line: 1,
+            body: normalise(text),
+        };
+        return Ok((split, Mapping::new(), false));
+    };
+    let (map, lenient) = mapping(&split)?;
+    Ok((split, map, lenient))
 }
 
 /// `text` without a BOM, its line endings `\n`.

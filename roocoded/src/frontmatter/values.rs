@@ -99,17 +99,22 @@ pub(crate) fn list(value: Value, cut: Cut) -> Result<Option<Vec<String>>, String
             ));
         }
     };
+    Ok(Some(distinct(&items)))
+}
+
+/// `items` trimmed, empty ones dropped, each once in their order.
+pub(crate) fn distinct(items: &[String]) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for item in items.iter().map(|i| i.trim()).filter(|i| !i.is_empty()) {
         if !out.iter().any(|o| o == item) {
             out.push(item.to_string());
         }
     }
-    Ok(Some(out))
+    out
 }
 
 /// Cuts `s` at commas (and whitespace, for [`Cut::Words`]) outside parentheses.
-fn cut_string(s: &str, cut: Cut) -> Vec<String> {
+pub(crate) fn cut_string(s: &str, cut: Cut) -> Vec<String> {
     let mut out = Vec::new();
     let (mut depth, mut start) = (0usize, 0usize);
     for (i, c) in s.char_indices() {

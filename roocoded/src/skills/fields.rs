@@ -9,6 +9,7 @@ use yaml_serde::{Mapping, Value};
 
 use super::error::{Invalid, Located};
 use super::{DEFAULT_PRIORITY, Param, Skill, SkillMode, SkillSource, valid_name};
+use crate::frontmatter::FileError;
 use crate::frontmatter::Split;
 use crate::frontmatter::values::{self, Cut};
 
@@ -124,7 +125,7 @@ pub(crate) fn skill(
         if let Some((_, first)) = seen.iter().find(|(k, _)| *k == known) {
             return Err(Located::at(
                 line,
-                Invalid::TwoSpellings(first.clone(), spelling),
+                Invalid::two_spellings(first.clone(), spelling),
             ));
         }
         let at = |e: String| Located::at(line, Invalid::field(&spelling, e));

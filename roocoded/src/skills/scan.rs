@@ -1,13 +1,12 @@
 //! Finding skills in their folders, reading them safely, and keeping the one of each
 //! name from the highest source.
 
-use std::collections::HashMap;
-use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use super::error::{Invalid, Located};
 use super::{Problem, Shadowed, Skill, SkillSet, SkillSource, builtin, fields, tool};
-use crate::frontmatter::{self, Split};
+use crate::frontmatter::folders::{Collected, distinct_dirs, list_dir};
+use crate::frontmatter::{self, FileError};
 
 /// Larger files are refused: a skill is a prompt, not a data file.
 pub(crate) const MAX_FILE_BYTES: u64 = 1024 * 1024;
@@ -21,16 +20,10 @@ const SKILL_FILE: &str = "SKILL.md";
 /// read once, as the project's.
 pub fn load(home: &Path, project_root: &Path) -> SkillSet {
     let mut merge = Merge::default();
-    let mut seen: Vec<PathBuf> = Vec::new();
-    for source in SkillSource::FOLDERS {
-        let Some(dir) = source.dir(home, project_root) else {
-            continue;
-        };
-        let real = std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone());
-        if seen.contains(&real) {
-            continue;
-        }
-        seen.push(real);
+    let dirs = SkillSource::FOLDERS
+        .into_iter()
+        .filter_map(|source| Some((source, source.dir(home, project_root)?)));
+    for (source, dir) in distinct_dirs(dirs) {
         scan_dir(&dir, source, &mut merge);
     }
     for (file, text) in builtin::FILES {
@@ -38,7 +31,7 @@ pub fn load(home: &Path, project_root: &Path) -> SkillSet {
         let path = PathBuf::from(format!("<built-in>/{file}"));
         match parse_located(text, name, SkillSource::BuiltIn, None) {
             Ok(skill) => merge.add(skill),
-            Err(e) => merge.problems.push(e.problem(&path)),
+            Err(e) => merge.found.problem(&path, e),
         }
     }
     merge.finish()
@@ -64,46 +57,23 @@ fn parse_located(
     source: SkillSource,
     path: Option<&Path>,
 ) -> Result<Skill, Located> {
-    let (split, map, lenient) = match frontmatter::split_optional(text)? {
-        Some(split) => {
-            let (map, lenient) = frontmatter::mapping(&split)?;
-            (split, map, lenient)
-        }
-        None => {
-            let split = Split {
-                yaml: String::new(),
-                first_line: 1,
-                body: frontmatter::normalise(text),
-            };
-            (split, yaml_serde::Mapping::new(), false)
-        }
-    };
+    let (split, map, lenient) = frontmatter::parse_optional(text)?;
     let mut skill = fields::skill(map, &split, default_name, source, path)?;
     if lenient {
-        skill.warnings.push(
-            "a value contains an unquoted `: `, which YAML refuses; it was read as plain \
-             text — put the value in quotes"
-                .to_string(),
-        );
+        skill
+            .warnings
+            .push(frontmatter::LENIENT_WARNING.to_string());
     }
     Ok(skill)
 }
 
 /// Reads the skills of one folder into `merge`.
 fn scan_dir(dir: &Path, source: SkillSource, merge: &mut Merge) {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == ErrorKind::NotFound => return,
-        Err(e) => return merge.problem(dir, Located::nowhere(read_error(e))),
+    let paths = match list_dir(dir) {
+        Ok(Some(paths)) => paths,
+        Ok(None) => return,
+        Err(e) => return merge.found.problem(dir, Located::nowhere(Invalid::read(e))),
     };
-    let mut paths: Vec<PathBuf> = Vec::new();
-    for entry in entries {
-        match entry {
-            Ok(entry) => paths.push(entry.path()),
-            Err(e) => return merge.problem(dir, Located::nowhere(read_error(e))),
-        }
-    }
-    paths.sort();
     for path in paths {
         let Some(name) = path
             .file_name()
@@ -111,7 +81,7 @@ fn scan_dir(dir: &Path, source: SkillSource, merge: &mut Merge) {
             .map(str::to_string)
         else {
             let error = Invalid::field("file name", "is not UTF-8: rename it");
-            merge.problem(&path, Located::nowhere(error));
+            merge.found.problem(&path, Located::nowhere(error));
             continue;
         };
         if path.is_dir() {
@@ -133,7 +103,9 @@ fn folder_skill(dir: &Path, name: &str, source: SkillSource, merge: &mut Merge) 
     if !file.is_file() {
         if let Some(misspelled) = misspelled_skill_file(dir) {
             let error = Invalid::SkillFileCase(misspelled);
-            merge.problem(&dir.join(SKILL_FILE), Located::nowhere(error));
+            merge
+                .found
+                .problem(&dir.join(SKILL_FILE), Located::nowhere(error));
         }
         return;
     }
@@ -151,7 +123,7 @@ fn folder_skill(dir: &Path, name: &str, source: SkillSource, merge: &mut Merge) 
                 skill
                     .warnings
                     .push(format!("its tools are not loaded: {problem}"));
-                merge.problems.push(problem);
+                merge.found.problems.push(problem);
             }
         }
     }
@@ -169,51 +141,35 @@ fn misspelled_skill_file(dir: &Path) -> Option<String> {
 
 /// The skill of one Markdown file, or `None` (its problem recorded).
 fn file_skill(path: &Path, name: &str, source: SkillSource, merge: &mut Merge) -> Option<Skill> {
-    let text = match frontmatter::read_text(path, MAX_FILE_BYTES) {
-        Ok(Some(text)) => text,
-        Ok(None) => return None,
-        Err(e) => {
-            merge.problem(path, e.into());
-            return None;
-        }
-    };
+    let text = merge.found.read(path, MAX_FILE_BYTES)?;
     match parse_located(&text, name, source, Some(path)) {
         Ok(skill) => Some(skill),
         Err(e) => {
-            merge.problem(path, e);
+            merge.found.problem(path, e);
             None
         }
     }
 }
 
-fn read_error(e: std::io::Error) -> Invalid {
-    Invalid::File(frontmatter::Invalid::Read(e))
-}
-
 /// Skills by name; sources come highest first, so a later one of a known name loses.
 #[derive(Default)]
 struct Merge {
-    skills: Vec<Skill>,
-    by_name: HashMap<String, usize>,
+    found: Collected<Skill, Invalid>,
     shadowed: Vec<Shadowed>,
-    problems: Vec<Problem>,
 }
 
 impl Merge {
     fn add(&mut self, skill: Skill) {
-        let Some(&at) = self.by_name.get(&skill.name) else {
-            self.by_name.insert(skill.name.clone(), self.skills.len());
-            self.skills.push(skill);
+        let Some((winner, skill)) = self.found.add(skill.name.clone(), skill) else {
             return;
         };
-        let winner = &self.skills[at];
         if winner.source == skill.source {
             let error = Invalid::Duplicate {
                 name: skill.name.clone(),
                 other: winner.origin(),
             };
             let file = skill.path.unwrap_or_default();
-            return self.problem(&file, Located::nowhere(error));
+            return self.found.problem(&file, Located::nowhere(error));
         }
         self.shadowed.push(Shadowed {
             name: skill.name,
@@ -224,16 +180,12 @@ impl Merge {
         });
     }
 
-    fn problem(&mut self, path: &Path, located: Located) {
-        self.problems.push(located.problem(path));
-    }
-
-    fn finish(mut self) -> SkillSet {
-        self.skills.sort_by(|a, b| a.name.cmp(&b.name));
+    fn finish(self) -> SkillSet {
+        let (skills, problems) = self.found.finish();
         SkillSet {
-            skills: self.skills,
+            skills,
             shadowed: self.shadowed,
-            problems: self.problems,
+            problems,
         }
     }
 }

@@ -3,40 +3,13 @@
 //! while the others still load.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::*;
+use crate::frontmatter::test_support::Dirs;
 
-struct Dirs {
-    _tmp: tempfile::TempDir,
-    home: PathBuf,
-    project: PathBuf,
-}
-
-fn dirs() -> Dirs {
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    let project = tmp.path().join("project");
-    fs::create_dir_all(&home).unwrap();
-    fs::create_dir_all(&project).unwrap();
-    Dirs {
-        _tmp: tmp,
-        home,
-        project,
-    }
-}
-
-impl Dirs {
-    fn write(&self, source: SkillSource, file: &str, text: impl AsRef<[u8]>) -> PathBuf {
-        let path = source.dir(&self.home, &self.project).unwrap().join(file);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(&path, text).unwrap();
-        path
-    }
-
-    fn load(&self) -> SkillSet {
-        load(&self.home, &self.project)
-    }
+fn dirs() -> Dirs<SkillSource, SkillSet> {
+    Dirs::new(|s, home, project| s.dir(home, project).unwrap(), load)
 }
 
 const PROJECT: SkillSource = SkillSource::Project { claude: false };

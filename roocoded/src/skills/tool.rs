@@ -74,7 +74,7 @@ pub(crate) fn load(path: &Path) -> Result<Vec<SkillTool>, Problem> {
     let text = match frontmatter::read_text(path, MAX_FILE_BYTES) {
         Ok(Some(text)) => text,
         Ok(None) => return Ok(Vec::new()),
-        Err(e) => return Err(Problem::located(path, &e)),
+        Err(e) => return Err(e.problem(path)),
     };
     parse(&text).map_err(|(line, e)| Problem::new(path, line, e.to_string()))
 }

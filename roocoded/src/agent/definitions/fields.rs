@@ -8,7 +8,8 @@ use yaml_serde::{Mapping, Value};
 
 use super::error::{Invalid, Located};
 use super::{Definition, Isolation, ModelChoice, ModelTier, Source};
-use crate::frontmatter::{Split, kind};
+use crate::frontmatter::values::{self, Cut};
+use crate::frontmatter::{FileError, Split, kind};
 
 /// A key RooCode applies, whatever its spelling.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,7 +91,7 @@ pub(crate) fn definition(
         };
         let line = split.line_of(&spelling);
         if let Some((_, first)) = seen.iter().find(|(k, _)| *k == known) {
-            let error = Invalid::TwoSpellings(first.clone(), spelling);
+            let error = Invalid::two_spellings(first.clone(), spelling);
             return Err(Located::at(line, error));
         }
         apply(&mut def, known, &spelling, value).map_err(|e| Located::at(line, e))?;
@@ -131,18 +132,9 @@ fn apply(def: &mut Definition, known: Key, spelling: &str, value: Value) -> Resu
     Ok(())
 }
 
-/// A text value, trimmed; a bare number or boolean is read as its text; nothing is "".
+/// A text value ([`values::text`]), its error on `spelling`.
 fn text(spelling: &str, value: Value) -> Result<String, Invalid> {
-    match value {
-        Value::String(s) => Ok(s.trim().to_string()),
-        Value::Null => Ok(String::new()),
-        Value::Number(n) => Ok(n.to_string()),
-        Value::Bool(b) => Ok(b.to_string()),
-        other => Err(Invalid::field(
-            spelling,
-            format!("must be text, not {}", kind(&other)),
-        )),
-    }
+    values::text(value).map_err(|e| Invalid::field(spelling, e))
 }
 
 /// A YAML list of names or a comma-separated string (`Read, Grep, Bash(git log:*)`),
@@ -151,7 +143,7 @@ fn tool_list(spelling: &str, value: Value) -> Result<Option<Vec<String>>, Invali
     let names: Vec<String> = match value {
         Value::Null => return Ok(None),
         Value::String(s) if matches!(s.trim(), "" | "*") => return Ok(None),
-        Value::String(s) => split_commas(&s),
+        Value::String(s) => values::cut_string(&s, Cut::Commas),
         Value::Sequence(items) => {
             let mut names = Vec::new();
             for item in items {
@@ -173,32 +165,7 @@ fn tool_list(spelling: &str, value: Value) -> Result<Option<Vec<String>>, Invali
             return Err(Invalid::field(spelling, why));
         }
     };
-    let mut out: Vec<String> = Vec::new();
-    for name in names.iter().map(|n| n.trim()).filter(|n| !n.is_empty()) {
-        if !out.iter().any(|o| o == name) {
-            out.push(name.to_string());
-        }
-    }
-    Ok(Some(out))
-}
-
-/// Splits at commas outside parentheses, so `Bash(git add, git commit)` stays whole.
-fn split_commas(s: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let (mut depth, mut start) = (0usize, 0usize);
-    for (i, c) in s.char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => depth = depth.saturating_sub(1),
-            ',' if depth == 0 => {
-                out.push(s[start..i].to_string());
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    out.push(s[start..].to_string());
-    out
+    Ok(Some(values::distinct(&names)))
 }
 
 pub(crate) fn model(spec: &str) -> ModelChoice {
@@ -222,7 +189,10 @@ fn count(spelling: &str, value: Value, max: u64) -> Result<u64, Invalid> {
         Some(n) if n > 0 && n <= max => Ok(n),
         _ => Err(Invalid::field(
             spelling,
-            format!("must be a whole number above 0, not {}", shown(&value)),
+            format!(
+                "must be a whole number above 0, not {}",
+                values::shown(&value)
+            ),
         )),
     }
 }
@@ -252,25 +222,7 @@ fn isolation(spelling: &str, value: Value) -> Result<Isolation, Invalid> {
     }
 }
 
+/// `true` or `false` ([`values::boolean`]), nothing `false`; its error on `spelling`.
 fn boolean(spelling: &str, value: Value) -> Result<bool, Invalid> {
-    match &value {
-        Value::Bool(b) => Ok(*b),
-        Value::Null => Ok(false),
-        Value::String(s) if s.trim().eq_ignore_ascii_case("true") => Ok(true),
-        Value::String(s) if s.trim().eq_ignore_ascii_case("false") => Ok(false),
-        _ => Err(Invalid::field(
-            spelling,
-            format!("must be true or false, not {}", shown(&value)),
-        )),
-    }
-}
-
-/// A value for messages: scalars as written, the rest by kind.
-fn shown(value: &Value) -> String {
-    match value {
-        Value::String(s) => format!("`{s}`"),
-        Value::Number(n) => format!("`{n}`"),
-        Value::Bool(b) => format!("`{b}`"),
-        other => kind(other).to_string(),
-    }
+    values::boolean(value, false).map_err(|e| Invalid::field(spelling, e))
 }

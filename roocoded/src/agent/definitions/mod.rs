@@ -20,11 +20,11 @@ mod scan;
 mod tests;
 mod tools;
 
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use roocode_protocol::Mode;
 
+pub use crate::frontmatter::Problem;
 pub use scan::{load, load_dirs, parse};
 pub use tools::tool_warnings;
 
@@ -158,11 +158,7 @@ impl Definition {
             ));
         }
         if self.lenient_yaml {
-            out.push(
-                "a value contains an unquoted `: `, which YAML refuses; it was read as plain \
-                 text — put the value in quotes"
-                    .to_string(),
-            );
+            out.push(crate::frontmatter::LENIENT_WARNING.to_string());
         }
         let project = matches!(self.source, Source::ProjectClaude | Source::ProjectRooCode);
         if let Some(mode @ (Mode::AcceptEdits | Mode::BypassPermissions)) = self.permission_mode
@@ -182,24 +178,6 @@ impl Definition {
             out.push(format!("overrides {}", path.display()));
         }
         out
-    }
-}
-
-/// A file that could not become a definition, and what to do about it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Problem {
-    pub file: PathBuf,
-    /// 1-based line in the file, when known.
-    pub line: Option<usize>,
-    pub message: String,
-}
-
-impl fmt::Display for Problem {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.line {
-            Some(line) => write!(f, "{}:{line}: {}", self.file.display(), self.message),
-            None => write!(f, "{}: {}", self.file.display(), self.message),
-        }
     }
 }
 

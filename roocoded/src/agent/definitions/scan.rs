@@ -1,13 +1,12 @@
 //! Finding definition files in the four folders, reading them safely, and merging them
 //! by name in precedence order.
 
-use std::collections::HashMap;
-use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
 use super::error::{Invalid, Located};
 use super::{Definition, Loaded, Problem, Source, fields};
-use crate::frontmatter;
+use crate::frontmatter::folders::{Collected, distinct_dirs, list_dir};
+use crate::frontmatter::{self, FileError};
 
 /// Larger files are refused: a definition is a prompt, not a data file.
 pub(crate) const MAX_FILE_BYTES: u64 = 1024 * 1024;
@@ -23,20 +22,20 @@ pub fn load(home: &Path, project_root: &Path) -> Loaded {
 /// no problem; a folder listed twice (the home is the project) is read once.
 pub fn load_dirs(dirs: &[(Source, PathBuf)]) -> Loaded {
     let mut merge = Merge::default();
-    let mut seen: Vec<PathBuf> = Vec::new();
-    for (source, dir) in dirs {
-        let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.clone());
-        if seen.contains(&real) {
-            continue;
-        }
-        seen.push(real);
-        match list(dir) {
-            Ok(files) => {
-                for file in files {
-                    merge.file(&file, *source);
+    for (source, dir) in distinct_dirs(dirs.iter().cloned()) {
+        match list_dir(&dir) {
+            Ok(paths) => {
+                let files = paths.unwrap_or_default();
+                for file in files
+                    .iter()
+                    .filter(|p| p.extension().is_some_and(|x| x == "md"))
+                {
+                    merge.file(file, source);
                 }
             }
-            Err(e) => merge.problem(dir, Located::nowhere(Invalid::Read(e))),
+            Err(e) => merge
+                .found
+                .problem(&dir, Located::nowhere(Invalid::read(e))),
         }
     }
     merge.finish()
@@ -44,7 +43,7 @@ pub fn load_dirs(dirs: &[(Source, PathBuf)]) -> Loaded {
 
 /// Parses one definition's text; `path` and `source` are recorded in it.
 pub fn parse(text: &str, path: &Path, source: Source) -> Result<Definition, Problem> {
-    parse_located(text, path, source).map_err(|e| problem(path, e))
+    parse_located(text, path, source).map_err(|e| e.problem(path))
 }
 
 fn parse_located(text: &str, path: &Path, source: Source) -> Result<Definition, Located> {
@@ -55,89 +54,44 @@ fn parse_located(text: &str, path: &Path, source: Source) -> Result<Definition, 
     Ok(def)
 }
 
-fn problem(path: &Path, located: Located) -> Problem {
-    Problem {
-        file: path.to_path_buf(),
-        line: located.line,
-        message: located.error.to_string(),
-    }
-}
-
-/// The `*.md` entries of `dir`, sorted by file name; none when it does not exist.
-fn list(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) if e.kind() == ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e),
-    };
-    let mut files = Vec::new();
-    for entry in entries {
-        let path = entry?.path();
-        if path.extension().is_some_and(|x| x == "md") {
-            files.push(path);
-        }
-    }
-    files.sort();
-    Ok(files)
-}
-
-/// The text of a definition file; `None` for what is not a regular file (a folder
-/// named `x.md`, a FIFO), which is skipped. Symlinks are followed.
-fn read(path: &Path) -> Result<Option<String>, Located> {
-    Ok(frontmatter::read_text(path, MAX_FILE_BYTES)?)
-}
-
 /// Definitions by name, later sources replacing earlier ones.
 #[derive(Default)]
 struct Merge {
-    definitions: Vec<Definition>,
-    by_name: HashMap<String, usize>,
-    problems: Vec<Problem>,
+    found: Collected<Definition, Invalid>,
 }
 
 impl Merge {
     fn file(&mut self, path: &Path, source: Source) {
-        let text = match read(path) {
-            Ok(Some(text)) => text,
-            Ok(None) => return,
-            Err(e) => return self.problem(path, e),
+        let Some(text) = self.found.read(path, MAX_FILE_BYTES) else {
+            return;
         };
         match parse_located(&text, path, source) {
             Ok(def) => self.add(def),
-            Err(e) => self.problem(path, e),
+            Err(e) => self.found.problem(path, e),
         }
     }
 
-    fn add(&mut self, mut def: Definition) {
-        let Some(&at) = self.by_name.get(&def.name) else {
-            self.by_name
-                .insert(def.name.clone(), self.definitions.len());
-            self.definitions.push(def);
+    fn add(&mut self, def: Definition) {
+        let Some((old, mut def)) = self.found.add(def.name.clone(), def) else {
             return;
         };
-        let old = &mut self.definitions[at];
         if old.source == def.source {
             let error = Invalid::Duplicate {
                 name: def.name.clone(),
                 other: old.path.display().to_string(),
             };
-            let path = def.path.clone();
-            return self.problem(&path, Located::nowhere(error));
+            return self.found.problem(&def.path, Located::nowhere(error));
         }
         def.overrides = std::mem::take(&mut old.overrides);
         def.overrides.push(old.path.clone());
         *old = def;
     }
 
-    fn problem(&mut self, path: &Path, located: Located) {
-        self.problems.push(problem(path, located));
-    }
-
-    fn finish(mut self) -> Loaded {
-        self.definitions.sort_by(|a, b| a.name.cmp(&b.name));
+    fn finish(self) -> Loaded {
+        let (definitions, problems) = self.found.finish();
         Loaded {
-            definitions: self.definitions,
-            problems: self.problems,
+            definitions,
+            problems,
         }
     }
 }

@@ -2,11 +2,12 @@
 //! every invalid case reported with file and line while the valid files still load.
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use roocode_protocol::Mode;
 
 use super::*;
+use crate::frontmatter::test_support::Dirs;
 
 const REVIEWER: &str = "---
 name: code-reviewer
@@ -22,37 +23,8 @@ When invoked:
 1. Run git diff to see recent changes
 ";
 
-struct Dirs {
-    _tmp: tempfile::TempDir,
-    home: PathBuf,
-    project: PathBuf,
-}
-
-fn dirs() -> Dirs {
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    let project = tmp.path().join("project");
-    fs::create_dir_all(&home).unwrap();
-    fs::create_dir_all(&project).unwrap();
-    Dirs {
-        _tmp: tmp,
-        home,
-        project,
-    }
-}
-
-impl Dirs {
-    fn write(&self, source: Source, file: &str, text: impl AsRef<[u8]>) -> PathBuf {
-        let dir = source.dir(&self.home, &self.project);
-        fs::create_dir_all(&dir).unwrap();
-        let path = dir.join(file);
-        fs::write(&path, text).unwrap();
-        path
-    }
-
-    fn load(&self) -> Loaded {
-        load(&self.home, &self.project)
-    }
+fn dirs() -> Dirs<Source, Loaded> {
+    Dirs::new(Source::dir, load)
 }
 
 fn agent(name: &str, prompt: &str) -> String {

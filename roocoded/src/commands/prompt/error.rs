@@ -1,21 +1,15 @@
 //! Why a file is not a prompt command: [`Invalid`], each message saying what to fix,
 //! and [`Located`], the same with the line it concerns.
 
-use std::path::Path;
-
 use thiserror::Error;
 
-use super::Problem;
+use crate::frontmatter::{self, FileError};
 
 /// What is wrong with a prompt command file.
 #[derive(Debug, Error)]
 pub(crate) enum Invalid {
     #[error("{0}")]
-    File(#[from] crate::frontmatter::Invalid),
-    #[error("`{key}` {problem}")]
-    Field { key: String, problem: String },
-    #[error("both `{0}` and `{1}` are given (two spellings of one key): keep one")]
-    TwoSpellings(String, String),
+    File(#[from] frontmatter::Invalid),
     #[error(
         "`{name}` is not a command name (lowercase letters, digits, `_` and `-`; a \
          subfolder adds `name:`): rename the {what} `{part}` to `{suggestion}`"
@@ -37,48 +31,10 @@ pub(crate) enum Invalid {
     TooDeep(usize),
 }
 
-impl Invalid {
-    /// A bad value of a known key; `problem` completes the sentence "`key` ...".
-    pub fn field(key: &str, problem: impl Into<String>) -> Self {
-        Invalid::Field {
-            key: key.to_string(),
-            problem: problem.into(),
-        }
-    }
-}
+impl FileError for Invalid {}
 
 /// An [`Invalid`] with its 1-based line in the file, when known.
-#[derive(Debug)]
-pub(crate) struct Located {
-    pub line: Option<usize>,
-    pub error: Invalid,
-}
-
-impl Located {
-    pub fn at(line: usize, error: Invalid) -> Self {
-        Self {
-            line: Some(line),
-            error,
-        }
-    }
-
-    pub fn nowhere(error: Invalid) -> Self {
-        Self { line: None, error }
-    }
-
-    pub fn problem(&self, file: &Path) -> Problem {
-        Problem::new(file, self.line, self.error.to_string())
-    }
-}
-
-impl From<crate::frontmatter::Located> for Located {
-    fn from(located: crate::frontmatter::Located) -> Self {
-        Self {
-            line: located.line,
-            error: Invalid::File(located.error),
-        }
-    }
-}
+pub(crate) type Located = frontmatter::Located<Invalid>;
 
 /// A valid name part made from `part`: lowercase, other characters `-`, runs of `-`
 /// joined, trimmed of `-` (and `_`) at the start.

@@ -8,8 +8,8 @@ use yaml_serde::{Mapping, Value};
 
 use super::error::{Invalid, Located};
 use super::{CommandSource, PromptCommand};
-use crate::frontmatter::Split;
 use crate::frontmatter::values::{self, Cut};
+use crate::frontmatter::{FileError, Split};
 
 /// The longest description made from the body.
 const SUMMARY_CHARS: usize = 80;
@@ -80,7 +80,7 @@ pub(crate) fn command(
         {
             return Err(Located::at(
                 line,
-                Invalid::TwoSpellings(first.clone(), spelling),
+                Invalid::two_spellings(first.clone(), spelling),
             ));
         }
         apply(&mut command, known, value)

@@ -2,7 +2,6 @@
 //! their path (`a/b/c.md` → `a:b:c`), and keeping the one of each name from the
 //! highest source.
 
-use std::collections::HashMap;
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
@@ -10,7 +9,8 @@ use roocode_protocol::command;
 
 use super::error::{Invalid, Located, suggest_part};
 use super::{CommandSource, Problem, PromptCommand, PromptCommands, Shadowed, fields};
-use crate::frontmatter::{self, Split};
+use crate::frontmatter::folders::{Collected, distinct_dirs};
+use crate::frontmatter::{self, FileError};
 
 /// Larger files are refused: a command is a prompt, not a data file.
 const MAX_FILE_BYTES: u64 = 1024 * 1024;
@@ -24,16 +24,10 @@ const MAX_DEPTH: usize = 8;
 /// project's.
 pub fn load(home: &Path, project_root: &Path) -> PromptCommands {
     let mut merge = Merge::default();
-    let mut seen: Vec<PathBuf> = Vec::new();
-    for source in CommandSource::ALL {
-        let dir = source.dir(home, project_root);
-        let real = std::fs::canonicalize(&dir).unwrap_or_else(|_| dir.clone());
-        if seen.contains(&real) {
-            continue;
-        }
-        seen.push(real);
+    let dirs = CommandSource::ALL.map(|source| (source, source.dir(home, project_root)));
+    for (source, dir) in distinct_dirs(dirs) {
         let mut files = Vec::new();
-        walk(&dir, &mut Vec::new(), &mut files, &mut merge.problems);
+        walk(&dir, &mut Vec::new(), &mut files, &mut merge.found.problems);
         files.sort();
         for (parts, path) in files {
             merge.file(&parts, &path, source);
@@ -54,7 +48,7 @@ fn walk(
         Ok(entries) => entries,
         Err(e) if e.kind() == ErrorKind::NotFound && parts.is_empty() => return,
         Err(e) => {
-            let error = Invalid::File(frontmatter::Invalid::Read(e));
+            let error = Invalid::read(e);
             return problems.push(Located::nowhere(error).problem(dir));
         }
     };
@@ -133,27 +127,12 @@ fn parse_located(
     source: CommandSource,
     path: &Path,
 ) -> Result<PromptCommand, Located> {
-    let (split, map, lenient) = match frontmatter::split_optional(text)? {
-        Some(split) => {
-            let (map, lenient) = frontmatter::mapping(&split)?;
-            (split, map, lenient)
-        }
-        None => {
-            let split = Split {
-                yaml: String::new(),
-                first_line: 1,
-                body: frontmatter::normalise(text),
-            };
-            (split, yaml_serde::Mapping::new(), false)
-        }
-    };
+    let (split, map, lenient) = frontmatter::parse_optional(text)?;
     let mut command = fields::command(map, &split, name, source, path)?;
     if lenient {
-        command.warnings.push(
-            "a value contains an unquoted `: `, which YAML refuses; it was read as plain \
-             text — put the value in quotes"
-                .to_string(),
-        );
+        command
+            .warnings
+            .push(frontmatter::LENIENT_WARNING.to_string());
     }
     Ok(command)
 }
@@ -161,45 +140,35 @@ fn parse_located(
 /// Commands by name; sources come highest first, so a later one of a known name loses.
 #[derive(Default)]
 struct Merge {
-    commands: Vec<PromptCommand>,
-    by_name: HashMap<String, usize>,
+    found: Collected<PromptCommand, Invalid>,
     shadowed: Vec<Shadowed>,
-    problems: Vec<Problem>,
 }
 
 impl Merge {
     fn file(&mut self, parts: &[String], path: &Path, source: CommandSource) {
         let name = match name_of(parts) {
             Ok(name) => name,
-            Err(e) => return self.problems.push(Located::nowhere(e).problem(path)),
+            Err(e) => return self.found.problem(path, Located::nowhere(e)),
         };
-        let text = match frontmatter::read_text(path, MAX_FILE_BYTES) {
-            Ok(Some(text)) => text,
-            Ok(None) => return,
-            Err(e) => return self.problems.push(Located::from(e).problem(path)),
+        let Some(text) = self.found.read(path, MAX_FILE_BYTES) else {
+            return;
         };
         match parse_located(&text, name, source, path) {
             Ok(command) => self.add(command),
-            Err(e) => self.problems.push(e.problem(path)),
+            Err(e) => self.found.problem(path, e),
         }
     }
 
     fn add(&mut self, command: PromptCommand) {
-        let Some(&at) = self.by_name.get(&command.name) else {
-            self.by_name
-                .insert(command.name.clone(), self.commands.len());
-            self.commands.push(command);
+        let Some((winner, command)) = self.found.add(command.name.clone(), command) else {
             return;
         };
-        let winner = &self.commands[at];
         if winner.source == command.source {
             let error = Invalid::Duplicate {
                 name: command.name.clone(),
                 other: winner.path.display().to_string(),
             };
-            return self
-                .problems
-                .push(Located::nowhere(error).problem(&command.path));
+            return self.found.problem(&command.path, Located::nowhere(error));
         }
         self.shadowed.push(Shadowed {
             name: command.name,
@@ -210,12 +179,12 @@ impl Merge {
         });
     }
 
-    fn finish(mut self) -> PromptCommands {
-        self.commands.sort_by(|a, b| a.name.cmp(&b.name));
+    fn finish(self) -> PromptCommands {
+        let (commands, problems) = self.found.finish();
         PromptCommands {
-            commands: self.commands,
+            commands,
             shadowed: self.shadowed,
-            problems: self.problems,
+            problems,
         }
     }
 }

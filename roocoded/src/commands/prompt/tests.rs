@@ -2,7 +2,6 @@
 //! problems, and expansion — inlining through the [`Inliner`], substitution, and that
 //! arguments can never trigger inlining.
 
-use std::fs;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
@@ -10,43 +9,16 @@ use futures_util::FutureExt;
 use futures_util::future::BoxFuture;
 
 use super::*;
+use crate::frontmatter::test_support::Dirs;
 
-struct Dirs {
-    _tmp: tempfile::TempDir,
-    home: PathBuf,
-    project: PathBuf,
-}
-
-fn dirs() -> Dirs {
-    let tmp = tempfile::tempdir().unwrap();
-    let home = tmp.path().join("home");
-    let project = tmp.path().join("project");
-    fs::create_dir_all(&home).unwrap();
-    fs::create_dir_all(&project).unwrap();
-    Dirs {
-        _tmp: tmp,
-        home,
-        project,
-    }
+fn dirs() -> Dirs<CommandSource, PromptCommands> {
+    Dirs::new(CommandSource::dir, load)
 }
 
 const PROJECT: CommandSource = CommandSource::Project { claude: false };
 const PROJECT_CLAUDE: CommandSource = CommandSource::Project { claude: true };
 const USER: CommandSource = CommandSource::User { claude: false };
 const USER_CLAUDE: CommandSource = CommandSource::User { claude: true };
-
-impl Dirs {
-    fn write(&self, source: CommandSource, file: &str, text: impl AsRef<[u8]>) -> PathBuf {
-        let path = source.dir(&self.home, &self.project).join(file);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(&path, text).unwrap();
-        path
-    }
-
-    fn load(&self) -> PromptCommands {
-        load(&self.home, &self.project)
-    }
-}
 
 #[test]
 fn names_come_from_the_path_and_the_highest_source_wins() {

@@ -186,15 +186,8 @@ impl Engine {
         row: &SessionRow,
         env: &ClientEnv,
     ) -> Arc<SessionHooks> {
-        let home = crate::commands::client_home(self, env);
-        let user_dir = self.paths.user_dir.clone();
         let root = PathBuf::from(&row.root);
-        let all = {
-            let (home, root) = (home.clone(), root.clone());
-            tokio::task::spawn_blocking(move || hooks::load(&user_dir, &home, &root))
-                .await
-                .unwrap_or_default()
-        };
+        let all = self.load_hooks(&root, env).await;
         for problem in &all.problems {
             tracing::warn!(session = %row.id, "hook not loaded: {problem}");
         }
@@ -266,19 +259,26 @@ impl Engine {
 
     /// The project's hooks that wait for the user's approval, and the project root.
     pub async fn hooks_to_approve(&self, root: &Path, env: &ClientEnv) -> Vec<HookSpec> {
+        self.load_hooks(root, env)
+            .await
+            .hooks
+            .into_iter()
+            .filter(|h| !self.hook_approvals.allows(root, h))
+            .collect()
+    }
+
+    /// Every hook of the project at `root` and of the user (RooCode's user directory,
+    /// Claude Code's files under the client's home), read now.
+    async fn load_hooks(&self, root: &Path, env: &ClientEnv) -> HookSet {
         let home = crate::commands::client_home(self, env);
         let user_dir = self.paths.user_dir.clone();
         let root = root.to_path_buf();
-        let all = {
-            let root = root.clone();
-            tokio::task::spawn_blocking(move || hooks::load(&user_dir, &home, &root))
-                .await
-                .unwrap_or_default()
-        };
-        all.hooks
-            .into_iter()
-            .filter(|h| !self.hook_approvals.allows(&root, h))
-            .collect()
+        tokio::task::spawn_blocking(move || hooks::load(&user_dir, &home, &root))
+            .await
+            .unwrap_or_else(|e| {
+                tracing::error!("reading the hooks failed: {e}");
+                HookSet::default()
+            })
     }
 }
 
@@ -286,14 +286,7 @@ impl Engine {
     /// `hooks.list`: every hook a session in `cwd` would have, approved or not.
     pub async fn hook_list(&self, cwd: &str, env: &ClientEnv) -> Result<HookList, AgentError> {
         let root = crate::project::root(Path::new(cwd));
-        let home = crate::commands::client_home(self, env);
-        let user_dir = self.paths.user_dir.clone();
-        let all = {
-            let root = root.clone();
-            tokio::task::spawn_blocking(move || hooks::load(&user_dir, &home, &root))
-                .await
-                .unwrap_or_default()
-        };
+        let all = self.load_hooks(&root, env).await;
         Ok(HookList {
             hooks: all.hooks.iter().map(|h| self.hook_info(&root, h)).collect(),
             problems: all.problems.iter().map(ToString::to_string).collect(),

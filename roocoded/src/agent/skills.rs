@@ -56,14 +56,9 @@ pub struct Activated {
     pub injections: Vec<String>,
 }
 
-/// The client's home, where user skills live (see `commands::catalog::client_home`).
-fn home(engine: &Engine, env: &ClientEnv) -> PathBuf {
-    crate::commands::client_home(engine, env)
-}
-
-/// The session's skills, read now.
+/// The session's skills, read now (user skills from the client's home).
 pub async fn load(engine: &Engine, row: &SessionRow, env: &ClientEnv) -> SkillSet {
-    let home = home(engine, env);
+    let home = crate::commands::client_home(engine, env);
     let root = PathBuf::from(&row.root);
     tokio::task::spawn_blocking(move || skills::load(&home, &root))
         .await
@@ -74,6 +69,11 @@ pub async fn load(engine: &Engine, row: &SessionRow, env: &ClientEnv) -> SkillSe
 }
 
 impl Engine {
+    /// The session's skills, read now (see [`load`]).
+    pub async fn skill_set(&self, row: &SessionRow, env: &ClientEnv) -> SkillSet {
+        load(self, row, env).await
+    }
+
     /// At a turn's start: queues the skill listing when it changed since the model last
     /// saw it, and the `skills.auto` skills not injected yet. Returns whether anything
     /// was queued.

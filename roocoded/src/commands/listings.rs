@@ -9,7 +9,7 @@ use roocode_protocol::session::ClientEnv;
 
 use super::client_home;
 use crate::agent::{AgentError, Engine, definitions};
-use crate::skills::{SkillMode, SkillSet};
+use crate::skills::SkillMode;
 use crate::store::SessionRow;
 
 /// `/skills`: every skill with its source and mode, then the shadowed and the broken.
@@ -18,11 +18,7 @@ pub async fn skills(
     row: &SessionRow,
     env: &ClientEnv,
 ) -> Result<String, AgentError> {
-    let home = client_home(engine, env);
-    let root = PathBuf::from(&row.root);
-    let set = tokio::task::spawn_blocking(move || crate::skills::load(&home, &root))
-        .await
-        .unwrap_or_else(|_| SkillSet::default());
+    let set = engine.skill_set(row, env).await;
     let mut out = String::new();
     if set.skills.is_empty() {
         out.push_str("No skills.");

@@ -142,10 +142,7 @@ const COMMANDS: &[Command] = &[
 /// The client's home, where user skills and commands live; a home that cannot exist
 /// when the client sent none (then only the project's and the built-ins are found).
 pub(crate) fn client_home(engine: &Engine, env: &ClientEnv) -> std::path::PathBuf {
-    match env.vars.get("HOME") {
-        Some(home) if !home.is_empty() => std::path::PathBuf::from(home),
-        _ => engine.paths().data_dir.join("no-client-home"),
-    }
+    crate::project::client_home(&env.vars, &engine.paths().data_dir)
 }
 
 /// The daemon's own commands, for completion and `/help`.

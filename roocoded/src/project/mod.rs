@@ -85,3 +85,13 @@ pub fn default_branch(root: &Path) -> Option<String> {
 
 #[cfg(test)]
 mod tests;
+
+/// The client's home, where the user's skills, commands and Claude Code files live:
+/// its `HOME`, or — when it sent none — a folder under `data_dir` that never exists,
+/// so only the project's and the built-in ones are found (never the daemon's own).
+pub fn client_home(vars: &std::collections::BTreeMap<String, String>, data_dir: &Path) -> PathBuf {
+    match vars.get("HOME") {
+        Some(home) if !home.is_empty() => PathBuf::from(home),
+        _ => data_dir.join("no-client-home"),
+    }
+}

@@ -101,12 +101,7 @@ impl TypedTool for SkillToolImpl {
 
 /// The skill `name` of the calling agent's project and user, read now.
 async fn find(ctx: &ToolContext, name: &str) -> Result<Skill, ToolError> {
-    let home = ctx.env.get("HOME").cloned().unwrap_or_default();
-    let home = if home.is_empty() {
-        ctx.data_dir.join("no-client-home")
-    } else {
-        home.into()
-    };
+    let home = crate::project::client_home(&ctx.env, &ctx.data_dir);
     let root = ctx.scope.root.clone();
     let set = tokio::task::spawn_blocking(move || skills::load(&home, &root))
         .await

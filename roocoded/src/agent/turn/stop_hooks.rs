@@ -58,28 +58,27 @@ impl Turn<'_> {
             self.notice("continuation_skipped", message).await?;
             return Ok(false);
         }
-        let (n, total) = {
+        // This continuation's number for the message and in the session; none left.
+        let counted = {
             let mut counts = self
                 .rt
                 .continuations
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner);
-            if counts.0 >= max_message || counts.1 >= max_session {
-                None
-            } else {
+            let room = counts.0 < max_message && counts.1 < max_session;
+            if room {
                 counts.0 += 1;
                 counts.1 += 1;
-                Some(*counts)
             }
-        }
-        .map_or((0, 0), |c| c);
-        if n == 0 {
+            room.then_some(*counts)
+        };
+        let Some((n, total)) = counted else {
             let message = format!(
                 "a stop hook asked the agent to go on, but it already went on {max_message} time(s) for this message or {max_session} in this session (continuation.max_per_message, continuation.max_per_session)"
             );
             self.notice("continuation_limit", message).await?;
             return Ok(false);
-        }
+        };
         let last = n >= max_message || total >= max_session;
         let mut text = format!(
             "A stop hook sent you back to work (continuation {n} of at most {max_message} for this message): {reason}"

@@ -69,7 +69,7 @@ pub async fn load(engine: &Engine, row: &SessionRow, env: &ClientEnv) -> SkillSe
 }
 
 impl Engine {
-    /// The session's skills, read now (see [`load`]).
+    /// The session's skills, read now: the project's, the user's (from the client's home) and the built-ins.
     pub async fn skill_set(&self, row: &SessionRow, env: &ClientEnv) -> SkillSet {
         load(self, row, env).await
     }

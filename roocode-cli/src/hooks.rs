@@ -1,9 +1,9 @@
 //! `roocode-cli hooks list|approve`: the hooks a session started here would run. `list`
 //! shows each hook's event, what it runs, its file and line, whether it runs and what
 //! it did last; `approve [ID…]` approves the project's hooks as they are written now
-//! (all of those waiting when no id is given). A project's hooks come with a cloned
-//! repository, so they run only once approved; the user's own and local ones need no
-//! approval. Refused to the model's commands (the daemon checks the caller).
+//! (all of those waiting when no id is given). A project's hooks, shared or local, come
+//! with a cloned repository or an agent's write, so they run only once approved; the
+//! user's own need no approval. Refused to the model's commands (the daemon checks the caller).
 
 use clap::{Args, Subcommand};
 use roocode_protocol::api::HooksApiClient;

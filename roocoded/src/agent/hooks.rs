@@ -1,5 +1,5 @@
 //! The engine's side of hooks (DESIGN.md §7, issue 14 item 4): which hooks run for a
-//! session ([`SessionHooks`]: the user's, the local ones, and the project's the user
+//! session ([`SessionHooks`]: the user's, and the project's and local ones the user
 //! approved — read at each turn's start, so an edit counts from the next turn), firing
 //! an event and reading what its hooks decided ([`Fired`]), and the last result of each
 //! hook for `/hooks`. The hooks themselves (files, conditions, running a command) are

@@ -99,6 +99,12 @@ impl<'t> TurnSettings<'t> {
         if let Some(allowed) = &scope.allowed_tools {
             agent.tools = crate::tools::turn_scope::narrow(agent.tools, allowed);
         }
+        // A running skill's own tools, after the narrowing (its `allowed_tools` name
+        // the agent's tools, not its own).
+        if !scope.skill_tools.is_empty() {
+            agent.tools =
+                crate::tools::turn_scope::with_skill_tools(agent.tools, &scope.skill_tools);
+        }
         if let Some(model) = scope.model {
             agent.model = model;
         }

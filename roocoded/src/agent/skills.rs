@@ -187,6 +187,7 @@ impl Engine {
             allowed_tools: combined.allowed_tools,
             pre_approved: combined.pre_approved,
             model: combined.model,
+            skill_tools: combined.skill_tools,
         };
         let rest = parsed.rest.trim();
         let text = if rest.is_empty() {

@@ -98,6 +98,7 @@ async fn prompt_message(
         allowed_tools: command.allowed_tools.clone(),
         pre_approved: command.pre_approved.clone(),
         model: command.model.clone(),
+        skill_tools: Vec::new(),
     };
     let calls = InlineCalls::new(engine, row, env, &scope)?;
     let inliner = GateInliner {

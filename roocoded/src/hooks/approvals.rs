@@ -4,7 +4,11 @@
 //! approve`), as its MCP servers do. An approval is kept under the project's root and
 //! the hook's id ([`super::HookSpec::id`]: its file, position, event, matcher,
 //! condition and action): editing the hook, or the same file in another repository,
-//! asks again. The user's own hooks and local ones need none.
+//! asks again. A local file (`.roocode/config.local.yaml`, `.claude/settings.local.json`)
+//! needs the same approval: it lives in the project's tree, where a cloned repository
+//! can ship one and an agent's write can add one, and a hook runs as the user's own
+//! command outside the sandbox. Only the user's own hooks (`~/.roocode`, `~/.claude`)
+//! need none.
 
 use std::path::Path;
 
@@ -40,11 +44,11 @@ impl HookApprovals {
         }
     }
 
-    /// Whether `hook` may run in the project at `root`: the user's and local hooks
-    /// always, a project hook once approved as it is now. An unreadable file approves
+    /// Whether `hook` may run in the project at `root`: the user's own hooks always, a
+    /// project or local one once approved as it is now. An unreadable file approves
     /// nothing (and says so in the log).
     pub fn allows(&self, root: &Path, hook: &HookSpec) -> bool {
-        if hook.source.scope != HookScope::Project {
+        if hook.source.scope == HookScope::User {
             return true;
         }
         let file: File = match self.file.read() {
@@ -118,5 +122,11 @@ mod tests {
         let mut user = set[1].clone();
         user.source.scope = HookScope::User;
         assert!(approvals.allows(project.path(), &user));
+        let mut local = set[1].clone();
+        local.source.scope = HookScope::Local;
+        assert!(
+            !approvals.allows(project.path(), &local),
+            "a local file is in the project's tree: approved like a project hook"
+        );
     }
 }

@@ -24,7 +24,8 @@ pub enum HookScope {
     /// `.roocode/config.yaml`, `.claude/settings.json` of the project: needs the user's
     /// approval before it runs (a cloned repository's).
     Project,
-    /// `.roocode/config.local.yaml`, `.claude/settings.local.json` (not committed).
+    /// `.roocode/config.local.yaml`, `.claude/settings.local.json` (not committed, but
+    /// in the project's tree: approved like a project hook).
     Local,
 }
 

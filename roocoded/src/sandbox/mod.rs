@@ -123,16 +123,21 @@ impl CommandSandbox {
     }
 
     /// The program and arguments that run `shell shell_args` in `dir` under this
-    /// sandbox, with `scratch` (the session's private directory) writable. `None`:
-    /// run the shell directly. `Err`: refuse to run (the text says why and what to do).
+    /// sandbox, with `scratch` (the session's private directory) writable and
+    /// `readable` visible read-only. `None`: run the shell directly. `Err`: refuse to
+    /// run (the text says why and what to do).
     pub fn wrapper(
         &self,
         dir: &Path,
         scratch: Option<&Path>,
+        readable: &[PathBuf],
     ) -> Result<Option<(PathBuf, Vec<OsString>)>, String> {
         let mut policy = self.policy.clone();
         if let Some(scratch) = scratch {
             policy.add(scratch, Access::Writable);
+        }
+        for path in readable {
+            policy.add(path, Access::ReadOnly);
         }
         match &self.mechanism {
             Mechanism::Unconfined => Ok(None),

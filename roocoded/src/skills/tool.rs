@@ -15,7 +15,7 @@
 use std::path::Path;
 use std::time::Duration;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use thiserror::Error;
 
@@ -29,7 +29,7 @@ pub(crate) const FILE: &str = "tool.json";
 const MAX_FILE_BYTES: u64 = 256 * 1024;
 
 /// One tool of a skill.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SkillTool {
     /// `[A-Za-z][A-Za-z0-9_-]*`, at most 64 characters.
     pub name: String,

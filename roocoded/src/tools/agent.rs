@@ -100,6 +100,7 @@ impl TypedTool for AgentTool {
                 mode: args.mode.filter(|m| !m.trim().is_empty()),
                 backend: args.backend.filter(|b| !b.trim().is_empty()),
                 tools: None,
+                scope: None,
             };
             let result = host.run_agent(request).await.map_err(ToolError::Failed)?;
             Ok(ToolOutput::text(result))

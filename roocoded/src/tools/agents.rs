@@ -5,7 +5,7 @@
 use futures_util::future::BoxFuture;
 
 /// An `Agent` call, as the model made it (parameters as Claude Code names them).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct AgentRequest {
     pub prompt: String,
     pub description: String,
@@ -28,6 +28,9 @@ pub struct AgentRequest {
     /// The only tools the child may have, within its type's (a fork skill's
     /// `allowed_tools`); `None`: its type's.
     pub tools: Option<Vec<String>>,
+    /// What the child's first turn runs with (a fork skill's pre-approved rules, model
+    /// and own tools).
+    pub scope: Option<super::turn_scope::TurnScope>,
 }
 
 /// The sub-agents of the calling agent.

@@ -42,6 +42,7 @@ mod schema_export;
 mod schema_tests;
 mod send_message;
 pub mod skill;
+mod skill_command;
 #[cfg(test)]
 mod target_tests;
 mod task_create;
@@ -89,6 +90,7 @@ pub use read::ReadTool;
 pub use registry::{CallError, Registry, RegistryError};
 pub use send_message::SendMessageTool;
 pub use skill::SkillToolImpl;
+pub use skill_command::SkillCommandTool;
 pub use task_create::TaskCreateTool;
 pub use task_update::TaskUpdateTool;
 pub use tasks::{TaskGetTool, TaskListTool, TaskStopTool};
@@ -216,6 +218,10 @@ pub struct Spec {
     /// What the tool touches.
     pub effect: Effect,
     pub category: ToolCategory,
+    /// The tool whose permission rules its calls are checked under, when not its own:
+    /// a skill's command-backed tool runs commands, so `Bash(...)` rules (and Bash's
+    /// prompts) apply to it as to any command.
+    pub gated_as: Option<Arc<str>>,
 }
 
 impl Spec {
@@ -230,7 +236,14 @@ impl Spec {
             description: description.into(),
             effect,
             category,
+            gated_as: None,
         }
+    }
+
+    /// The same spec, its calls checked under `tool`'s permission rules.
+    pub fn gated_as(mut self, tool: impl Into<Arc<str>>) -> Self {
+        self.gated_as = Some(tool.into());
+        self
     }
 }
 

@@ -45,7 +45,7 @@ impl Prepared {
     /// The call as the permission gate sees it; `input` is the arguments as given.
     pub fn call<'a>(&'a self, input: &'a Value) -> Call<'a> {
         Call {
-            tool: &self.spec.name,
+            tool: self.spec.gated_as.as_deref().unwrap_or(&self.spec.name),
             effect: self.spec.effect,
             target: &self.target,
             input,

@@ -17,7 +17,7 @@ use futures_util::future::BoxFuture;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use super::turn_scope::TurnScope;
+use super::turn_scope::{ScopedSkillTool, TurnScope};
 use super::{
     AgentRequest, Effect, Spec, ToolCategory, ToolContext, ToolError, ToolOutput, TypedTool,
 };
@@ -73,6 +73,7 @@ impl TypedTool for SkillToolImpl {
                         model: skill.model.clone(),
                         name: Some(format!("skill-{}", skill.name)),
                         tools: skill.allowed_tools.as_ref().map(|t| tool_names(t)),
+                        scope: Some(scope_of(&skill, &format!("skill {}", skill.name), false)),
                         ..AgentRequest::default()
                     };
                     let result = host.run_agent(request).await.map_err(ToolError::Failed)?;
@@ -159,6 +160,24 @@ pub fn render(skill: &Skill, arguments: &str) -> Result<String, String> {
                 references.display()
             ));
         }
+        if !skill.tools.is_empty() {
+            let names: Vec<String> = skill
+                .tools
+                .iter()
+                .map(|t| {
+                    format!(
+                        "`{}{}__{}`",
+                        super::skill_command::PREFIX,
+                        skill.name,
+                        t.name
+                    )
+                })
+                .collect();
+            body.push_str(&format!(
+                "\nIts own tools, yours until the end of this turn: {}",
+                names.join(", ")
+            ));
+        }
     }
     Ok(body)
 }
@@ -177,11 +196,24 @@ pub fn scope_of(skill: &Skill, origin: &str, by_user: bool) -> TurnScope {
         // `//` anchors a rule at an absolute path.
         pre_approved.push(format!("Read(/{}/**)", dir.display()));
     }
+    let skill_tools = match &skill.dir {
+        Some(dir) => skill
+            .tools
+            .iter()
+            .map(|tool| ScopedSkillTool {
+                skill: skill.name.clone(),
+                dir: dir.clone(),
+                tool: tool.clone(),
+            })
+            .collect(),
+        None => Vec::new(),
+    };
     TurnScope {
         origin: origin.to_string(),
         allowed_tools: skill.allowed_tools.as_ref().map(|t| tool_names(t)),
         pre_approved,
         model: skill.model.clone(),
+        skill_tools,
     }
 }
 

@@ -297,6 +297,29 @@ impl ToolSet {
         self
     }
 
+    /// The same set with `tools` added after its own (a running skill's tools): a
+    /// tool whose name the set's registry already has is left out.
+    pub fn with_tools(mut self, tools: Vec<Arc<dyn super::Tool>>) -> Self {
+        if tools.is_empty() {
+            return self;
+        }
+        let mut overlay = Registry::overlay(&self.registry);
+        for tool in tools {
+            let name = tool.spec().name;
+            match overlay.register(tool) {
+                Ok(()) => {
+                    if let Some(advertised) = &mut self.advertised {
+                        advertised.push(Arc::clone(&name));
+                    }
+                    self.names.push(name);
+                }
+                Err(e) => tracing::warn!("a skill tool is not offered: {e}"),
+            }
+        }
+        self.registry = Arc::new(overlay);
+        self
+    }
+
     /// The same set without `name`.
     pub fn without(mut self, name: &str) -> Self {
         self.names.retain(|n| &**n != name);

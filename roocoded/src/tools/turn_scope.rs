@@ -5,14 +5,16 @@
 //! a `Skill` call during the turn; the turn collects them in [`TurnScopes`] and drops
 //! them when it ends, which restores the agent's own tools, rules and model.
 
-use std::sync::{Mutex, PoisonError};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use serde::{Deserialize, Serialize};
 
 use super::ToolSet;
+use crate::skills::SkillTool;
 
 /// One command's or skill's settings for the turn.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TurnScope {
     /// Who set it, for messages: `/review`, `skill commit`.
     pub origin: String,
@@ -26,12 +28,27 @@ pub struct TurnScope {
     /// The model for the rest of the turn (`provider/model` or an alias).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub model: Option<String>,
+    /// The tools of the skill's `tool.json`, offered while it runs.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skill_tools: Vec<ScopedSkillTool>,
+}
+
+/// One tool a skill brings for the turn it runs in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScopedSkillTool {
+    pub skill: String,
+    /// The skill's folder (the tool's program may be a file in it).
+    pub dir: PathBuf,
+    pub tool: SkillTool,
 }
 
 impl TurnScope {
     /// Nothing to change.
     pub fn is_empty(&self) -> bool {
-        self.allowed_tools.is_none() && self.pre_approved.is_empty() && self.model.is_none()
+        self.allowed_tools.is_none()
+            && self.pre_approved.is_empty()
+            && self.model.is_none()
+            && self.skill_tools.is_empty()
     }
 
     /// As stored with a queued message.
@@ -74,11 +91,13 @@ impl TurnScopes {
 
 /// The combined effect of several scopes: tools narrowed to what every narrowing scope
 /// keeps, the rules of all, the latest model.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Combined {
     pub allowed_tools: Option<Vec<String>>,
     pub pre_approved: Vec<String>,
     pub model: Option<String>,
+    /// The skills' own tools, each once.
+    pub skill_tools: Vec<ScopedSkillTool>,
 }
 
 /// Combines `scopes` (see [`Combined`]).
@@ -99,6 +118,15 @@ pub fn combine(scopes: &[TurnScope]) -> Combined {
         if scope.model.is_some() {
             out.model.clone_from(&scope.model);
         }
+        for tool in &scope.skill_tools {
+            if !out
+                .skill_tools
+                .iter()
+                .any(|t| t.skill == tool.skill && t.tool.name == tool.tool.name)
+            {
+                out.skill_tools.push(tool.clone());
+            }
+        }
     }
     out
 }
@@ -117,6 +145,24 @@ pub fn narrow(tools: ToolSet, allowed: &[String]) -> ToolSet {
     tools.narrowed(&names)
 }
 
+/// `tools` with the skills' own `tools` added; one that cannot be offered is left out
+/// (and logged).
+pub fn with_skill_tools(tools: ToolSet, skill_tools: &[ScopedSkillTool]) -> ToolSet {
+    let adapters = skill_tools
+        .iter()
+        .filter_map(
+            |t| match super::SkillCommandTool::new(&t.skill, &t.dir, t.tool.clone()) {
+                Ok(tool) => Some(Arc::new(tool) as Arc<dyn super::Tool>),
+                Err(e) => {
+                    tracing::warn!("{e}");
+                    None
+                }
+            },
+        )
+        .collect();
+    tools.with_tools(adapters)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -127,6 +173,7 @@ mod tests {
             allowed_tools: allowed.map(|a| a.iter().map(|s| s.to_string()).collect()),
             pre_approved: rules.iter().map(|s| s.to_string()).collect(),
             model: model.map(str::to_string),
+            skill_tools: Vec::new(),
         }
     }
 

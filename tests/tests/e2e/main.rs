@@ -38,6 +38,7 @@ mod read_only_agents;
 mod sandbox;
 mod secrets;
 mod send;
+mod skill_tools;
 mod skills;
 mod slash_commands;
 mod team_cleanup;

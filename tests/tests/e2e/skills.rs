@@ -10,13 +10,15 @@ use serde_json::{Value, json};
 
 use crate::harness::World;
 
-fn write(w: &World, rel: &str, text: &str) {
+/// Writes `text` to `rel` in the world's project, creating its folders.
+pub(crate) fn write(w: &World, rel: &str, text: &str) {
     let path = w.project_path().join(rel);
     std::fs::create_dir_all(path.parent().expect("parent")).expect("dir");
     std::fs::write(path, text).expect("write");
 }
 
-fn tool_names(body: &Value) -> Vec<String> {
+/// The tool names a request sent.
+pub(crate) fn tool_names(body: &Value) -> Vec<String> {
     body["tools"]
         .as_array()
         .map(|t| {

@@ -17,6 +17,7 @@ use crate::agent::definitions::{self, Isolation, ModelChoice, ModelTier};
 use crate::agent::{AgentError, Engine};
 use crate::config::Config;
 use crate::store::{NewAgent, NewSession, SessionRow};
+use crate::tools::turn_scope::TurnScope;
 use crate::tools::{AgentRequest, FileState};
 
 /// What a parent's `Agent` call knows of the agent making it.
@@ -316,8 +317,9 @@ impl Engine {
             Some(messages) => self.store.replace_context(&id, &messages).await?,
             None => {
                 let input_id = uuid::Uuid::now_v7().to_string();
+                let scope = request.scope.as_ref().map(TurnScope::to_json);
                 self.store
-                    .queue_input(&id, &input_id, &request.prompt, None)
+                    .queue_input(&id, &input_id, &request.prompt, scope.as_deref())
                     .await?;
             }
         }

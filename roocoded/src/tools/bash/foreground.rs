@@ -21,7 +21,7 @@ use crate::tools::{ToolContext, ToolError, ToolOutput};
 /// How long to wait for the killed shell to be reaped.
 const REAP_WAIT: Duration = Duration::from_secs(2);
 
-enum Ending {
+pub(super) enum Ending {
     Exited(ExitStatus),
     TimedOut,
     Cancelled,
@@ -49,13 +49,33 @@ pub(crate) async fn run(
         command,
         cwd_file: &cwd_file,
     };
+    let spawned = spawn(script, &dir, &launch)
+        .map_err(|e| ToolError::Failed(format!("Cannot start the shell: {e}")))?;
+    let (ending, rendered) = supervise(ctx, spawned, command, timeout).await;
+    let mut notes: Vec<String> = start_note.into_iter().collect();
+    if let Ending::Exited(_) = ending
+        && let Some(dir) = reported_dir(&cwd_file)
+    {
+        notes.extend(ctx.shell.settle_dir(dir, ctx));
+    }
+    shape(ending, rendered, notes, timeout, &launch, &dir)
+}
+
+/// Waits for a spawned command (recorded as `label`) to end, time out or be cancelled,
+/// with live output; stops what it left running in its group. The ending and the
+/// command's output, head and tail.
+pub(super) async fn supervise(
+    ctx: &ToolContext,
+    spawned: Spawned,
+    label: &str,
+    timeout: Duration,
+) -> (Ending, String) {
     let Spawned {
         mut child,
         pgid,
         output,
-    } = spawn(script, &dir, &launch)
-        .map_err(|e| ToolError::Failed(format!("Cannot start the shell: {e}")))?;
-    let guard = GroupGuard::new(pgid, command, ctx.processes.clone());
+    } = spawned;
+    let guard = GroupGuard::new(pgid, label, ctx.processes.clone());
     let capture = Arc::new(Mutex::new(HeadTail::default()));
     let stop = CancellationToken::new();
     // If this future is dropped, the pump stops too (the guard kills the group).
@@ -82,8 +102,21 @@ pub(crate) async fn run(
     }
     guard.finish();
     finish_pump(pumping, stop).await;
+    let rendered = lock(&capture).render();
+    (ending, rendered)
+}
 
-    let mut notes: Vec<String> = start_note.into_iter().collect();
+/// The result of a command that ended so, its output `rendered`, with `notes` after
+/// it: an error for a non-zero exit, a signal or a timeout (with the sandbox's likely
+/// part in a failure, when it has one).
+pub(super) fn shape(
+    ending: Ending,
+    rendered: String,
+    mut notes: Vec<String>,
+    timeout: Duration,
+    launch: &Launch,
+    dir: &Path,
+) -> Result<ToolOutput, ToolError> {
     let is_error = match ending {
         Ending::Cancelled => return Err(ToolError::Cancelled),
         Ending::WaitFailed(e) => {
@@ -96,27 +129,21 @@ pub(crate) async fn run(
             ));
             true
         }
-        Ending::Exited(status) => {
-            if let Some(dir) = reported_dir(&cwd_file) {
-                notes.extend(ctx.shell.settle_dir(dir, ctx));
+        Ending::Exited(status) => match (status.code(), status.signal()) {
+            (Some(0), _) => false,
+            (Some(code), _) => {
+                notes.insert(0, format!("Exit code: {code}"));
+                true
             }
-            match (status.code(), status.signal()) {
-                (Some(0), _) => false,
-                (Some(code), _) => {
-                    notes.insert(0, format!("Exit code: {code}"));
-                    true
-                }
-                (None, Some(signal)) => {
-                    notes.insert(0, format!("Killed by {}", signal_name(signal)));
-                    true
-                }
-                (None, None) => false,
+            (None, Some(signal)) => {
+                notes.insert(0, format!("Killed by {}", signal_name(signal)));
+                true
             }
-        }
+            (None, None) => false,
+        },
     };
-    let rendered = lock(&capture).render();
     if is_error {
-        notes.extend(launch.failure_note(&rendered, &dir));
+        notes.extend(launch.failure_note(&rendered, dir));
     }
     let mut content = rendered.trim_end_matches(['\n', '\r']).to_string();
     if content.trim().is_empty() {
@@ -173,7 +200,7 @@ fn human(d: Duration) -> String {
     }
 }
 
-struct RemoveOnDrop(PathBuf);
+pub(super) struct RemoveOnDrop(pub(super) PathBuf);
 
 impl Drop for RemoveOnDrop {
     fn drop(&mut self) {

@@ -19,6 +19,8 @@ pub(crate) struct Launch {
     unconfined: bool,
     /// The session's private directory (writable; `TMPDIR` is `tmp/` inside it).
     scratch: Option<PathBuf>,
+    /// Places readable inside the sandbox even where it hides them (a skill's folder).
+    readable: Vec<PathBuf>,
 }
 
 impl Launch {
@@ -30,6 +32,7 @@ impl Launch {
                 sandbox: None,
                 unconfined,
                 scratch: None,
+                readable: Vec::new(),
             });
         };
         if !unconfined && let crate::sandbox::Mechanism::Refuse(why) = &sandbox.mechanism {
@@ -48,14 +51,22 @@ impl Launch {
             sandbox: Some(sandbox),
             unconfined,
             scratch: Some(scratch),
+            readable: Vec::new(),
         })
+    }
+
+    /// The same launch with `dir` readable inside the sandbox (a user skill's folder
+    /// is in RooCode's home, which commands otherwise cannot see).
+    pub(crate) fn reading(mut self, dir: PathBuf) -> Self {
+        self.readable.push(dir);
+        self
     }
 
     /// The program and arguments to put before the shell, if any.
     pub(crate) fn wrapper(&self, dir: &Path) -> std::io::Result<Option<(PathBuf, Vec<OsString>)>> {
         match &self.sandbox {
             Some(sandbox) if !self.unconfined => sandbox
-                .wrapper(dir, self.scratch.as_deref())
+                .wrapper(dir, self.scratch.as_deref(), &self.readable)
                 .map_err(std::io::Error::other),
             _ => Ok(None),
         }

@@ -21,6 +21,7 @@
 
 mod background;
 mod bash_output;
+mod exec;
 mod foreground;
 mod kill_shell;
 mod launch;
@@ -36,6 +37,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 
 pub use bash_output::BashOutputTool;
+pub use exec::{Program, run_program};
 pub use kill_shell::KillShellTool;
 pub use process::{ProcessRecorder, kill_group, terminate_group};
 pub use shell::ShellState;

@@ -62,6 +62,9 @@ pub(crate) enum Script<'a> {
     },
     /// The command alone.
     Plain(&'a str),
+    /// A program and its arguments, run as they are (no shell parses them), with
+    /// `stdin` on its standard input (a skill's tool, see `crate::tools::skill_command`).
+    Exec { argv: &'a [String], stdin: &'a Path },
 }
 
 /// The wrapper of [`Script::Tracked`]: `$1` is the command, `$2` the file. The command
@@ -69,6 +72,10 @@ pub(crate) enum Script<'a> {
 /// sees no positional parameters.
 const TRACKED_WRAPPER: &str = "__roo_cmd=$1 __roo_cwd=$2; set --; eval \"$__roo_cmd\"; \
 __roo_status=$?; pwd -P >| \"$__roo_cwd\" 2>/dev/null; exit $__roo_status";
+
+/// The wrapper of [`Script::Exec`]: `$1` is the input file, the rest the argument
+/// vector, which `exec` runs without parsing it again.
+const EXEC_WRAPPER: &str = "__roo_in=$1; shift; exec \"$@\" <\"$__roo_in\"";
 
 /// A running command.
 pub(crate) struct Spawned {
@@ -105,6 +112,12 @@ pub(crate) fn spawn(script: Script<'_>, dir: &Path, launch: &Launch) -> io::Resu
         }
         Script::Plain(command) => {
             cmd.arg(command);
+        }
+        Script::Exec { argv, stdin } => {
+            cmd.arg(EXEC_WRAPPER)
+                .arg(shell.file_name().unwrap_or(shell.as_os_str()))
+                .arg(stdin)
+                .args(argv);
         }
     }
     // One pipe for both streams keeps their arrival order.

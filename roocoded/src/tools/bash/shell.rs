@@ -92,9 +92,14 @@ impl ShellState {
     /// A fresh path (not yet existing) in the scratch directory, for one command to
     /// write its final directory to.
     pub(crate) fn cwd_file(&self) -> std::io::Result<PathBuf> {
+        self.scratch_file("cwd")
+    }
+
+    /// A fresh path (not yet existing) `<prefix>-<n>` in the scratch directory.
+    pub(crate) fn scratch_file(&self, prefix: &str) -> std::io::Result<PathBuf> {
         let dir = self.scratch_dir()?;
         let n = self.file_seq.fetch_add(1, Ordering::Relaxed);
-        Ok(dir.join(format!("cwd-{n}")))
+        Ok(dir.join(format!("{prefix}-{n}")))
     }
 
     /// The session's private (0700) directory, created on first use: the cwd files

@@ -188,6 +188,7 @@ impl Engine {
             pre_approved: combined.pre_approved,
             model: combined.model,
             skill_tools: combined.skill_tools,
+            invoked_skill: None,
         };
         let rest = parsed.rest.trim();
         let text = if rest.is_empty() {

@@ -68,9 +68,11 @@ pub(super) async fn run(
 
 /// A skill the user invoked: an inline one's body as the message (its tools, rules and
 /// model for the turn); a fork one asks the model to run it through the `Skill` tool,
-/// which starts the isolated sub-agent.
+/// which starts the isolated sub-agent. The message's scope then only says the user ran
+/// it (its origin `/name`), so the fork gets the rules a user's invocation grants.
 fn skill_message(skill: &Skill, args: &str) -> Result<(String, Option<TurnScope>), AgentError> {
-    let header = format!("<command-name>/{}</command-name>", skill.name);
+    let origin = format!("/{}", skill.name);
+    let header = format!("<command-name>{origin}</command-name>");
     if skill.mode == SkillMode::Fork {
         let text = format!(
             "{header}\nRun the `{}` skill: call the Skill tool with name \"{}\" and arguments {}, then report its result to me.",
@@ -78,10 +80,15 @@ fn skill_message(skill: &Skill, args: &str) -> Result<(String, Option<TurnScope>
             skill.name,
             serde_json::Value::String(args.to_string())
         );
-        return Ok((text, None));
+        let scope = TurnScope {
+            origin,
+            invoked_skill: Some(skill.name.clone()),
+            ..TurnScope::default()
+        };
+        return Ok((text, Some(scope)));
     }
     let body = crate::tools::skill::render(skill, args).map_err(AgentError::Invalid)?;
-    let scope = crate::tools::skill::scope_of(skill, &format!("/{}", skill.name), true);
+    let scope = crate::tools::skill::scope_of(skill, &origin, true);
     Ok((format!("{header}\n{body}"), Some(scope)))
 }
 
@@ -98,7 +105,7 @@ async fn prompt_message(
         allowed_tools: command.allowed_tools.clone(),
         pre_approved: command.pre_approved.clone(),
         model: command.model.clone(),
-        skill_tools: Vec::new(),
+        ..TurnScope::default()
     };
     let calls = InlineCalls::new(engine, row, env, &scope)?;
     let inliner = GateInliner {

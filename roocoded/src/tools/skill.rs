@@ -73,7 +73,13 @@ impl TypedTool for SkillToolImpl {
                         model: skill.model.clone(),
                         name: Some(format!("skill-{}", skill.name)),
                         tools: skill.allowed_tools.as_ref().map(|t| tool_names(t)),
-                        scope: Some(scope_of(&skill, &format!("skill {}", skill.name), false)),
+                        scope: Some(scope_of(
+                            &skill,
+                            &format!("skill {}", skill.name),
+                            ctx.scopes.as_ref().is_some_and(|s| {
+                                TurnScope::invoked(&s.current(), &skill.name)
+                            }),
+                        )),
                         ..AgentRequest::default()
                     };
                     let result = host.run_agent(request).await.map_err(ToolError::Failed)?;
@@ -214,6 +220,7 @@ pub fn scope_of(skill: &Skill, origin: &str, by_user: bool) -> TurnScope {
         pre_approved,
         model: skill.model.clone(),
         skill_tools,
+        invoked_skill: None,
     }
 }
 

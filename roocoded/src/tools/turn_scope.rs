@@ -31,6 +31,10 @@ pub struct TurnScope {
     /// The tools of the skill's `tool.json`, offered while it runs.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skill_tools: Vec<ScopedSkillTool>,
+    /// The fork skill the user ran (`/name`): the `Skill` call that starts it in this
+    /// turn grants what a user's invocation grants.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invoked_skill: Option<String>,
 }
 
 /// One tool a skill brings for the turn it runs in.
@@ -49,6 +53,14 @@ impl TurnScope {
             && self.pre_approved.is_empty()
             && self.model.is_none()
             && self.skill_tools.is_empty()
+            && self.invoked_skill.is_none()
+    }
+
+    /// Whether the user ran the skill `name` in this turn (see `invoked_skill`).
+    pub fn invoked(scopes: &[TurnScope], name: &str) -> bool {
+        scopes
+            .iter()
+            .any(|s| s.invoked_skill.as_deref() == Some(name))
     }
 
     /// As stored with a queued message.
@@ -173,7 +185,7 @@ mod tests {
             allowed_tools: allowed.map(|a| a.iter().map(|s| s.to_string()).collect()),
             pre_approved: rules.iter().map(|s| s.to_string()).collect(),
             model: model.map(str::to_string),
-            skill_tools: Vec::new(),
+            ..TurnScope::default()
         }
     }
 

@@ -5,7 +5,7 @@
 
 use std::os::unix::fs::PermissionsExt as _;
 
-use roocode_tests::mock_llm::{Reply, Script};
+use roocode_tests::mock_llm::{Reply, RouteMatch, Script};
 use serde_json::{Value, json};
 
 use crate::harness::World;
@@ -115,5 +115,46 @@ async fn a_skill_tool_is_checked_as_the_command_it_runs() {
     assert_eq!(
         std::fs::read_to_string(w.project_path().join("keep.txt")).expect("kept"),
         "precious"
+    );
+}
+
+/// A Claude Code fork skill with `allowed-tools: Bash(touch:*)`, whose fork touches
+/// `forked.txt`; the parent's model runs it with the `Skill` tool.
+async fn fork_world() -> World {
+    let script = Script::new()
+        .route(
+            RouteMatch::FirstUserContains("AUDIT-BODY".into()),
+            [
+                Reply::tool_call("Bash", json!({"command": "touch forked.txt"})),
+                Reply::text("fork done"),
+            ],
+        )
+        .reply(Reply::tool_call("Skill", json!({"name": "audit"})))
+        .reply(Reply::text("Reported."));
+    let w = World::new(script).await;
+    write(
+        &w,
+        ".claude/skills/audit/SKILL.md",
+        "---\nname: audit\ndescription: Audit the code\ncontext: fork\nallowed-tools: Bash(touch:*)\n---\nAUDIT-BODY: touch forked.txt.\n",
+    );
+    w
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_fork_skill_the_user_runs_gets_its_pre_approved_rules_and_one_the_model_loads_does_not() {
+    let w = fork_world().await;
+    let out = w.run(&["send", "--mode", "dontAsk", "/audit"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        w.project_path().join("forked.txt").exists(),
+        "the user ran it: `Bash(touch:*)` is pre-approved in the fork"
+    );
+
+    let w = fork_world().await;
+    let out = w.run(&["send", "--mode", "dontAsk", "run the audit"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(
+        !w.project_path().join("forked.txt").exists(),
+        "a project skill the model loads by itself grants nothing"
     );
 }

@@ -158,6 +158,7 @@ pub(super) fn base_context(
         files: rt.files.clone(),
         turn_id: turn_id.to_string(),
         data_dir: engine.paths.data_dir.clone(),
+        user_dir: engine.paths.user_dir.clone(),
         progress: None,
         human: None,
         todos: rt.todos.clone(),

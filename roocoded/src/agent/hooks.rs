@@ -270,10 +270,9 @@ impl Engine {
     /// Every hook of the project at `root` and of the user (RooCode's user directory,
     /// Claude Code's files under the client's home), read now.
     async fn load_hooks(&self, root: &Path, env: &ClientEnv) -> HookSet {
-        let home = crate::commands::client_home(self, env);
-        let user_dir = self.paths.user_dir.clone();
+        let user = crate::commands::user_dirs(self, env);
         let root = root.to_path_buf();
-        tokio::task::spawn_blocking(move || hooks::load(&user_dir, &home, &root))
+        tokio::task::spawn_blocking(move || hooks::load(&user.roocode, &user.home, &root))
             .await
             .unwrap_or_else(|e| {
                 tracing::error!("reading the hooks failed: {e}");

@@ -56,11 +56,11 @@ pub struct Activated {
     pub injections: Vec<String>,
 }
 
-/// The session's skills, read now (user skills from the client's home).
+/// The session's skills, read now (see `crate::commands::user_dirs`).
 pub async fn load(engine: &Engine, row: &SessionRow, env: &ClientEnv) -> SkillSet {
-    let home = crate::commands::client_home(engine, env);
+    let user = crate::commands::user_dirs(engine, env);
     let root = PathBuf::from(&row.root);
-    tokio::task::spawn_blocking(move || skills::load(&home, &root))
+    tokio::task::spawn_blocking(move || skills::load(&user, &root))
         .await
         .unwrap_or_else(|e| {
             tracing::error!("reading the skills failed: {e}");

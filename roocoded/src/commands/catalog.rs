@@ -38,10 +38,10 @@ pub(super) struct Catalog {
 impl Catalog {
     /// Reads the session's skills, prompt commands and MCP prompts now.
     pub async fn load(engine: &Engine, row: &SessionRow, env: &ClientEnv) -> Self {
-        let home = super::client_home(engine, env);
+        let user = super::user_dirs(engine, env);
         let root = PathBuf::from(&row.root);
         let files = tokio::task::spawn_blocking(move || {
-            (skills::load(&home, &root), prompt_files::load(&home, &root))
+            (skills::load(&user, &root), prompt_files::load(&user, &root))
         })
         .await;
         let (skill_set, prompts) = match files {

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use roocode_protocol::session::ClientEnv;
 
-use super::client_home;
+use super::user_dirs;
 use crate::agent::{AgentError, Engine, definitions};
 use crate::skills::SkillMode;
 use crate::store::SessionRow;
@@ -75,9 +75,9 @@ pub async fn agents(
     row: &SessionRow,
     env: &ClientEnv,
 ) -> Result<String, AgentError> {
-    let home = client_home(engine, env);
+    let user = user_dirs(engine, env);
     let root = PathBuf::from(&row.root);
-    let loaded = tokio::task::spawn_blocking(move || definitions::load(&home, &root))
+    let loaded = tokio::task::spawn_blocking(move || definitions::load(&user, &root))
         .await
         .map_err(|e| AgentError::Invalid(format!("cannot read the agent definitions: {e}")))?;
     let mut out = String::from("Built in: Explore, Plan, general-purpose.\n");

@@ -139,10 +139,15 @@ const COMMANDS: &[Command] = &[
     },
 ];
 
-/// The client's home, where user skills and commands live; a home that cannot exist
-/// when the client sent none (then only the project's and the built-ins are found).
-pub(crate) fn client_home(engine: &Engine, env: &ClientEnv) -> std::path::PathBuf {
-    crate::project::client_home(&env.vars, &engine.paths().data_dir)
+/// Where the user's own skills, commands and definitions are for a client: RooCode's
+/// user directory, and the client's home for Claude Code's (a home that cannot exist
+/// when the client sent none: then only RooCode's, the project's and the built-ins).
+pub(crate) fn user_dirs(engine: &Engine, env: &ClientEnv) -> crate::project::UserDirs {
+    let paths = engine.paths();
+    crate::project::UserDirs {
+        roocode: paths.user_dir.clone(),
+        home: crate::project::client_home(&env.vars, &paths.data_dir),
+    }
 }
 
 /// The daemon's own commands, for completion and `/help`.

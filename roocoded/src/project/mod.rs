@@ -86,6 +86,39 @@ pub fn default_branch(root: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests;
 
+/// Where a user's own files are: RooCode's user directory (`~/.roocode`, or
+/// `ROOCODE_HOME`) holds RooCode's — config, memory, hooks, skills, commands, agent
+/// definitions — and the client's home ([`client_home`]) holds Claude Code's
+/// (`~/.claude/`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserDirs {
+    /// RooCode's user directory.
+    pub roocode: PathBuf,
+    /// The client's home.
+    pub home: PathBuf,
+}
+
+impl UserDirs {
+    /// The user's folder `name`: RooCode's (`~/.roocode/skills`), or Claude Code's
+    /// (`~/.claude/skills`) when `claude`.
+    pub fn folder(&self, claude: bool, name: &str) -> PathBuf {
+        if claude {
+            self.home.join(".claude").join(name)
+        } else {
+            self.roocode.join(name)
+        }
+    }
+
+    /// RooCode's at `<home>/.roocode`, Claude Code's at `<home>/.claude` (as they are
+    /// without `ROOCODE_HOME`).
+    pub fn at_home(home: &Path) -> Self {
+        Self {
+            roocode: home.join(".roocode"),
+            home: home.to_path_buf(),
+        }
+    }
+}
+
 /// The client's home, where the user's skills, commands and Claude Code files live:
 /// its `HOME`, or — when it sent none — a folder under `data_dir` that never exists,
 /// so only the project's and the built-in ones are found (never the daemon's own).

@@ -53,6 +53,10 @@ impl AgentApiServer for Handler {
             let message = "the client sent no HOME: user definitions cannot be found";
             return Err(error_object(RpcErrorCode::InvalidParams, message, None));
         };
+        let user = crate::project::UserDirs {
+            roocode: self.0.engine.paths().user_dir.clone(),
+            home,
+        };
         let known: Vec<String> = self
             .0
             .engine
@@ -62,7 +66,7 @@ impl AgentApiServer for Handler {
             .map(str::to_string)
             .collect();
         let loaded = tokio::task::spawn_blocking(move || {
-            definitions::load(&home, &crate::project::root(&cwd))
+            definitions::load(&user, &crate::project::root(&cwd))
         })
         .await
         .map_err(|e| error_object(RpcErrorCode::Internal, format!("loading failed: {e}"), None))?;

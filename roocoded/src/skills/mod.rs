@@ -39,6 +39,8 @@ mod tool_tests;
 
 use std::path::{Path, PathBuf};
 
+use crate::project::UserDirs;
+
 pub use crate::frontmatter::Problem;
 pub use activation::{Activation, Activations};
 pub use order::{UnknownSkill, by_priority, resolve, unmet_reminder, unmet_requires};
@@ -79,10 +81,10 @@ impl SkillSource {
     }
 
     /// The folder this source reads; `None` for the built-ins.
-    pub fn dir(self, home: &Path, project_root: &Path) -> Option<PathBuf> {
+    pub fn dir(self, user: &UserDirs, project_root: &Path) -> Option<PathBuf> {
         match self {
             SkillSource::BuiltIn => None,
-            SkillSource::User { claude } => Some(home.join(tool_dir(claude)).join("skills")),
+            SkillSource::User { claude } => Some(user.folder(claude, "skills")),
             SkillSource::Project { claude } => {
                 Some(project_root.join(tool_dir(claude)).join("skills"))
             }

@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::project::UserDirs;
+
 use super::error::{Invalid, Located};
 use super::{Problem, Shadowed, Skill, SkillSet, SkillSource, builtin, fields, tool};
 use crate::frontmatter::folders::{Collected, distinct_dirs, list_dir};
@@ -18,11 +20,11 @@ const SKILL_FILE: &str = "SKILL.md";
 /// built-ins; of each name the highest source wins ([`SkillSource::precedence`]). A
 /// missing folder is no problem; a folder that is both (the project is the home) is
 /// read once, as the project's.
-pub fn load(home: &Path, project_root: &Path) -> SkillSet {
+pub fn load(user: &UserDirs, project_root: &Path) -> SkillSet {
     let mut merge = Merge::default();
     let dirs = SkillSource::FOLDERS
         .into_iter()
-        .filter_map(|source| Some((source, source.dir(home, project_root)?)));
+        .filter_map(|source| Some((source, source.dir(user, project_root)?)));
     for (source, dir) in distinct_dirs(dirs) {
         scan_dir(&dir, source, &mut merge);
     }

@@ -158,7 +158,7 @@ fn the_highest_source_wins_and_the_losers_name_it() {
 fn a_home_that_is_the_project_is_read_once() {
     let d = dirs();
     d.write(USER, "mine.md", skill("m", "x"));
-    let set = load(&d.home, &d.home);
+    let set = load(&d.user, &d.home);
     assert_eq!(set.get("mine").unwrap().source, PROJECT);
     assert_eq!(set.shadowed, []);
 }

@@ -30,6 +30,8 @@ pub struct ToolContext {
     pub turn_id: String,
     /// RooCode's data directory (checkpoints, plans, tool results live below it).
     pub data_dir: PathBuf,
+    /// RooCode's user directory (`~/.roocode` or `ROOCODE_HOME`): the user's skills.
+    pub user_dir: PathBuf,
     /// Live output of a long-running call; each piece becomes a `tool_output` event.
     pub progress: Option<ProgressFn>,
     /// The human behind the session, for tools that ask one (None: nobody to ask).
@@ -91,6 +93,7 @@ impl ToolContext {
             files: Arc::new(FileState::default()),
             turn_id: String::new(),
             data_dir: PathBuf::new(),
+            user_dir: PathBuf::new(),
             progress: None,
             human: None,
             todos: Arc::new(TodoList::new()),

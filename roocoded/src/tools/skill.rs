@@ -108,9 +108,12 @@ impl TypedTool for SkillToolImpl {
 
 /// The skill `name` of the calling agent's project and user, read now.
 async fn find(ctx: &ToolContext, name: &str) -> Result<Skill, ToolError> {
-    let home = crate::project::client_home(&ctx.env, &ctx.data_dir);
+    let user = crate::project::UserDirs {
+        roocode: ctx.user_dir.clone(),
+        home: crate::project::client_home(&ctx.env, &ctx.data_dir),
+    };
     let root = ctx.scope.root.clone();
-    let set = tokio::task::spawn_blocking(move || skills::load(&home, &root))
+    let set = tokio::task::spawn_blocking(move || skills::load(&user, &root))
         .await
         .map_err(|e| ToolError::Failed(format!("the skills could not be read: {e}")))?;
     let Some(skill) = set.get(name).filter(|s| s.model_invocable()) else {

@@ -184,3 +184,31 @@ async fn a_skill_runs_as_a_slash_command_and_claude_skills_load() {
         assert!(skills.stdout.contains(name), "{name}: {skills:?}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_users_own_skills_live_in_roocode_home_and_claudes_in_the_home() {
+    // The harness sets HOME and ROOCODE_HOME to the same folder: RooCode's user files
+    // are at its top (as config.yaml is), Claude Code's under `.claude/`.
+    let w = World::new(Script::new().reply(Reply::text("unused"))).await;
+    for (rel, name) in [
+        ("skills/mine.md", "mine"),
+        (".claude/skills/theirs.md", "theirs"),
+    ] {
+        let path = w.home.path().join(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("dir");
+        std::fs::write(path, format!("---\ndescription: {name} skill\n---\nBODY\n"))
+            .expect("write");
+    }
+    let stray = w.home.path().join(".roocode/skills/stray.md");
+    std::fs::create_dir_all(stray.parent().expect("parent")).expect("dir");
+    std::fs::write(&stray, "---\ndescription: stray\n---\nBODY\n").expect("write");
+
+    let out = w.run(&["send", "/skills"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(out.stdout.contains("/mine"), "{out:?}");
+    assert!(out.stdout.contains("/theirs"), "{out:?}");
+    assert!(
+        !out.stdout.contains("/stray"),
+        "with ROOCODE_HOME set, ~/.roocode is not read: {out:?}"
+    );
+}

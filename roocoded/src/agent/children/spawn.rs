@@ -47,7 +47,11 @@ impl Engine {
     pub(super) fn agent_types(&self, parent: &ParentCall) -> Vec<AgentType> {
         let mut types = super::builtin_types(parent.config.verification_agent_enabled());
         if let Some(home) = parent.env.get("HOME") {
-            let loaded = definitions::load(Path::new(home), Path::new(&parent.session.root));
+            let user = crate::project::UserDirs {
+                roocode: self.paths.user_dir.clone(),
+                home: PathBuf::from(home),
+            };
+            let loaded = definitions::load(&user, Path::new(&parent.session.root));
             for problem in &loaded.problems {
                 tracing::warn!("agent definition not loaded: {problem}");
             }

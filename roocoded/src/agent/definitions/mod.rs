@@ -22,6 +22,8 @@ mod tools;
 
 use std::path::{Path, PathBuf};
 
+use crate::project::UserDirs;
+
 use roocode_protocol::Mode;
 
 pub use crate::frontmatter::Problem;
@@ -51,10 +53,10 @@ impl Source {
     ];
 
     /// The directory this source reads, for a home and a project root.
-    pub fn dir(self, home: &Path, project_root: &Path) -> PathBuf {
+    pub fn dir(self, user: &UserDirs, project_root: &Path) -> PathBuf {
         match self {
-            Source::UserClaude => home.join(".claude/agents"),
-            Source::UserRooCode => home.join(".roocode/agents"),
+            Source::UserClaude => user.folder(true, "agents"),
+            Source::UserRooCode => user.folder(false, "agents"),
             Source::ProjectClaude => project_root.join(".claude/agents"),
             Source::ProjectRooCode => project_root.join(".roocode/agents"),
         }

@@ -3,6 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::project::UserDirs;
+
 use super::error::{Invalid, Located};
 use super::{Definition, Loaded, Problem, Source, fields};
 use crate::frontmatter::folders::{Collected, distinct_dirs, list_dir};
@@ -13,8 +15,8 @@ pub(crate) const MAX_FILE_BYTES: u64 = 1024 * 1024;
 
 /// Loads the definitions of the four folders for `home` and `project_root`
 /// ([`Source::ALL`] order; a later one of the same name overrides).
-pub fn load(home: &Path, project_root: &Path) -> Loaded {
-    let dirs = Source::ALL.map(|s| (s, s.dir(home, project_root)));
+pub fn load(user: &UserDirs, project_root: &Path) -> Loaded {
+    let dirs = Source::ALL.map(|s| (s, s.dir(user, project_root)));
     load_dirs(&dirs)
 }
 

@@ -106,7 +106,7 @@ fn definitions_precedence_across_the_four_dirs() {
 fn definitions_home_that_is_the_project_reads_each_dir_once() {
     let d = dirs();
     let path = d.write(Source::UserRooCode, "a.md", agent("a", "p"));
-    let loaded = load(&d.home, &d.home);
+    let loaded = load(&d.user, &d.home);
     assert_eq!(loaded.problems, vec![]);
     let def = loaded.get("a").unwrap();
     assert_eq!((def.path.clone(), def.overrides.len()), (path, 0));
@@ -257,10 +257,10 @@ fn definitions_unreadable_and_odd_files() {
     d.write(s, "ok.md", agent("ok", "p"));
     d.write(s, "notes.txt", "not a definition");
     d.write(s, "README", agent("readme", "p"));
-    fs::create_dir_all(s.dir(&d.home, &d.project).join("folder.md")).unwrap();
+    fs::create_dir_all(s.dir(&d.user, &d.project).join("folder.md")).unwrap();
     let latin1 = d.write(s, "latin1.md", b"---\nname: l\ndescription: caf\xe9\n---\n");
     let target = d.write(Source::UserClaude, "real.md", agent("linked", "via link"));
-    let dir = s.dir(&d.home, &d.project);
+    let dir = s.dir(&d.user, &d.project);
     std::os::unix::fs::symlink(&target, dir.join("link.md")).unwrap();
     let dangling = dir.join("dangling.md");
     std::os::unix::fs::symlink(dir.join("missing"), &dangling).unwrap();

@@ -28,6 +28,8 @@ mod tests;
 
 use std::path::{Path, PathBuf};
 
+use crate::project::UserDirs;
+
 pub use crate::frontmatter::Problem;
 pub use expand::{ExpandError, MAX_INLINED, MAX_OUTPUT_BYTES, expand, expand_body};
 pub use inline::Inliner;
@@ -52,13 +54,13 @@ impl CommandSource {
     ];
 
     /// The folder this source reads.
-    pub fn dir(self, home: &Path, project_root: &Path) -> PathBuf {
-        let (base, claude) = match self {
-            CommandSource::User { claude } => (home, claude),
-            CommandSource::Project { claude } => (project_root, claude),
-        };
-        base.join(if claude { ".claude" } else { ".roocode" })
-            .join("commands")
+    pub fn dir(self, user: &UserDirs, project_root: &Path) -> PathBuf {
+        match self {
+            CommandSource::User { claude } => user.folder(claude, "commands"),
+            CommandSource::Project { claude } => project_root
+                .join(if claude { ".claude" } else { ".roocode" })
+                .join("commands"),
+        }
     }
 
     /// A short label for lists and logs.

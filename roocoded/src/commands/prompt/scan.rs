@@ -5,6 +5,8 @@
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 
+use crate::project::UserDirs;
+
 use roocode_protocol::command;
 
 use super::error::{Invalid, Located, suggest_part};
@@ -22,9 +24,9 @@ const MAX_DEPTH: usize = 8;
 /// the highest source wins ([`CommandSource::ALL`] order). A missing folder is no
 /// problem; a folder that is both (the project is the home) is read once, as the
 /// project's.
-pub fn load(home: &Path, project_root: &Path) -> PromptCommands {
+pub fn load(user: &UserDirs, project_root: &Path) -> PromptCommands {
     let mut merge = Merge::default();
-    let dirs = CommandSource::ALL.map(|source| (source, source.dir(home, project_root)));
+    let dirs = CommandSource::ALL.map(|source| (source, source.dir(user, project_root)));
     for (source, dir) in distinct_dirs(dirs) {
         let mut files = Vec::new();
         walk(&dir, &mut Vec::new(), &mut files, &mut merge.found.problems);

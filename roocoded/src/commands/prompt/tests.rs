@@ -52,7 +52,7 @@ fn names_come_from_the_path_and_the_highest_source_wins() {
     assert!(set.shadowed.iter().all(|s| s.name == "review"));
     assert_eq!(set.get("a:b:c").unwrap().source, PROJECT_CLAUDE);
     assert_eq!(set.get("git:commit").unwrap().source, USER_CLAUDE);
-    let same = load(&d.home, &d.home);
+    let same = load(&d.user, &d.home);
     assert_eq!(same.get("review").unwrap().source, PROJECT);
     assert_eq!(same.shadowed, []);
 }

@@ -5,7 +5,8 @@
 //! command's pre-approved rules; what the gate would ask a human about is not run
 //! (nobody is asked in the middle of typing a command) and says which rule would
 //! allow it. Nothing of it reaches the event log or the model's context except the
-//! text it produces.
+//! text it produces. Its commands run in a shell of their own, which starts in the
+//! session's directory: a `cd` in a command's text never moves the agent's shell.
 
 use std::sync::Arc;
 
@@ -19,6 +20,7 @@ use crate::memory::MemoryDirs;
 use crate::permission::Decision;
 use crate::store::SessionRow;
 use crate::tools::turn_scope::{Combined, TurnScope, combine};
+use crate::tools::{ShellState, ToolContext};
 use roocode_protocol::session::ClientEnv;
 
 /// Runs inline calls for one command, with the settings its session has now.
@@ -28,6 +30,8 @@ pub struct InlineCalls {
     env: ClientEnv,
     live: TurnConfig,
     scope: Combined,
+    /// The command's own shell (its directory, scratch files), gone with it.
+    shell: Arc<ShellState>,
 }
 
 impl InlineCalls {
@@ -47,6 +51,7 @@ impl InlineCalls {
             env: env.clone(),
             live,
             scope: combine(std::slice::from_ref(scope)),
+            shell: Arc::new(ShellState::new()),
         })
     }
 
@@ -72,8 +77,17 @@ impl InlineCalls {
         let memory_dirs =
             MemoryDirs::new(&engine.paths.user_dir, std::path::Path::new(&self.row.root));
         let cancel = CancellationToken::new();
-        let ctx =
-            super::executor::base_context(engine, &rt, &settings, "command", &memory_dirs, &cancel);
+        let ctx = ToolContext {
+            shell: Arc::clone(&self.shell),
+            ..super::executor::base_context(
+                engine,
+                &rt,
+                &settings,
+                "command",
+                &memory_dirs,
+                &cancel,
+            )
+        };
         let prepared = settings
             .agent
             .tools

@@ -99,3 +99,45 @@ async fn prompt_commands_start_turns_with_their_arguments_and_inlined_output() {
         "{unknown:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_inlined_command_has_a_shell_of_its_own() {
+    let w = World::new(
+        Script::new()
+            .reply(Reply::tool_call(
+                "Bash",
+                serde_json::json!({"command": "pwd"}),
+            ))
+            .reply(Reply::text("Here.")),
+    )
+    .await;
+    let elsewhere = w.project_path().join("sub");
+    std::fs::create_dir(&elsewhere).expect("sub");
+    write(
+        &w,
+        ".roocode/commands/where.md",
+        &format!(
+            "---\ndescription: Where\nallowed-tools: Bash(cd:*), Bash(pwd)\n---\nInlined: !`cd {} && pwd`\n",
+            elsewhere.display()
+        ),
+    );
+    std::fs::write(
+        w.home.path().join("config.yaml"),
+        "permissions:\n  allow: [\"Bash(pwd)\"]\n",
+    )
+    .expect("config");
+    let out = w.run(&["send", "--mode", "dontAsk", "/where"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let requests = w.mock.requests();
+    let first = requests[0].body["messages"].to_string();
+    assert!(
+        first.contains(&format!("Inlined: {}", elsewhere.display())),
+        "the command ran where it went: {first}"
+    );
+    let result = requests[1].body["messages"].to_string();
+    let project = w.project_path().display().to_string();
+    assert!(
+        result.contains(&format!("\"content\":\"{project}\"")),
+        "the agent's shell did not move: {result}"
+    );
+}

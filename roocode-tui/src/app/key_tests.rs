@@ -40,6 +40,21 @@ fn enter_sends_and_known_slash_commands_are_commands() {
 }
 
 #[test]
+fn starting_a_command_reads_the_command_list_again() {
+    let mut a = app();
+    assert_eq!(a.on_key(key(KeyCode::Char('/'))), [Action::RefreshCommands]);
+    assert!(a.on_key(key(KeyCode::Char('r'))).is_empty());
+    a.on_key(key(KeyCode::Backspace));
+    a.on_key(key(KeyCode::Backspace));
+    type_text(&mut a, "a/");
+    assert!(
+        !a.on_key(key(KeyCode::Char('b')))
+            .contains(&Action::RefreshCommands),
+        "only a line that starts a command"
+    );
+}
+
+#[test]
 fn typing_while_working_is_allowed() {
     let mut a = app();
     running(&mut a);

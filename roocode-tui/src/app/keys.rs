@@ -87,7 +87,13 @@ impl App {
             }
             InputKey::Edited => {
                 self.completion.edited();
-                Vec::new()
+                // A command is being typed: read the list again, so a skill or command
+                // file added since the last turn is completed too.
+                if self.input.text() == "/" {
+                    vec![Action::RefreshCommands]
+                } else {
+                    Vec::new()
+                }
             }
             InputKey::Moved | InputKey::Ignored => Vec::new(),
         }

@@ -21,6 +21,23 @@ pub(super) struct SummaryCall<'a> {
     pub cancel: &'a CancellationToken,
 }
 
+/// By hand, only the last iteration is kept verbatim.
+const KEEP_BY_HAND: usize = 1;
+
+/// What `/compact` says when the conversation has nothing old enough to summarise.
+const NOTHING_TO_COMPACT: &str = "Nothing to compact yet: the conversation is short.";
+
+/// Where [`Engine::compact_context`] would cut `context` (everything before it is
+/// summarised); `None` when nothing is old enough to compact. What is kept verbatim
+/// may take at most 30% of the window, so compaction always leaves room to work in.
+pub(super) fn compaction_cut(
+    context: &EstimatedContext,
+    keep: usize,
+    model: &ResolvedModel,
+) -> Option<usize> {
+    compact::plan_cut_within(context, keep, model.context_window * 3 / 10)
+}
+
 impl Engine {
     /// Compacts `context`, the session's stored context, in the store and in place;
     /// `Ok(None)` when there is nothing old enough. The caller holds the session's
@@ -39,10 +56,7 @@ impl Engine {
             policy,
             cancel,
         } = call;
-        // What is kept verbatim may take at most 30% of the window, so compaction
-        // always leaves room to work in.
-        let Some(cut) = compact::plan_cut_within(context, keep, model.context_window * 3 / 10)
-        else {
+        let Some(cut) = compaction_cut(context, keep, model) else {
             return Ok(None);
         };
         let before = context.estimate_from(0);
@@ -121,6 +135,17 @@ impl Engine {
         let model = llm::resolve_model(&row.model, &env, &config, &self.http)
             .map_err(|e| AgentError::Config(e.to_string()))?;
         let policy = RetryPolicy::from_env_and_config(&env, &config);
+        // A turn that starts meanwhile waits for the compacted context.
+        let mut cached = rt.context.lock().await;
+        let mut context = match cached.take() {
+            Some(context) => context,
+            None => EstimatedContext::new(self.store.context(&row.id).await?),
+        };
+        // `pre_compact` announces a compaction that happens: none for a short one.
+        if compaction_cut(&context, KEEP_BY_HAND, &model).is_none() {
+            *cached = Some(context);
+            return Ok(NOTHING_TO_COMPACT.into());
+        }
         self.session_event(&row, &env, |c| {
             crate::hooks::HookInput::pre_compact(
                 c,
@@ -129,14 +154,7 @@ impl Engine {
             )
         })
         .await;
-        // A turn that starts meanwhile waits for the compacted context.
-        let mut cached = rt.context.lock().await;
-        let mut context = match cached.take() {
-            Some(context) => context,
-            None => EstimatedContext::new(self.store.context(&row.id).await?),
-        };
         let compacted = self
-            // By hand, only the last iteration is kept verbatim.
             .compact_context(
                 &row.id,
                 &mut context,
@@ -146,7 +164,7 @@ impl Engine {
                     cancel: &CancellationToken::new(),
                 },
                 focus,
-                1,
+                KEEP_BY_HAND,
             )
             .await;
         if compacted.is_ok() {
@@ -163,7 +181,7 @@ impl Engine {
             Some((before, after)) => Ok(format!(
                 "Compacted: about {before} → {after} tokens. The agent continues from the summary."
             )),
-            None => Ok("Nothing to compact yet: the conversation is short.".into()),
+            None => Ok(NOTHING_TO_COMPACT.into()),
         }
     }
 }

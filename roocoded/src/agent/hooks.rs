@@ -195,6 +195,17 @@ impl Engine {
             .hooks
             .into_iter()
             .partition(|h| self.hook_approvals.allows(&root, h));
+        // A sub-agent's or teammate's events say which agent they come from.
+        let agent = match &row.parent_session_id {
+            Some(_) => match self.store.agent(&row.id).await {
+                Ok(found) => found.map(|a| a.name),
+                Err(e) => {
+                    tracing::warn!(session = %row.id, "the agent of a hook event is unknown: {e}");
+                    None
+                }
+            },
+            None => None,
+        };
         let mut vars = env.vars.clone();
         // A hook runs as the user's own command: it needs a PATH to find its programs.
         vars.entry("PATH".into())
@@ -215,7 +226,7 @@ impl Engine {
                 cwd: PathBuf::from(&row.cwd),
                 transcript_path: String::new(),
                 permission_mode: row.mode.as_str().to_string(),
-                agent: None,
+                agent,
             },
         })
     }

@@ -18,6 +18,7 @@ mod context_window;
 mod cost;
 mod daemon;
 mod durability;
+mod hook_events;
 mod hooks;
 mod hostile_commands;
 mod hostile_daemon;

@@ -4,7 +4,7 @@
 
 use super::Turn;
 use crate::agent::AgentError;
-use crate::agent::compaction::SummaryCall;
+use crate::agent::compaction::{SummaryCall, compaction_cut};
 use crate::agent::settings::TurnSettings;
 use crate::context::budget::Budget;
 use crate::context::{compact, stale};
@@ -57,6 +57,11 @@ impl Turn<'_> {
             .get_or_insert_with(|| Budget::new(model.context_window))
             .fraction(&self.context);
         if fraction < settings.config.compact_threshold() {
+            return Ok(());
+        }
+        // Nothing old enough to summarise: no compaction, so no `pre_compact` either
+        // (it would otherwise fire before every model call of a full window).
+        if compaction_cut(&self.context, compact::KEEP_RECENT, model).is_none() {
             return Ok(());
         }
         self.fire_compaction_hook(settings, true).await;

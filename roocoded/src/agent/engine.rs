@@ -49,6 +49,8 @@ pub struct Engine {
     pub(super) hook_approvals: crate::hooks::HookApprovals,
     /// Each hook's last result.
     pub(super) hook_results: super::hooks::HookResults,
+    /// Which sessions wait for the user unwatched (the `idle_prompt` notification).
+    pub(super) idle: super::idle::IdleBook,
 }
 
 impl Engine {
@@ -77,6 +79,7 @@ impl Engine {
             mcp_sessions: super::mcp::McpSessions::default(),
             hook_approvals,
             hook_results: super::hooks::HookResults::default(),
+            idle: super::idle::IdleBook::default(),
         }
     }
 

@@ -318,6 +318,7 @@ impl Runner<'_, '_> {
             call_id: call.id.clone(),
             mode: self.settings.session.mode,
             cancel: self.cancel.clone(),
+            hooks: self.settings.hooks.clone(),
         };
         let ctx = ToolContext {
             progress: Some(progress),
@@ -478,8 +479,8 @@ async fn approve(
     super::tool_hooks::notify(
         engine,
         settings,
-        &format!("RooCode needs your permission to use {tool}: {summary}"),
-        "permission_prompt",
+        &super::tool_hooks::permission_message(tool, &summary),
+        crate::hooks::HookInput::PERMISSION_PROMPT,
     );
     let ask = PermissionAsk {
         session_id: &ctx.session_id,

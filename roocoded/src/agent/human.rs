@@ -1,5 +1,8 @@
 //! The agent's side of the [`Human`] seam: questions and plan approvals of one tool call
-//! become requests through [`super::approvals`].
+//! become requests through [`super::approvals`]. As each starts waiting, the session's
+//! `notification` hooks hear of it without the call waiting for them: a question as
+//! `elicitation_dialog` with its text, a plan or another approval as
+//! `permission_prompt` (see `super::tool_hooks::notify_with`).
 
 use std::sync::Arc;
 
@@ -11,6 +14,9 @@ use tokio_util::sync::CancellationToken;
 
 use super::Engine;
 use super::approvals::{PermissionAnswer, PermissionAsk};
+use super::hooks::SessionHooks;
+use super::tool_hooks::{notify_with, permission_message, question_message};
+use crate::hooks::HookInput;
 use crate::tools::{Approval, Human, PlanVerdict};
 
 /// The human behind one tool call of a session.
@@ -20,6 +26,15 @@ pub struct CallHuman {
     pub call_id: String,
     pub mode: Mode,
     pub cancel: CancellationToken,
+    /// The turn's hooks: `notification` fires as a question or an approval waits.
+    pub hooks: Option<Arc<SessionHooks>>,
+}
+
+impl CallHuman {
+    /// Tells the `notification` hooks that this call waits for the user.
+    fn notify(&self, message: &str, kind: &str) {
+        notify_with(&self.engine, self.hooks.as_ref(), message, kind);
+    }
 }
 
 impl std::fmt::Debug for CallHuman {
@@ -40,6 +55,7 @@ impl Human for CallHuman {
             if self.mode == Mode::DontAsk {
                 return Err("the session runs unattended (dontAsk mode), so nobody can answer: decide yourself and say what you assumed".into());
             }
+            self.notify(&question_message(questions), HookInput::ELICITATION_DIALOG);
             match self
                 .engine
                 .approvals
@@ -69,6 +85,10 @@ impl Human for CallHuman {
                 summary,
                 reason: "approve this plan to leave plan mode (always: also accept edits without asking)",
             };
+            self.notify(
+                &format!("RooCode needs your approval of its plan: {summary}"),
+                HookInput::PERMISSION_PROMPT,
+            );
             let answer = self
                 .engine
                 .approvals
@@ -113,6 +133,10 @@ impl Human for CallHuman {
                 summary,
                 reason,
             };
+            self.notify(
+                &permission_message(tool, summary),
+                HookInput::PERMISSION_PROMPT,
+            );
             match self.engine.approvals.ask_permission(ask, &self.cancel).await {
                 Ok(PermissionAnswer::Allow) => Ok(Approval::Once),
                 Ok(PermissionAnswer::AllowAlways) => Ok(Approval::Always),

@@ -7,7 +7,8 @@
 //! the store and the event log. A turn runs the agent an [`AgentSpec`] describes, with
 //! the [`TurnSettings`] built once per iteration; the loop is in `turn`, tool execution
 //! (always through `permission`) in `executor`. Everything that happens is an event in
-//! the session's log; this module never knows who is watching.
+//! the session's log; this module never knows who is watching — only, for the idle
+//! notification (`idle`), whether anyone is.
 
 mod approvals;
 mod call_row;
@@ -22,6 +23,7 @@ mod executor;
 mod hooks;
 mod human;
 mod human_time;
+mod idle;
 mod import;
 pub mod inline_call;
 mod mcp;

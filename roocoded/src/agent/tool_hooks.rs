@@ -6,7 +6,10 @@
 //!   error result), `ask` forces a prompt, `allow` skips the prompt, and an updated
 //!   input is validated and checked by the gate again.
 //! - `permission_request` runs when a call would be asked of a human: `allow` or
-//!   `deny` answers for them; `notification` then tells the user a call waits.
+//!   `deny` answers for them; `notification` then tells the user a call waits
+//!   (`permission_prompt`). [`notify_with`] is the same for the waits of a tool's own
+//!   human (`agent::human`: a question, `elicitation_dialog`; a plan or a fetch to
+//!   approve, `permission_prompt`).
 //! - `post_tool_use` runs after the call; a complaint (exit 2 with its stderr, or
 //!   `{"decision": "block", "reason": …}`) and added context become a correction in the
 //!   agent's inbox, read before its next model call.
@@ -17,6 +20,7 @@ use serde_json::{Value, json};
 
 use super::Engine;
 use super::executor::Call;
+use super::hooks::SessionHooks;
 use super::settings::TurnSettings;
 use crate::hooks::{self, HookInput};
 use crate::permission::Decision;
@@ -147,12 +151,24 @@ pub(super) async fn permission_request(
 /// Fires the `notification` hooks (a call or a question waits for a human) without
 /// waiting for them: a slow notifier never holds the turn.
 pub(super) fn notify(engine: &Arc<Engine>, settings: &TurnSettings<'_>, message: &str, kind: &str) {
-    let Some(hooks) = settings.hooks.clone() else {
+    notify_with(engine, settings.hooks.as_ref(), message, kind);
+}
+
+/// [`notify`] with the session's `hooks` (none: nothing fires); `kind` is the
+/// `notification_type` (`HookInput::PERMISSION_PROMPT`, ...).
+pub(super) fn notify_with(
+    engine: &Arc<Engine>,
+    hooks: Option<&Arc<SessionHooks>>,
+    message: &str,
+    kind: &str,
+) {
+    let Some(hooks) = hooks else {
         return;
     };
     if !hooks.listens(hooks::HookEvent::Notification) {
         return;
     }
+    let hooks = Arc::clone(hooks);
     let engine = Arc::clone(engine);
     let event = HookInput::notification(hooks.context(), message, Some(kind.to_string()));
     tokio::spawn(async move {
@@ -161,4 +177,72 @@ pub(super) fn notify(engine: &Arc<Engine>, settings: &TurnSettings<'_>, message:
             tracing::warn!("{e}");
         }
     });
+}
+
+/// The notification of a permission prompt, in Claude Code's words.
+pub(super) fn permission_message(tool: &str, summary: &str) -> String {
+    if summary.trim().is_empty() {
+        format!("RooCode needs your permission to use {tool}")
+    } else {
+        format!("RooCode needs your permission to use {tool}: {summary}")
+    }
+}
+
+/// The notification of `AskUserQuestion`'s questions (their JSON, as the tool sends
+/// them): every question's text, so a notifier can show what is asked.
+pub(super) fn question_message(questions: &Value) -> String {
+    let texts: Vec<&str> = questions
+        .as_array()
+        .map(|all| {
+            all.iter()
+                .filter_map(|q| q.get("question")?.as_str())
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .collect()
+        })
+        .unwrap_or_default();
+    match texts.as_slice() {
+        [] => "RooCode has a question for you".to_string(),
+        [one] => format!("RooCode has a question for you: {one}"),
+        many => format!(
+            "RooCode has {} questions for you: {}",
+            many.len(),
+            many.join(" | ")
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_question_s_notification_says_what_is_asked() {
+        let one = json!([{"question": "Which database should I use?", "header": "DB"}]);
+        assert_eq!(
+            question_message(&one),
+            "RooCode has a question for you: Which database should I use?"
+        );
+        let two = json!([{"question": "Which DB?"}, {"question": " Tests? "}]);
+        assert_eq!(
+            question_message(&two),
+            "RooCode has 2 questions for you: Which DB? | Tests?"
+        );
+        assert_eq!(
+            question_message(&json!("not a list")),
+            "RooCode has a question for you"
+        );
+    }
+
+    #[test]
+    fn a_permission_s_notification_names_the_tool() {
+        assert_eq!(
+            permission_message("Bash", "rm -rf build"),
+            "RooCode needs your permission to use Bash: rm -rf build"
+        );
+        assert_eq!(
+            permission_message("WebFetch", ""),
+            "RooCode needs your permission to use WebFetch"
+        );
+    }
 }

@@ -159,6 +159,7 @@ impl Engine {
     }
 
     async fn begin_turn(&self, session_id: &str, running: &Running) -> Result<(), AgentError> {
+        self.session_busy(session_id);
         Ok(self.store.begin_turn(&running.turn_id, session_id).await?)
     }
 
@@ -234,6 +235,7 @@ impl Engine {
                 }
                 if state.queue.is_empty() && !state.woken {
                     state.running = None;
+                    engine.session_went_idle(&rt.id);
                     drop(state);
                     if let Err(e) = engine.finish_idle(&rt.id).await {
                         tracing::error!(session = %rt.id, "cannot mark the session idle: {e}");

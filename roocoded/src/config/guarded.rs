@@ -6,10 +6,12 @@
 //! applies a change to them that appears while it runs only after the user approved it;
 //! [`Guarded::changes`] is what the user is shown.
 //!
-//! `skills.auto` and `continuation` are not guarded: neither grants a tool, a path or a
-//! command (an auto-loaded skill is the project's own instructions, which its files can
-//! give anyway, and a continuation limit only bounds how long the agent goes on by
-//! itself); like `model:` or `max_turns:`, an edit of them applies at the next turn.
+//! `skills.auto`, `continuation` and `notifications` are not guarded: none grants a
+//! tool, a path or a command (an auto-loaded skill is the project's own instructions,
+//! which its files can give anyway, a continuation limit only bounds how long the agent
+//! goes on by itself, and `notifications.idle_after_ms` only says when the user's own
+//! notification hooks hear of an idle agent); like `model:` or `max_turns:`, an edit of
+//! them applies at the next turn.
 
 use super::{
     Config, EnvConfig, PermissionsConfig, RawValue, SandboxConfig, SecurityConfig, ToolsConfig,

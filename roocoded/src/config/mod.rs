@@ -25,12 +25,12 @@ pub use error::{ConfigError, Problem};
 pub use guarded::Guarded;
 pub use mcp_servers::{McpServerEntry, yaml_servers};
 pub use sections::{
-    AgentsConfig, AgentsLimits, ContextConfig, ContinuationConfig,
+    AgentsConfig, AgentsLimits, ContextConfig, ContinuationConfig, DEFAULT_IDLE_NOTIFY_AFTER_MS,
     DEFAULT_MAX_CONTINUATIONS_PER_MESSAGE, DEFAULT_MAX_CONTINUATIONS_PER_SESSION,
     DEFAULT_MCP_DEFER_THRESHOLD, DEFAULT_MCP_STARTUP_WAIT_MS, EnvConfig, MAX_IDLE_DEBOUNCE_MS,
-    McpConfig, PermissionsConfig, PriceConfig, ProviderConfig, ProviderKind, RetryConfig,
-    SandboxConfig, SandboxMode, SandboxNetwork, SecurityConfig, SkillsConfig, TeamBackend,
-    TeamsConfig, TeamsSettings, ToolsConfig,
+    McpConfig, NotificationsConfig, PermissionsConfig, PriceConfig, ProviderConfig, ProviderKind,
+    RetryConfig, SandboxConfig, SandboxMode, SandboxNetwork, SecurityConfig, SkillsConfig,
+    TeamBackend, TeamsConfig, TeamsSettings, ToolsConfig,
 };
 
 /// Raw YAML value of a key owned by a later feature (`mcp_servers`, `hooks`, ...).
@@ -105,6 +105,10 @@ pub struct Config {
     /// [`Config::max_continuations_per_message`].
     #[serde(default)]
     pub continuation: ContinuationConfig,
+    /// `notifications:`: when an idle agent is notified; see
+    /// [`Config::idle_notify_after`].
+    #[serde(default)]
+    pub notifications: NotificationsConfig,
     /// The files that were read, in merge order.
     #[serde(skip)]
     pub sources: Vec<PathBuf>,
@@ -225,6 +229,7 @@ impl Config {
             recovery,
             skills,
             continuation,
+            notifications,
             sources,
         } = later;
         override_with(&mut self.model, model);
@@ -298,6 +303,10 @@ impl Config {
             &mut self.continuation.max_per_session,
             continuation.max_per_session,
         );
+        override_with(
+            &mut self.notifications.idle_after_ms,
+            notifications.idle_after_ms,
+        );
         self.sources.extend(sources);
     }
 
@@ -359,6 +368,17 @@ impl Config {
         self.continuation
             .max_per_session
             .unwrap_or(DEFAULT_MAX_CONTINUATIONS_PER_SESSION)
+    }
+
+    /// How long a main agent waits for the user, with no client attached, before the
+    /// `notification` hooks hear of it (`notifications.idle_after_ms`, default
+    /// [`DEFAULT_IDLE_NOTIFY_AFTER_MS`]).
+    pub fn idle_notify_after(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(
+            self.notifications
+                .idle_after_ms
+                .unwrap_or(DEFAULT_IDLE_NOTIFY_AFTER_MS),
+        )
     }
 
     /// Maximum loop iterations per turn (default 50).

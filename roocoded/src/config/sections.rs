@@ -301,6 +301,20 @@ pub struct ContinuationConfig {
     pub max_per_session: Option<u32>,
 }
 
+/// `notifications:` — when the `notification` hooks hear of an agent waiting for you.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NotificationsConfig {
+    /// How long a main agent waits for your next message, with no client attached to
+    /// its session, before an `idle_prompt` notification fires (default
+    /// [`DEFAULT_IDLE_NOTIFY_AFTER_MS`]; at least 1).
+    #[serde(default, deserialize_with = "positive_u64")]
+    pub idle_after_ms: Option<u64>,
+}
+
+/// Default of `notifications.idle_after_ms`: Claude Code's 60 s.
+pub const DEFAULT_IDLE_NOTIFY_AFTER_MS: u64 = 60_000;
+
 /// Default of `continuation.max_per_message`.
 pub const DEFAULT_MAX_CONTINUATIONS_PER_MESSAGE: u32 = 5;
 /// Default of `continuation.max_per_session`.

@@ -1,6 +1,6 @@
 //! Tests of reporting every problem of a file at once (issue 7): lines, suggestions,
-//! nested keys, unknown keys beside type errors, several files; and of the `skills` and
-//! `continuation` sections.
+//! nested keys, unknown keys beside type errors, several files; and of the `skills`,
+//! `continuation` and `notifications` sections.
 
 use std::path::Path;
 
@@ -228,8 +228,10 @@ fn a_document_setting_every_key_reads_and_the_search_finds_nothing_in_it() {
         enable_verification_agent: true\n\
         recovery: {network: [retry]}\n\
         skills: {auto: [commit-style]}\n\
-        continuation: {max_per_message: 2, max_per_session: 9}\n";
+        continuation: {max_per_message: 2, max_per_session: 9}\n\
+        notifications: {idle_after_ms: 250}\n";
     let config = Config::parse(Path::new("c.yaml"), text).unwrap();
+    assert_eq!(config.idle_notify_after().as_millis(), 250);
     assert_eq!(config.max_continuations_per_session(), 9);
     assert!(validate::problems::<Config>(Path::new("c.yaml"), text).is_empty());
 }
@@ -284,6 +286,37 @@ fn skills_and_continuation_default_merge_and_reject_unknown_keys() {
         "{}",
         found[2].message
     );
+}
+
+#[test]
+fn notifications_default_merge_and_reject_bad_values() {
+    let p = Path::new("c.yaml");
+    assert_eq!(
+        Config::default().idle_notify_after().as_millis(),
+        u128::from(DEFAULT_IDLE_NOTIFY_AFTER_MS)
+    );
+    let mut merged = Config::parse(p, "notifications: {idle_after_ms: 5000}\n").unwrap();
+    merged.merge(Config::parse(p, "model: a/b\n").unwrap());
+    assert_eq!(merged.idle_notify_after().as_millis(), 5000, "kept");
+    merged.merge(Config::parse(p, "notifications: {idle_after_ms: 100}\n").unwrap());
+    assert_eq!(
+        merged.idle_notify_after().as_millis(),
+        100,
+        "a later file wins"
+    );
+
+    let found = problems("notifications: {idle_after: 1}\n");
+    assert_eq!(
+        found[0].message,
+        "unknown key `idle_after` in `notifications` (did you mean `idle_after_ms`?); valid keys there: idle_after_ms"
+    );
+    let found = problems("notifications:\n  idle_after_ms: 0\n");
+    assert!(
+        found[0].message.contains("must be at least 1"),
+        "{found:#?}"
+    );
+    let found = problems("notifications: {idle_after_ms: soon}\n");
+    assert!(found[0].message.contains("invalid type"), "{found:#?}");
 }
 
 #[test]

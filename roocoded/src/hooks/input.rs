@@ -153,8 +153,18 @@ impl HookInput {
         }
     }
 
-    /// `notification_type` as Claude Code's (`permission_prompt`, `idle_prompt`, ...);
-    /// a notification's matcher matches it.
+    /// `notification_type` of a tool call (or a plan) waiting for the user's permission.
+    pub const PERMISSION_PROMPT: &'static str = "permission_prompt";
+    /// `notification_type` of a main agent that finished its turn and has waited for the
+    /// user's next message, with no client attached, for `notifications.idle_after_ms`.
+    pub const IDLE_PROMPT: &'static str = "idle_prompt";
+    /// `notification_type` of a question (`AskUserQuestion`) waiting for the user's
+    /// answer: Claude Code's type for a dialog that asks the user for input.
+    pub const ELICITATION_DIALOG: &'static str = "elicitation_dialog";
+
+    /// `notification_type` as Claude Code's ([`HookInput::PERMISSION_PROMPT`],
+    /// [`HookInput::IDLE_PROMPT`], [`HookInput::ELICITATION_DIALOG`]); a notification's
+    /// matcher matches it.
     pub fn notification(
         context: HookContext,
         message: impl Into<String>,

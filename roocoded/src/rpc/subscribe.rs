@@ -40,9 +40,12 @@ pub async fn subscribe(
     let id = row.id.clone();
     // Subscribe before reading the store: whatever is stored later is also published.
     let mut live = engine.events().subscribe(&id);
+    // An attached client: no idle notification while it follows the session.
+    let attached = engine.attach_client(&id);
     let result = serve(h, pending, &id, since_seq.unwrap_or(0), &mut live).await;
     drop(live);
     engine.events().release(&id);
+    drop(attached);
     result
 }
 

@@ -19,6 +19,7 @@ mod cost;
 mod daemon;
 mod durability;
 mod hook_events;
+mod hook_notifications;
 mod hooks;
 mod hostile_commands;
 mod hostile_daemon;

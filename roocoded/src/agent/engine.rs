@@ -291,6 +291,12 @@ impl Engine {
         }
         self.runtimes.remove(&row.id);
         self.store.delete_session(&row.id).await?;
+        let transcript = super::hooks::transcript_path(&self.paths.data_dir, &row.id);
+        if let Err(e) = std::fs::remove_file(&transcript)
+            && e.kind() != std::io::ErrorKind::NotFound
+        {
+            tracing::warn!(path = %transcript.display(), "transcript not removed: {e}");
+        }
         self.events.forget(&row.id);
         self.mcp_forget(&row.id);
         tracing::info!(session = %row.id, "session deleted");

@@ -25,6 +25,59 @@ pub struct SessionHooks {
     pub unapproved: Vec<HookSpec>,
     env: HookEnv,
     context: HookContext,
+    transcript: Transcript,
+}
+
+/// The session's context as a JSONL file (the lines of `roocode-cli export`) at the
+/// hooks' `transcript_path`, written again before each event a hook hears, so a hook
+/// reads the conversation as it is then (Claude Code's hooks read theirs there).
+struct Transcript {
+    store: crate::store::Store,
+    session_id: String,
+    path: PathBuf,
+}
+
+/// Where a session's transcript file is, under the daemon's data directory.
+pub(super) fn transcript_path(data_dir: &Path, session_id: &str) -> PathBuf {
+    data_dir
+        .join("transcripts")
+        .join(format!("{session_id}.jsonl"))
+}
+
+impl Transcript {
+    /// Writes the file (through a temporary one, so a hook never reads half of it); a
+    /// failure is logged and the hook runs with what was there.
+    async fn write(&self) {
+        let lines = match self
+            .store
+            .context_lines(&self.session_id, 0, u32::MAX)
+            .await
+        {
+            Ok(lines) => lines,
+            Err(e) => {
+                tracing::warn!(session = %self.session_id, "transcript not written: {e}");
+                return;
+            }
+        };
+        let path = self.path.clone();
+        let written = tokio::task::spawn_blocking(move || -> std::io::Result<()> {
+            let dir = path.parent().unwrap_or(Path::new("."));
+            std::fs::create_dir_all(dir)?;
+            let mut text = lines.join("\n");
+            text.push('\n');
+            let temp = path.with_extension("jsonl.tmp");
+            std::fs::write(&temp, text)?;
+            std::fs::rename(&temp, &path)
+        })
+        .await;
+        match written {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => {
+                tracing::warn!(path = %self.path.display(), "transcript not written: {e}")
+            }
+            Err(e) => tracing::warn!("transcript not written: {e}"),
+        }
+    }
 }
 
 /// Each hook's last result, by hook id, for `/hooks` and `roocode-cli hooks list`.
@@ -145,7 +198,11 @@ impl SessionHooks {
     /// Runs the hooks `input` matches, one after the other; records each one's result.
     pub async fn fire(&self, results: &HookResults, input: &HookInput) -> Fired {
         let mut fired = Fired::default();
-        for spec in self.runnable.matching(input) {
+        let matching: Vec<&HookSpec> = self.runnable.matching(input).collect();
+        if !matching.is_empty() {
+            self.transcript.write().await;
+        }
+        for spec in matching {
             let run = hooks::run(spec, input, &self.env).await;
             let where_ = format!("{}:{}", spec.source.path.display(), spec.source.line);
             results.record(spec.id(), summary(&run));
@@ -195,6 +252,11 @@ impl Engine {
             .hooks
             .into_iter()
             .partition(|h| self.hook_approvals.allows(&root, h));
+        let transcript = Transcript {
+            store: self.store.clone(),
+            session_id: row.id.clone(),
+            path: transcript_path(&self.paths.data_dir, &row.id),
+        };
         // A sub-agent's or teammate's events say which agent they come from.
         let agent = match &row.parent_session_id {
             Some(_) => match self.store.agent(&row.id).await {
@@ -210,7 +272,9 @@ impl Engine {
         // A hook runs as the user's own command: it needs a PATH to find its programs.
         vars.entry("PATH".into())
             .or_insert_with(|| "/usr/local/bin:/usr/bin:/bin".into());
+        let transcript_path = transcript.path.display().to_string();
         Arc::new(SessionHooks {
+            transcript,
             runnable: HookSet {
                 hooks: runnable,
                 problems: Vec::new(),
@@ -224,7 +288,7 @@ impl Engine {
             context: HookContext {
                 session_id: row.id.clone(),
                 cwd: PathBuf::from(&row.cwd),
-                transcript_path: String::new(),
+                transcript_path,
                 permission_mode: row.mode.as_str().to_string(),
                 agent,
             },

@@ -535,3 +535,38 @@ async fn an_allowed_updated_input_is_what_runs() {
         "echo replaced > replaced.txt"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hook_reads_the_conversation_at_its_transcript_path() {
+    let w = World::new(Script::new().reply(Reply::text("TRANSCRIPT-ANSWER"))).await;
+    let log = log_path(&w, "stop");
+    let copy = w.home.path().join("copy.jsonl");
+    let script = recorder(
+        &w,
+        "stop",
+        &log,
+        &format!(
+            "p=$(tail -n 2 '{}' | grep -o '\"transcript_path\":\"[^\"]*\"' | cut -d'\"' -f4)\ncp \"$p\" '{}'",
+            log.display(),
+            copy.display()
+        ),
+    );
+    user_config(&w, &format!("hooks:\n{}", entry("stop", None, &script)));
+
+    let out = w.run(&["send", "TRANSCRIPT-QUESTION"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let events = recorded(&log);
+    assert_eq!(events.len(), 1, "{events:?}");
+    let path = events[0]["transcript_path"].as_str().expect("a path");
+    assert!(path.ends_with(".jsonl"), "{path}");
+    let transcript = std::fs::read_to_string(&copy).expect("the hook copied it");
+    assert!(transcript.contains("TRANSCRIPT-QUESTION"), "{transcript}");
+    assert!(transcript.contains("TRANSCRIPT-ANSWER"), "{transcript}");
+    for line in transcript.lines() {
+        serde_json::from_str::<Value>(line).expect("JSON lines");
+    }
+
+    let gone = w.run(&["rm", &out.session_id()]).await;
+    assert_eq!(gone.code, 0, "{gone:?}");
+    assert!(!Path::new(path).exists(), "removed with its session");
+}

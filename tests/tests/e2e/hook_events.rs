@@ -5,7 +5,9 @@
 //! sending a sub-agent back to work up to `continuation.max_per_message`, the last time
 //! marked FINAL; the user's `pre_tool_use` hooks in a team's teammate; and a
 //! `pre_tool_use` hook's `updatedInput` checked again by the rules (a denied
-//! replacement is refused, an allowed one is what runs).
+//! replacement is refused, an allowed one is what runs); `session_start`'s `source`
+//! (startup, compact, clear, resume after a restart) and `session_end`'s `reason`; the
+//! conversation at `transcript_path`.
 //!
 //! Every hook lives in the user's own config (`ROOCODE_HOME/config.yaml`, no approval
 //! needed) and appends the event it reads on stdin to a JSON-lines file of the test's
@@ -569,4 +571,65 @@ async fn a_hook_reads_the_conversation_at_its_transcript_path() {
     let gone = w.run(&["rm", &out.session_id()]).await;
     assert_eq!(gone.code, 0, "{gone:?}");
     assert!(!Path::new(path).exists(), "removed with its session");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn session_start_says_why_the_session_starts_again() {
+    let w = World::new(
+        Script::new()
+            .reply(Reply::text("First answer."))
+            .reply(Reply::text("Second answer."))
+            .reply(Reply::text("SUMMARY of the session."))
+            .reply(Reply::text("After the restart.")),
+    )
+    .await;
+    let log = log_path(&w, "session");
+    let script = recorder(&w, "session", &log, "");
+    user_config(
+        &w,
+        &format!(
+            "hooks:\n{}{}",
+            entry("session_start", None, &script),
+            entry("session_end", None, &script)
+        ),
+    );
+    let first = w.run(&["send", "one"]).await;
+    assert_eq!(first.code, 0, "{first:?}");
+    for args in [
+        &["send", "--continue", "two"][..],
+        &["send", "--continue", "/compact"],
+        &["send", "--continue", "/clear"],
+        &["daemon", "stop"],
+        &["send", "--continue", "three"],
+    ] {
+        let out = w.run(args).await;
+        assert_eq!(out.code, 0, "{args:?}: {out:?}");
+    }
+    let seen: Vec<(String, String)> = recorded(&log)
+        .iter()
+        .map(|e| {
+            assert_eq!(e["session_id"], first.session_id().as_str(), "{e}");
+            let why = e.get("source").or(e.get("reason")).cloned();
+            (
+                e["hook_event_name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+                why.and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("SessionStart", "startup"),
+        ("SessionStart", "compact"),
+        ("SessionEnd", "clear"),
+        ("SessionStart", "clear"),
+        ("SessionStart", "resume"),
+    ];
+    let expected: Vec<(String, String)> = expected
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    assert_eq!(seen, expected);
 }

@@ -251,7 +251,7 @@ impl Turn<'_> {
                     self.notice(
                         "hooks_not_approved",
                         format!(
-                            "{n} project hook(s) do not run until you approve them: roocode-cli hooks list shows them, roocode-cli hooks approve runs them"
+                            "{n} hook(s) of this project's files (shared or local) do not run until you approve them: roocode-cli hooks list shows them, roocode-cli hooks approve runs them"
                         ),
                     )
                     .await?;

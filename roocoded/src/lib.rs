@@ -3,7 +3,8 @@
 //!
 //! Layers (DESIGN.md §1), each a module talking to the others through narrow interfaces:
 //! - interaction: [`rpc`] (socket server, subscriptions), [`commands`] (slash commands), [`config`]
-//! - engine: [`llm`] (providers, stream normalisation, retry), [`agent`] (the loop)
+//! - engine: [`llm`] (providers, stream normalisation, retry), [`agent`] (the loop),
+//!   [`recovery`] (failure categories and the strategy chains that answer them)
 //! - tools: [`tools`]; [`skills`] (skill files, their activation and argument substitution)
 //! - extensions: [`hooks`] — user commands and text injections at session events
 //! - memory: [`context`] (chain validation), [`store`] (SQLite), [`events`] (the session event log),
@@ -28,6 +29,7 @@ pub mod mcp;
 pub mod memory;
 pub mod permission;
 pub mod project;
+pub mod recovery;
 pub mod rpc;
 pub mod sandbox;
 pub mod skills;

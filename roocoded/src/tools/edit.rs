@@ -139,7 +139,7 @@ fn edit_file(
         &input.new_string,
         input.replace_all,
     )
-    .map_err(|failure| ToolError::InvalidInput(failure.message(shown)))?;
+    .map_err(|failure| ToolError::NoMatch(failure.message(shown)))?;
     target.save_checkpoint(checkpoints, Some((&meta, text.clone().into_bytes())))?;
     target.replace_content(&mut file, plan.text.as_bytes())?;
     target.record(files, &file)?;

@@ -195,6 +195,10 @@ pub enum ToolError {
     /// The tool tried and failed (file missing, I/O error, path outside the sandbox).
     #[error("{0}")]
     Failed(String),
+    /// The text the call names is not where it says: an edit's `old_string` missing
+    /// from the file, or there several times. The message quotes what the matcher saw.
+    #[error("{0}")]
+    NoMatch(String),
     /// The call was cancelled through `ctx.cancel`.
     #[error("cancelled by user")]
     Cancelled,
@@ -204,6 +208,18 @@ impl ToolError {
     /// The error as the tool result the model sees.
     pub fn into_output(self) -> ToolOutput {
         ToolOutput::error(self.to_string())
+    }
+
+    /// What recovery makes of it: a missed edit is an `edit_error` (answered with a
+    /// reminder quoting the matcher), any other failure a `tool_failure` (its result
+    /// goes to the model as it is); a cancel is none.
+    pub fn category(&self) -> Option<crate::recovery::Category> {
+        use crate::recovery::Category;
+        match self {
+            ToolError::NoMatch(_) => Some(Category::EditError),
+            ToolError::InvalidInput(_) | ToolError::Failed(_) => Some(Category::ToolFailure),
+            ToolError::Cancelled => None,
+        }
     }
 }
 

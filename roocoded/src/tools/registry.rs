@@ -49,6 +49,14 @@ pub enum CallError {
     InvalidInput(String),
 }
 
+impl CallError {
+    /// What recovery makes of it: every variant is the model's call gone wrong (a
+    /// name it has not got, arguments its schema refuses): a `malformed_tool_call`.
+    pub fn category(&self) -> crate::recovery::Category {
+        crate::recovery::Category::MalformedToolCall
+    }
+}
+
 struct Entry {
     tool: Arc<dyn Tool>,
     /// The tool's spec, taken once at registration.

@@ -7,6 +7,18 @@ use crate::tools::test_support::Project;
 use crate::tools::write::tests::{invalid, manifest, project};
 use crate::tools::{ToolError, ToolOutput};
 
+/// The matcher's message of an edit that found no (or no single) place to change; such
+/// an error is recovery's `edit_error`.
+fn no_match(result: Result<ToolOutput, ToolError>) -> String {
+    match result {
+        Err(e @ ToolError::NoMatch(_)) => {
+            assert_eq!(e.category(), Some(crate::recovery::Category::EditError));
+            e.to_string()
+        }
+        other => panic!("expected no match, got {other:?}"),
+    }
+}
+
 /// A project with `rel` holding `content`, already read by the agent.
 async fn with_read_file(rel: &str, content: &str) -> Project {
     let p = project();
@@ -58,7 +70,7 @@ async fn replaces_a_unique_occurrence() {
 #[tokio::test]
 async fn several_occurrences_need_context_or_replace_all() {
     let p = with_read_file("a.rs", "x = 1\ny = 2\nx = 1\nx = 1\n").await;
-    let err = invalid(
+    let err = no_match(
         p.run(
             "Edit",
             json!({"file_path": "a.rs", "old_string": "x = 1", "new_string": "x = 9"}),
@@ -88,7 +100,7 @@ async fn not_found_hints_at_a_whitespace_variant() {
         "fn main() {\n\tlet x = 1;\n\tprintln!(\"{x}\");\n}\n",
     )
     .await;
-    let err = invalid(
+    let err = no_match(
         p.run(
             "Edit",
             json!({
@@ -107,7 +119,7 @@ async fn not_found_hints_at_a_whitespace_variant() {
          \tlet x = 1;\n\tprintln!(\"{x}\");\n\
          If that is the text you mean, use it exactly as old_string."
     );
-    let err = invalid(
+    let err = no_match(
         p.run(
             "Edit",
             json!({"file_path": "a.rs", "old_string": "let y", "new_string": "let z"}),
@@ -119,7 +131,7 @@ async fn not_found_hints_at_a_whitespace_variant() {
         "old_string was not found in a.rs. It must match the file exactly, including \
          whitespace and indentation; Read the file again and copy the text from it."
     );
-    let err = invalid(
+    let err = no_match(
         p.run(
             "Edit",
             json!({"file_path": "a.rs", "old_string": "     2\tlet x = 1;", "new_string": "x"}),

@@ -72,18 +72,36 @@ impl Engine {
             max_tokens: 8_192,
         };
         let span = tracing::info_span!("model_call", model = %model.spec, purpose = "compaction");
-        let outcome = tracing::Instrument::instrument(
+        let called = tracing::Instrument::instrument(
             llm::call_model(model, &request, policy, cancel, &mut |_| {}),
             span,
         )
-        .await
-        .map_err(|e| AgentError::Invalid(format!("compaction failed: {e}")))?;
+        .await;
+        // No summary (the call failed, or wrote nothing): the oldest iterations go
+        // instead, so the turn can go on. A cancel is the user's, and stops here.
+        let max_kept = model.context_window / 2;
+        let outcome = match called {
+            Ok(outcome) if !outcome.response.text().trim().is_empty() => outcome,
+            Err(llm::LlmError::Cancelled) => {
+                return Err(AgentError::Invalid("compaction cancelled".into()));
+            }
+            Ok(_) => {
+                return self
+                    .drop_oldest_context(
+                        session_id,
+                        context,
+                        max_kept,
+                        "the model wrote no summary",
+                    )
+                    .await;
+            }
+            Err(e) => {
+                return self
+                    .drop_oldest_context(session_id, context, max_kept, &e.reason())
+                    .await;
+            }
+        };
         let summary = outcome.response.text();
-        if summary.trim().is_empty() {
-            return Err(AgentError::Invalid(
-                "compaction failed: the model wrote no summary".into(),
-            ));
-        }
         let new = compact::compacted(&summary, &context[cut..]);
         let after = compact::estimate(&new);
         self.store.replace_context(session_id, &new).await?;

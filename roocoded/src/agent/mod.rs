@@ -14,6 +14,7 @@ mod approvals;
 mod call_row;
 mod children;
 mod compaction;
+mod compaction_drop;
 #[cfg(test)]
 mod context_cache_tests;
 pub mod definitions;

@@ -239,3 +239,56 @@ async fn compaction_happens_by_itself_when_the_window_fills() {
         "{body}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_compaction_whose_summary_fails_drops_the_oldest_steps_and_the_turn_goes_on() {
+    // Every summary call fails: the oldest history is dropped instead.
+    let w = World::new(
+        Script::new()
+            .reply(Reply::text("One."))
+            .reply(Reply::text("Two."))
+            .reply(Reply::text("Three, after dropping."))
+            .rule("context compactor", Reply::error(500)),
+    )
+    .await;
+    let p = w.project_path();
+    std::fs::create_dir_all(p.join(".roocode")).unwrap();
+    std::fs::write(
+        p.join(".roocode/config.yaml"),
+        "context:\n  window_tokens: 4000\n  compact_threshold: 0.5\n",
+    )
+    .unwrap();
+    let first = w.run(&["send", "one"]).await;
+    let id = first.session_id();
+    w.run(&["send", "--session", &id, "two"]).await;
+    let third = w
+        .run(&["send", "--session", &id, "--output", "stream-json", "three"])
+        .await;
+    assert_eq!(third.code, 0, "{third:?}");
+    let events = third.json_lines();
+    let told = events
+        .iter()
+        .find(|e| e["type"] == "error" && e["kind"] == "compaction_dropped")
+        .unwrap_or_else(|| panic!("the user is told: {events:?}"));
+    assert!(
+        told["message"]
+            .as_str()
+            .unwrap()
+            .contains("oldest step(s) were dropped"),
+        "{told}"
+    );
+    let done = events
+        .iter()
+        .rev()
+        .find(|e| e["type"] == "assistant_message")
+        .unwrap();
+    assert_eq!(done["content"][0]["text"], "Three, after dropping.");
+    let requests = w.mock.requests();
+    let body = requests.last().unwrap().body["messages"].to_string();
+    assert!(
+        body.contains("could not be summarised")
+            && body.contains("three")
+            && !body.contains("\"one\""),
+        "{body}"
+    );
+}

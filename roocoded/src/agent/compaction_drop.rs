@@ -26,7 +26,7 @@ pub(super) fn drop_oldest(
         .copied()
         .enumerate()
         .find(|(_, cut)| compact::estimate(&messages[*cut..]) <= max_kept)
-        .or_else(|| cuts.iter().copied().enumerate().last())?;
+        .or_else(|| Some((cuts.len().checked_sub(1)?, *cuts.last()?)))?;
     let dropped = position + 1;
     let mut out = Vec::with_capacity(messages.len() - cut + 1);
     out.push(Message::user_text(format!(

@@ -237,6 +237,28 @@ mod tests {
         TurnSettings::main(row.clone(), live, sources).unwrap()
     }
 
+    /// With an 8,192-token window (a local model's), the system prompt and the tools the
+    /// request sends (their short descriptions) stay under a third of the window.
+    #[tokio::test]
+    async fn an_8192_window_keeps_the_prompt_and_tools_under_a_third() {
+        let (_dir, engine, row, env) = session("context: {window_tokens: 8192}\n").await;
+        let live = TurnConfig::load(&engine.paths().user_dir, Path::new(&row.root)).unwrap();
+        let now = settings(&engine, &row, &env, &live);
+        assert_eq!(now.model.context_window, 8192);
+        let tools = llm::tools_for_window(
+            now.agent.tools.defs(),
+            now.model.context_window,
+            now.config.small_window_tokens(),
+        );
+        let tools =
+            crate::context::budget::estimate_tokens(&serde_json::to_string(&tools).unwrap());
+        let prompt = crate::context::budget::estimate_tokens(&now.agent.system_prompt);
+        assert!(
+            (tools + prompt) * 3 < 8192,
+            "system prompt {prompt} + tools {tools} tokens"
+        );
+    }
+
     #[tokio::test]
     async fn the_main_agent_is_the_session_and_its_config_as_a_value() {
         let (_dir, engine, row, env) = session("max_turns: 3\n").await;

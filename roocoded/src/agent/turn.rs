@@ -39,6 +39,16 @@ pub const INTERRUPTED_BY_USER: &str = "Interrupted by user: this tool call did n
 
 type TurnEnd = (StopReason, Option<ErrorInfo>);
 
+/// The turn's one re-send after a context-overflow error stated a smaller window (the
+/// recovery engine will own retries; until then: learn, compact, send again once).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum WindowRetry {
+    Unused,
+    /// The last call failed and taught the window: the next iteration sends again.
+    Pending,
+    Used,
+}
+
 fn ended(stop: StopReason, kind: &str, message: impl Into<String>) -> TurnEnd {
     (
         stop,
@@ -77,6 +87,7 @@ pub(super) async fn run(engine: &Arc<Engine>, rt: &Arc<SessionRuntime>) {
         child: None,
         hooks: None,
         continued: 0,
+        window_retry: WindowRetry::Unused,
     };
     let result = turn.run(cached.take()).instrument(span.clone()).await;
     if result.is_ok() {
@@ -147,6 +158,8 @@ struct Turn<'a> {
     hooks: Option<Arc<super::hooks::SessionHooks>>,
     /// Times a `stop` hook sent the agent back to work in this turn.
     continued: u32,
+    /// The one re-send of the turn after an overflow error taught a smaller window.
+    window_retry: WindowRetry,
 }
 
 impl Turn<'_> {
@@ -324,8 +337,16 @@ impl Turn<'_> {
             scope: crate::tools::turn_scope::combine(&self.rt.scopes.current()),
             hooks: self.hooks.clone(),
         };
-        let built = TurnSettings::for_agent(row, self.child.as_ref(), live, sources)
+        let mut built = TurnSettings::for_agent(row, self.child.as_ref(), live, sources)
             .map_err(|e| ended(StopReason::Error, e.kind(), e.to_string()));
+        if let Ok(settings) = &mut built {
+            // A local server's window, asked once per endpoint and model (bounded; a
+            // server that does not say leaves the table's window).
+            let knob = settings.env.get("ROOCODE_WINDOW_DISCOVERY_MS");
+            if let Some(timeout) = crate::llm::discovery_timeout(knob) {
+                crate::llm::discover_window(&mut settings.model, &self.engine.http, timeout).await;
+            }
+        }
         let hidden = match &built {
             Ok(settings) => settings.agent.tools.hidden(),
             Err(_) => Vec::new(),
@@ -348,6 +369,12 @@ impl Turn<'_> {
         self.manage_context(settings).await?;
         let response = match self.ask_model(settings).await? {
             Ok(response) => response,
+            Err(_) if self.window_retry == WindowRetry::Pending => {
+                // The next iteration's settings budget with the learned window, so
+                // `manage_context` compacts before the re-send.
+                self.window_retry = WindowRetry::Used;
+                return Ok(None);
+            }
             Err(end) => return Ok(Some(end)),
         };
         let calls: Vec<executor::Call> = response
@@ -405,9 +432,18 @@ impl Turn<'_> {
     /// compacted when the window is tight, the tool calls paired.
     async fn manage_context(&mut self, settings: &TurnSettings<'_>) -> Result<(), AgentError> {
         let window = settings.model.context_window;
+        // A window learned since the budget was made (an overflow error stated it).
+        if self.budget.as_ref().is_some_and(|b| b.window() != window) {
+            self.budget = None;
+        }
         if self.budget.is_none() {
             let agent = &settings.agent;
-            let tools = serde_json::to_string(&agent.tools.defs()).map_or(0, |t| t.len());
+            let defs = crate::llm::tools_for_window(
+                agent.tools.defs(),
+                window,
+                settings.config.small_window_tokens(),
+            );
+            let tools = serde_json::to_string(&defs).map_or(0, |t| t.len());
             let overhead = estimate_tokens(&agent.system_prompt) + tools.div_ceil(4) as u64;
             self.budget = Some(Budget::new(window).with_overhead(overhead));
         }
@@ -418,6 +454,30 @@ impl Turn<'_> {
             tracing::warn!("the context needed repair before the model call");
         }
         Ok(())
+    }
+
+    /// A context-overflow error that states the server's limit teaches the window
+    /// (kept for the endpoint and model: later requests budget with it); the first time
+    /// in a turn that it shrinks the window, the turn sends again after compacting.
+    fn learn_window(&mut self, settings: &TurnSettings<'_>, error: &crate::llm::LlmError) {
+        let crate::llm::LlmError::ContextOverflow { detail, .. } = error else {
+            return;
+        };
+        let Some(limit) = crate::llm::overflow_limit(detail) else {
+            return;
+        };
+        let mut model = settings.model.clone();
+        let shrank = limit < model.context_window;
+        if crate::llm::learn_window(&mut model, limit)
+            && shrank
+            && self.window_retry == WindowRetry::Unused
+        {
+            tracing::info!(
+                window = limit,
+                "sending again with the learned context window"
+            );
+            self.window_retry = WindowRetry::Pending;
+        }
     }
 
     /// The model call of the iteration, recorded, its answer added to the context.
@@ -438,7 +498,12 @@ impl Turn<'_> {
                 self.reminder.as_deref(),
                 agent.plan_reminder(),
             ),
-            tools: agent.tools.defs(),
+            // A small window gets the tools' short descriptions.
+            tools: crate::llm::tools_for_window(
+                agent.tools.defs(),
+                model.context_window,
+                settings.config.small_window_tokens(),
+            ),
             max_tokens: agent.limits.max_output_tokens,
         };
         let message_id = uuid::Uuid::now_v7().to_string();
@@ -454,6 +519,7 @@ impl Turn<'_> {
             Err(e) => {
                 self.record_call(settings, &message_id, None, Some(&e))
                     .await?;
+                self.learn_window(settings, &e);
                 return Ok(Err(ended(StopReason::Error, e.kind(), e.to_string())));
             }
         };

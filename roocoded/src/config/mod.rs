@@ -40,6 +40,8 @@ pub type RawValue = yaml_serde::Value;
 pub const DEFAULT_MAX_TURNS: u32 = 50;
 /// Default for [`Config::compact_threshold`].
 pub const DEFAULT_COMPACT_THRESHOLD: f64 = 0.85;
+/// Default for [`Config::small_window_tokens`].
+pub const DEFAULT_SMALL_WINDOW_TOKENS: u64 = 16_384;
 /// Default for [`Config::large_result_chars`].
 pub const DEFAULT_LARGE_RESULT_CHARS: u64 = 25_000;
 
@@ -258,6 +260,10 @@ impl Config {
             context.large_result_chars,
         );
         override_with(&mut self.context.window_tokens, context.window_tokens);
+        override_with(
+            &mut self.context.small_window_tokens,
+            context.small_window_tokens,
+        );
 
         override_with(&mut self.retry.max_attempts, retry.max_attempts);
         override_with(&mut self.retry.base_delay_ms, retry.base_delay_ms);
@@ -438,6 +444,14 @@ impl Config {
     /// Context window override from `context.window_tokens`.
     pub fn window_tokens(&self) -> Option<u64> {
         self.context.window_tokens
+    }
+
+    /// `context.small_window_tokens` (default 16,384): a window below it gets the
+    /// tools' short descriptions, so the system prompt and tools stay small.
+    pub fn small_window_tokens(&self) -> u64 {
+        self.context
+            .small_window_tokens
+            .unwrap_or(DEFAULT_SMALL_WINDOW_TOKENS)
     }
 }
 

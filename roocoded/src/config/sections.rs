@@ -71,6 +71,9 @@ pub struct ContextConfig {
     /// Overrides the model table's context window.
     #[serde(default, deserialize_with = "positive_u64")]
     pub window_tokens: Option<u64>,
+    /// Below this window, requests carry each tool's short description.
+    #[serde(default, deserialize_with = "positive_u64")]
+    pub small_window_tokens: Option<u64>,
 }
 
 /// `retry:` — limits of the retry loop around one model call.

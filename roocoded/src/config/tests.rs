@@ -153,6 +153,15 @@ fn unknown_nested_key_and_bad_enum_are_rejected() {
         .unwrap_err()
         .to_string();
     assert!(err.contains("out of range"), "{err}");
+    for bad in ["0", "-5", "big", "1.5"] {
+        let err = Config::parse(p, &format!("context: {{small_window_tokens: {bad}}}\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("c.yaml:1:"), "{bad}: {err}");
+    }
+    let c = Config::parse(p, "context: {small_window_tokens: 32768}\n").unwrap();
+    assert_eq!(c.small_window_tokens(), 32768);
+    assert_eq!(Config::default().small_window_tokens(), 16_384);
 }
 
 #[test]

@@ -56,7 +56,7 @@ fn every_problem_of_a_file_is_reported_at_once_with_its_line() {
     assert_eq!(
         found[3].message,
         "unknown key `window` in `context` (did you mean `window_tokens`?); valid keys there: \
-         compact_threshold, large_result_chars, window_tokens"
+         compact_threshold, large_result_chars, window_tokens, small_window_tokens"
     );
     // One problem a line, each naming the file and its position.
     let shown = ConfigError::Problems(found).to_string();
@@ -212,7 +212,7 @@ fn a_document_setting_every_key_reads_and_the_search_finds_nothing_in_it() {
         providers: {p: {type: openai, base_url: http://x/v1, api_key_env: K}}\n\
         max_turns: 3\n\
         permissions: {mode: plan, allow: [a], ask: [b], deny: [c], additional_directories: [d], protected_branches: [e]}\n\
-        context: {compact_threshold: 0.5, large_result_chars: 10, window_tokens: 100}\n\
+        context: {compact_threshold: 0.5, large_result_chars: 10, window_tokens: 100, small_window_tokens: 50}\n\
         retry: {max_attempts: 2, base_delay_ms: 1, max_delay_secs: 2, max_total_secs: 3}\n\
         prices: {m: {input: 1, output: 2, cache_read: 0.1, cache_write: 1.2}}\n\
         sandbox: {mode: off, network: deny, allow_write: [a], deny_read: [b], scrub_env: [C]}\n\

@@ -352,7 +352,8 @@ impl ErrorBody {
             "context size",
             "input is too long",
         ];
-        if self.code == "context_length_exceeded" {
+        // OpenAI's code; llama.cpp's `llama-server` type.
+        if self.code == "context_length_exceeded" || self.kind == "exceed_context_size_error" {
             return true;
         }
         let message = self.message.to_lowercase();

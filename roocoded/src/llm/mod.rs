@@ -31,11 +31,13 @@ pub mod pricing;
 mod provider;
 mod resolve;
 mod retry;
+mod short_tools;
 mod sse;
 #[cfg(test)]
 pub(crate) mod test_history;
 #[cfg(test)]
 pub(crate) mod test_server;
+pub mod window;
 mod wire;
 
 use std::borrow::Cow;
@@ -54,6 +56,10 @@ pub use resolve::{
     tier_spec,
 };
 pub use retry::RetryPolicy;
+pub use short_tools::{short_description, tools_for_window};
+pub use window::{
+    discover as discover_window, discovery_timeout, learn as learn_window, overflow_limit,
+};
 pub use wire::{MaxTokensField, WireFormat};
 
 /// A tool as the model sees it: name, description and JSON schema of its input. The

@@ -29,6 +29,12 @@ pub struct ResolvedModel {
     pub model: String,
     pub provider: Arc<Provider>,
     pub context_window: u64,
+    /// The base URL requests go to (no trailing `/`): with the model, the key of what
+    /// is known of the window ([`super::window`]).
+    pub base_url: String,
+    /// The window may be found from the server or learned from its errors: a custom
+    /// OpenAI-compatible endpoint, and no `context.window_tokens` in the config.
+    pub window_discoverable: bool,
     /// `None` when the model's price is unknown.
     pub price: Option<Price>,
 }
@@ -72,8 +78,15 @@ pub fn check_model_spec(spec: &str, config: &Config) -> Result<(), LlmError> {
 /// The context window the agent loop budgets `spec` with (aliases expanded, the
 /// config's `context.window_tokens` first), without needing a key: what `/context`
 /// and anything else that shows a window must use, so they agree with the loop.
+/// A window discovered from or learned of the model's server this daemon's life counts
+/// too (the last one seen for the spec, at any endpoint).
 pub fn context_window(spec: &str, config: &Config) -> Result<u64, LlmError> {
-    Spec::parse(spec, config).map(|s| window_of(&s.model, config))
+    Spec::parse(spec, config).map(|s| {
+        let known = (config.window_tokens().is_none() && s.settings.kind == ProviderKind::Openai)
+            .then(|| super::window::known_for_spec(&format!("{}/{}", s.provider_name, s.model)))
+            .flatten();
+        known.unwrap_or_else(|| window_of(&s.model, config))
+    })
 }
 
 /// The spec of the model of `tier` (`haiku`, `sonnet`, `opus`) at the provider of
@@ -110,10 +123,19 @@ pub fn resolve_model(
             .unwrap_or_else(|| "the API key".to_string()),
     };
     let provider = Provider::new(http.clone(), format, &base.url, auth, errors, base.hint);
+    let window_discoverable = config.window_tokens().is_none()
+        && spec.settings.kind == ProviderKind::Openai
+        && base.custom;
+    let context_window = window_discoverable
+        .then(|| super::window::known(&base.url, &spec.model))
+        .flatten()
+        .unwrap_or_else(|| window_of(&spec.model, config));
     Ok(ResolvedModel {
         spec: format!("{}/{}", spec.provider_name, spec.model),
         price: price_of(&spec.provider_name, &spec.model, config),
-        context_window: window_of(&spec.model, config),
+        context_window,
+        base_url: base.url,
+        window_discoverable,
         provider_name: spec.provider_name,
         model: spec.model,
         provider: Arc::new(provider),

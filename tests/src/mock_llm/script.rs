@@ -347,6 +347,9 @@ pub struct Script {
     pub rules: Vec<Rule>,
     pub routes: Vec<super::route::Route>,
     pub max_input_tokens: Option<u64>,
+    /// Acts as llama.cpp's `llama-server` with this `n_ctx`: `GET /v1/models` reports
+    /// it (`data[].meta.n_ctx`) and requests over it are refused with llama.cpp's body.
+    pub llama_n_ctx: Option<u64>,
     /// Recorded requests keep their raw bytes only (their `body` is `Null`).
     pub raw_records: bool,
 }
@@ -410,6 +413,15 @@ impl Script {
     /// prompt over its context window.
     pub fn max_input_tokens(mut self, tokens: u64) -> Self {
         self.max_input_tokens = Some(tokens);
+        self
+    }
+
+    /// Acts as llama.cpp's `llama-server` serving an `n_ctx`-token model: `GET
+    /// /v1/models` reports the window (`data[].meta.n_ctx`), and a request estimated
+    /// over it is refused with llama.cpp's exact `exceed_context_size_error` body.
+    pub fn llama_cpp(mut self, n_ctx: u64) -> Self {
+        self.llama_n_ctx = Some(n_ctx);
+        self.max_input_tokens = Some(n_ctx);
         self
     }
 
@@ -491,6 +503,7 @@ impl Script {
             rules,
             routes,
             max_input_tokens,
+            llama_n_ctx: None,
             raw_records: false,
         })
     }

@@ -90,6 +90,9 @@ async fn handle(
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
     let path = req.uri().path().to_owned();
+    if let (Some(n_ctx), "/v1/models") = (state.llama_n_ctx, path.as_str()) {
+        return Ok(json_response(200, &llama_models(n_ctx), None));
+    }
     let Some(protocol) = Protocol::of_path(&path) else {
         let message = format!(
             "mock-llm: no endpoint {path} (use POST /v1/messages or POST /v1/chat/completions)"
@@ -141,7 +144,6 @@ async fn handle(
             .or_else(|| over_window(state.max_input_tokens, raw.len())),
         }
     };
-
     let request =
         parsed.unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&raw).into_owned()));
     // What the reply needs of the request, read before the request is recorded.
@@ -162,6 +164,11 @@ async fn handle(
     };
     let reply = state.record(recorded, problem.is_none());
     if let Some((status, message)) = problem {
+        let tokens = raw.len() as u64 / 4;
+        let over = message.starts_with("prompt is too long");
+        if let Some(n_ctx) = state.llama_n_ctx.filter(|n| over && tokens > *n) {
+            return Ok(json_response(400, &llama_overflow(tokens, n_ctx), None));
+        }
         return Ok(json_response(
             status,
             &protocol.error_body(status, &message),
@@ -216,6 +223,27 @@ async fn handle(
         headers.insert(HeaderName::from_static("request-id"), value);
     }
     Ok(resp)
+}
+
+/// llama.cpp's `GET /v1/models` answer for a model loaded with `n_ctx`.
+fn llama_models(n_ctx: u64) -> Value {
+    json!({"object": "list", "data": [{
+        "id": "mock-llama", "object": "model", "created": 0, "owned_by": "llamacpp",
+        "meta": {"vocab_type": 2, "n_vocab": 151936, "n_ctx_train": 32768,
+                 "n_embd": 2048, "n_params": 1_720_000_000_u64, "size": 1_000_000_000_u64,
+                 "n_ctx": n_ctx}
+    }]})
+}
+
+/// llama.cpp's refusal of a prompt over its context size, byte for byte its shape.
+fn llama_overflow(tokens: u64, n_ctx: u64) -> Value {
+    json!({"error": {
+        "code": 400,
+        "message": format!("request ({tokens} tokens) exceeds the available context size ({n_ctx} tokens), try increasing it"),
+        "type": "exceed_context_size_error",
+        "n_prompt_tokens": tokens,
+        "n_ctx": n_ctx
+    }})
 }
 
 /// The refusal of a request over the scripted context window, worded as Anthropic

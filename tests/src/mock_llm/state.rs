@@ -64,6 +64,8 @@ pub(crate) struct State {
     queue: Mutex<Queue>,
     /// Requests estimated over this many input tokens are refused (400).
     pub(crate) max_input_tokens: Option<u64>,
+    /// llama.cpp's `n_ctx` when the mock acts as `llama-server`.
+    pub(crate) llama_n_ctx: Option<u64>,
     /// Requests are recorded without their parsed body.
     raw_records: bool,
     request_count: watch::Sender<usize>,
@@ -97,6 +99,7 @@ impl State {
                 requests: Vec::new(),
             }),
             max_input_tokens: script.max_input_tokens,
+            llama_n_ctx: script.llama_n_ctx,
             raw_records: script.raw_records,
             request_count: watch::Sender::new(0),
             opened: watch::Sender::new(HashSet::new()),

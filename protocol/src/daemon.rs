@@ -21,6 +21,10 @@ pub struct HelloResponse {
     pub pid: u32,
     /// False when the client speaks another protocol version: it must not go on.
     pub compatible: bool,
+    /// Problems every client should show its user (e.g. a corrupt database that was
+    /// moved aside at start-up). Empty from daemons that predate the field.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Answer of `daemon.info`.
@@ -37,4 +41,7 @@ pub struct DaemonInfo {
     pub uptime_secs: u64,
     pub sessions: u64,
     pub running_turns: u64,
+    /// The same warnings as [`HelloResponse::warnings`].
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }

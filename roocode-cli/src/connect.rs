@@ -61,4 +61,11 @@ fn warn_once(hello: &HelloResponse) {
     {
         err_line(&warning);
     }
+    // The daemon's own warnings (a corrupt database moved aside, …), once per command.
+    static DAEMON_WARNED: AtomicBool = AtomicBool::new(false);
+    if !hello.warnings.is_empty() && !DAEMON_WARNED.swap(true, Ordering::Relaxed) {
+        for w in &hello.warnings {
+            err_line(&format!("warning: {w}"));
+        }
+    }
 }

@@ -235,6 +235,9 @@ pub fn status_text(info: &DaemonInfo) -> String {
     for (label, value) in rows {
         out.push_str(&format!("{:<15}{value}\n", format!("{label}:")));
     }
+    for w in &info.warnings {
+        out.push_str(&format!("{:<15}{w}\n", "warning:"));
+    }
     out
 }
 
@@ -256,6 +259,7 @@ mod tests {
             uptime_secs: 3723,
             sessions: 3,
             running_turns: 1,
+            warnings: Vec::new(),
         };
         let text = status_text(&info);
         assert!(text.starts_with("roocoded is running\npid:           42\n"));

@@ -107,6 +107,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
             session.clone(),
             commands,
             client.clone(),
+            &hello.warnings,
         )
         .await;
         match ended {
@@ -230,9 +231,11 @@ async fn ui(
     session: SessionInfo,
     commands: Vec<roocode_protocol::session::CommandInfo>,
     client: feed::SharedClient,
+    warnings: &[String],
 ) -> anyhow::Result<Exit> {
     let session_id = session.id.clone();
     let mut app = App::new(session, commands);
+    app.daemon_warnings(warnings);
     app.set_tmux(std::env::var_os("TMUX").is_some_and(|v| !v.is_empty()));
     let (feed_tx, mut feed_rx) = mpsc::unbounded_channel::<FeedMsg>();
     let (result_tx, mut result_rx) = mpsc::unbounded_channel::<ActionResult>();

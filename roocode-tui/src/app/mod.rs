@@ -206,6 +206,18 @@ impl App {
             .notice(format!("error: {message}"), crate::theme::ERROR);
     }
 
+    /// The daemon's warnings from its hello (a corrupt database moved aside, …): each
+    /// stays in the transcript as a notice, and the first is flashed.
+    pub fn daemon_warnings(&mut self, warnings: &[String]) {
+        for w in warnings {
+            self.transcript
+                .notice(format!("warning: {w}"), crate::theme::WARN);
+        }
+        if let Some(first) = warnings.first() {
+            self.flash(format!("warning: {first}"), crate::theme::WARN);
+        }
+    }
+
     /// Shows `text` for a few seconds in the input box's title.
     pub fn flash(&mut self, text: impl Into<String>, style: Style) {
         self.flash = Some(Flash {

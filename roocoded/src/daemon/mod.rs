@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::agent::Engine;
 use crate::rpc;
-use crate::store::{Store, StoreError};
+use crate::store::{StoreError, integrity};
 
 /// Why the daemon could not run.
 #[derive(Debug, thiserror::Error)]
@@ -72,7 +72,11 @@ pub fn run_blocking(opts: Options) -> Result<(), DaemonError> {
 async fn run(paths: Paths) -> Result<(), DaemonError> {
     let started = Instant::now();
     let bound = socket::bind(&paths.socket, &paths.lock)?;
-    let store = Store::open(&paths.database).await?;
+    let opened = integrity::open_checked(&paths.database, integrity::check_timeout()).await?;
+    let store = opened.store;
+    for w in &opened.warnings {
+        tracing::warn!("{w}");
+    }
     let stop = CancellationToken::new();
     let engine = Arc::new(Engine::new(store.clone(), paths.clone()));
     engine.recover().await?;
@@ -94,6 +98,7 @@ async fn run(paths: Paths) -> Result<(), DaemonError> {
         started,
         started_at_ms: crate::clock::now_ms(),
         stop: stop.clone(),
+        warnings: opened.warnings,
     };
     rpc::serve(&bound.listener, info, stop.clone()).await;
 
@@ -101,6 +106,7 @@ async fn run(paths: Paths) -> Result<(), DaemonError> {
     engine.shutdown().await;
     drop(bound);
     store.close().await;
+    integrity::mark_clean_shutdown(&paths.database);
     tracing::info!("roocoded stopped");
     Ok(())
 }

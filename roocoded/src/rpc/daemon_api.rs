@@ -46,6 +46,7 @@ impl DaemonApiServer for Handler {
             build_id: build_id(),
             pid: std::process::id(),
             compatible: protocol == PROTOCOL_VERSION,
+            warnings: self.0.warnings.clone(),
         })
     }
 
@@ -64,6 +65,7 @@ impl DaemonApiServer for Handler {
             uptime_secs: ctx.started.elapsed().as_secs(),
             sessions,
             running_turns,
+            warnings: ctx.warnings.clone(),
         })
     }
 

@@ -40,6 +40,8 @@ pub struct DaemonContext {
     pub started_at_ms: i64,
     /// Cancelled to stop the daemon.
     pub stop: CancellationToken,
+    /// Shown by every client that connects (`daemon.hello`, `daemon.info`).
+    pub warnings: Vec<String>,
 }
 
 /// Implements every RPC trait of the protocol.

@@ -27,6 +27,7 @@ mod discovered;
 mod event_batch;
 mod events;
 mod inbox;
+pub mod integrity;
 pub mod json_file;
 mod mailbox;
 mod messages;
@@ -86,6 +87,13 @@ pub enum StoreError {
     NotQueued { input_id: String },
     #[error("cannot create the database directory {path}: {source}")]
     Dir {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error(
+        "cannot move the corrupt database file {path} aside: {source}; move it away by hand (the daemon is stopped) and start again"
+    )]
+    MoveAside {
         path: String,
         source: std::io::Error,
     },

@@ -37,7 +37,7 @@ impl ToolSpec {
 }
 
 /// The first sentence of `description` (its first line at most; `e.g.` and `i.e.` do
-/// not end it), cut at a clause boundary when it is longer than [`MAX_SHORT_CHARS`].
+/// not end it), cut at a clause boundary when it is longer than `MAX_SHORT_CHARS` (160).
 pub fn short_description(description: &str) -> String {
     let line = description.trim().lines().next().unwrap_or_default().trim();
     let mut sentence = line;

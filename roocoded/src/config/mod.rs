@@ -29,8 +29,8 @@ pub use sections::{
     DEFAULT_MAX_CONTINUATIONS_PER_MESSAGE, DEFAULT_MAX_CONTINUATIONS_PER_SESSION,
     DEFAULT_MCP_DEFER_THRESHOLD, DEFAULT_MCP_STARTUP_WAIT_MS, EnvConfig, MAX_IDLE_DEBOUNCE_MS,
     McpConfig, NotificationsConfig, PermissionsConfig, PriceConfig, ProviderConfig, ProviderKind,
-    RetryConfig, SandboxConfig, SandboxMode, SandboxNetwork, SecurityConfig, SkillsConfig,
-    TeamBackend, TeamsConfig, TeamsSettings, ToolsConfig,
+    RecoveryConfig, RetryConfig, SandboxConfig, SandboxMode, SandboxNetwork, SecurityConfig,
+    SkillsConfig, TeamBackend, TeamsConfig, TeamsSettings, ToolsConfig,
 };
 
 /// Raw YAML value of a key owned by a later feature (`mcp_servers`, `hooks`, ...).
@@ -97,9 +97,9 @@ pub struct Config {
     /// (a background agent that runs the build and the tests). A guarded key.
     #[serde(default, deserialize_with = "sections::strict_bool")]
     pub enable_verification_agent: Option<bool>,
-    /// Kept raw for the recovery feature (strategy chains).
+    /// `recovery:`: the attempts cap, the fallback model and the strategy chains.
     #[serde(default)]
-    pub recovery: Option<RawValue>,
+    pub recovery: RecoveryConfig,
     /// `skills: {auto: [...]}`: skills every session of the project loads by itself.
     #[serde(default)]
     pub skills: SkillsConfig,
@@ -299,7 +299,12 @@ impl Config {
             &mut self.enable_verification_agent,
             enable_verification_agent,
         );
-        merge_raw(&mut self.recovery, recovery);
+        override_with(
+            &mut self.recovery.max_total_attempts,
+            recovery.max_total_attempts,
+        );
+        override_with(&mut self.recovery.fallback_model, recovery.fallback_model);
+        self.recovery.chains.extend(recovery.chains);
         append_unique(&mut self.skills.auto, skills.auto);
         override_with(
             &mut self.continuation.max_per_message,
@@ -385,6 +390,22 @@ impl Config {
                 .idle_after_ms
                 .unwrap_or(DEFAULT_IDLE_NOTIFY_AFTER_MS),
         )
+    }
+
+    /// Attempts at one error whatever its chain says (`recovery.max_total_attempts`,
+    /// default [`crate::recovery::DEFAULT_MAX_TOTAL_ATTEMPTS`]).
+    pub fn recovery_max_total_attempts(&self) -> u32 {
+        self.recovery
+            .max_total_attempts
+            .unwrap_or(crate::recovery::DEFAULT_MAX_TOTAL_ATTEMPTS)
+    }
+
+    /// Every category's recovery chain: the defaults, with the configured ones in
+    /// their place.
+    pub fn recovery_chains(
+        &self,
+    ) -> std::collections::BTreeMap<crate::recovery::Category, crate::recovery::Chain> {
+        crate::recovery::Chain::all(&self.recovery.chains)
     }
 
     /// Maximum loop iterations per turn (default 50).

@@ -1,10 +1,14 @@
 //! The typed sections of a config file: providers, permissions, context, retry, price
 //! overrides, the command sandbox, the commands' environment, output redaction, tools,
-//! agents, teams, MCP settings, skills and continuations. Every section rejects unknown
+//! agents, teams, MCP settings, skills, continuations, notifications and recovery. Every section rejects unknown
 //! keys so a typo is reported with its line instead of being ignored.
+
+use std::collections::BTreeMap;
 
 use roocode_protocol::Mode;
 use serde::{Deserialize, Deserializer};
+
+use crate::recovery::{Category, Chain};
 
 /// Which wire protocol a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -313,6 +317,32 @@ pub struct NotificationsConfig {
     /// [`DEFAULT_IDLE_NOTIFY_AFTER_MS`]; at least 1).
     #[serde(default, deserialize_with = "positive_u64")]
     pub idle_after_ms: Option<u64>,
+}
+
+/// `recovery:` — how the agent recovers from failures (DESIGN.md §11): the global cap
+/// of attempts per error, the model to fall back to, and chains replacing the default
+/// of a category (`chains: {network: [{retry: 3}, abort]}`; unknown names are errors).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecoveryConfig {
+    /// Attempts at one error, whatever its chain says (default
+    /// [`crate::recovery::DEFAULT_MAX_TOTAL_ATTEMPTS`]; at least 1).
+    #[serde(default, deserialize_with = "positive_u32")]
+    pub max_total_attempts: Option<u32>,
+    /// `provider/model` for the `fallback_model` strategy (none: it is skipped).
+    #[serde(default)]
+    pub fallback_model: Option<String>,
+    /// Chains by category; a later file's chain of a category replaces an earlier one's.
+    #[serde(default, deserialize_with = "recovery_chains")]
+    pub chains: BTreeMap<Category, Chain>,
+}
+
+fn recovery_chains<'de, D: Deserializer<'de>>(d: D) -> Result<BTreeMap<Category, Chain>, D::Error> {
+    let value = Option::<serde_json::Value>::deserialize(d)?;
+    match value {
+        None => Ok(BTreeMap::new()),
+        Some(value) => Chain::parse_map(&value).map_err(serde::de::Error::custom),
+    }
 }
 
 /// Default of `notifications.idle_after_ms`: Claude Code's 60 s.

@@ -168,12 +168,17 @@ fn unknown_nested_key_and_bad_enum_are_rejected() {
 fn raw_keys_of_later_features_are_accepted() {
     let c = Config::parse(
         Path::new("c.yaml"),
-        "enable_verification_agent: true\nrecovery: {network: [retry, abort]}\n\
+        "enable_verification_agent: true\nrecovery: {chains: {network: [retry, abort]}}\n\
          prices:\n  my-model: {input: 1, output: 2}\n",
     )
     .unwrap();
     assert_eq!(c.enable_verification_agent, Some(true));
-    assert!(c.recovery.is_some());
+    assert_eq!(
+        c.recovery_chains()[&crate::recovery::Category::Network]
+            .steps
+            .len(),
+        2
+    );
     assert_eq!(c.prices["my-model"].output, 2.0);
 }
 

@@ -179,11 +179,44 @@ fn list_items_and_empty_sections_are_judged_one_by_one() {
 #[test]
 fn raw_sections_are_not_looked_into_but_mcp_servers_entries_are() {
     let found = problems(
-        "modle: a\nhooks: [{evnt: x}]\nrecovery: {anything: [goes]}\n\
+        "modle: a\nhooks: [{evnt: x}]\n\
          mcp_servers:\n  x: {comand: y}\n",
     );
-    assert_eq!(positions(&found), [(1, 1), (5, 7)], "{found:#?}");
+    assert_eq!(positions(&found), [(1, 1), (4, 7)], "{found:#?}");
     assert!(found[1].message.contains("did you mean `command`?"));
+}
+
+#[test]
+fn recovery_names_are_checked_where_they_are_written() {
+    let found = problems("recovery:\n  chain: {}\n  max_total_attempts: 0\n");
+    assert_eq!(positions(&found), [(2, 3), (3, 23)], "{found:#?}");
+    assert!(
+        found[0].message.contains("did you mean `chains`?"),
+        "{found:#?}"
+    );
+    assert!(found[1].message.contains("at least 1"), "{found:#?}");
+    let found = problems("recovery:\n  chains: {network: [retyr]}\n");
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].line, Some(2), "{found:#?}");
+    assert!(
+        found[0].message.contains("did you mean `retry`?"),
+        "{found:#?}"
+    );
+    let config = Config::parse(
+        Path::new("c.yaml"),
+        "recovery: {max_total_attempts: 4, chains: {edit_error: [{remind_and_retry: 1}, abort]}}\n",
+    )
+    .unwrap();
+    assert_eq!(config.recovery_max_total_attempts(), 4);
+    let chains = config.recovery_chains();
+    assert_eq!(
+        chains[&crate::recovery::Category::EditError].steps[0].times,
+        1
+    );
+    assert_eq!(
+        chains[&crate::recovery::Category::Network],
+        crate::recovery::Chain::default_for(crate::recovery::Category::Network)
+    );
 }
 
 #[test]
@@ -226,7 +259,7 @@ fn a_document_setting_every_key_reads_and_the_search_finds_nothing_in_it() {
         mcp: {startup_wait_ms: 5, defer_threshold: 0.2}\n\
         hooks: [{event: x}]\n\
         enable_verification_agent: true\n\
-        recovery: {network: [retry]}\n\
+        recovery: {max_total_attempts: 4, fallback_model: openai/gpt-4.1, chains: {network: [{retry: 2}, abort]}}\n\
         skills: {auto: [commit-style]}\n\
         continuation: {max_per_message: 2, max_per_session: 9}\n\
         notifications: {idle_after_ms: 250}\n";

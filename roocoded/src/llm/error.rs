@@ -199,7 +199,9 @@ impl ErrorContext {
                 self.provider
             )),
             429 => Class::RateLimited,
-            529 => Class::Overloaded,
+            // 503 is a server busy or still loading its model (llama.cpp, vLLM): back
+            // off as from Anthropic's 529.
+            529 | 503 => Class::Overloaded,
             _ if info.kind == "overloaded_error" => Class::Overloaded,
             408 | 500..=599 => Class::Server,
             404 => Class::Invalid(

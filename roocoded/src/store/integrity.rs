@@ -33,10 +33,28 @@ pub struct Opened {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Check {
     Ok,
-    /// The check's complaints, or the error that stopped it.
+    /// The check's complaints, or SQLite's own corruption error that stopped it.
     Corrupt(String),
     /// The bound passed before the check finished (the file is kept).
     TimedOut,
+    /// The check could not run for another reason (permissions, a lock, a full disk):
+    /// nothing says the file is bad, so it is kept.
+    Failed(String),
+}
+
+/// Whether SQLite itself says the file is damaged (`SQLITE_CORRUPT`) or is no database
+/// (`SQLITE_NOTADB`). Any other failure — a lock, permissions, a full disk, a read-only
+/// WAL that needs recovery — says nothing about the data, which must then be kept.
+fn says_corrupt(e: &sqlx::Error) -> bool {
+    const SQLITE_CORRUPT: i64 = 11;
+    const SQLITE_NOTADB: i64 = 26;
+    match e {
+        sqlx::Error::Database(db) => db
+            .code()
+            .and_then(|code| code.parse::<i64>().ok())
+            .is_some_and(|code| matches!(code & 0xff, SQLITE_CORRUPT | SQLITE_NOTADB)),
+        _ => false,
+    }
 }
 
 /// The bound of the check, from [`CHECK_TIMEOUT_ENV`].
@@ -81,7 +99,8 @@ pub async fn quick_check(db: &Path, bound: Duration) -> Check {
     };
     match tokio::time::timeout(bound, run).await {
         Err(_) => Check::TimedOut,
-        Ok(Err(e)) => Check::Corrupt(e.to_string()),
+        Ok(Err(e)) if says_corrupt(&e) => Check::Corrupt(e.to_string()),
+        Ok(Err(e)) => Check::Failed(e.to_string()),
         Ok(Ok(lines)) if lines.len() == 1 && lines[0] == "ok" => Check::Ok,
         Ok(Ok(lines)) => Check::Corrupt(lines.join("; ")),
     }
@@ -112,8 +131,8 @@ pub fn move_aside(db: &Path, stamp: &str) -> Result<PathBuf, StoreError> {
 /// of a newer RooCode, which must be kept as it is).
 fn is_corruption(e: &StoreError) -> bool {
     match e {
-        StoreError::Sqlx(_) => true,
-        StoreError::Migrate(m) => matches!(m, sqlx::migrate::MigrateError::Execute(_)),
+        StoreError::Sqlx(e) => says_corrupt(e),
+        StoreError::Migrate(sqlx::migrate::MigrateError::Execute(e)) => says_corrupt(e),
         _ => false,
     }
 }
@@ -136,6 +155,9 @@ pub async fn open_checked(db: &Path, bound: Duration) -> Result<Opened, StoreErr
             Check::TimedOut => tracing::warn!(
                 bound_ms = bound.as_millis() as u64,
                 "database check did not finish in time; going on with the file as it is (raise {CHECK_TIMEOUT_ENV} to check longer)"
+            ),
+            Check::Failed(why) => tracing::warn!(
+                "database check could not run ({why}); going on with the file as it is"
             ),
             Check::Corrupt(why) => problem = Some(why),
         }
@@ -213,6 +235,19 @@ mod tests {
         assert!(matches!(
             quick_check(&db, Duration::from_secs(5)).await,
             Check::Corrupt(_)
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_check_that_cannot_run_keeps_the_file() {
+        let dir = tempfile::tempdir().unwrap();
+        // A directory where the file should be: SQLite cannot open it, but nothing
+        // says the data is damaged.
+        let db = dir.path().join("roocode.db");
+        std::fs::create_dir(&db).unwrap();
+        assert!(matches!(
+            quick_check(&db, Duration::from_secs(5)).await,
+            Check::Failed(_)
         ));
     }
 

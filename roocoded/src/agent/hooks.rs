@@ -199,7 +199,11 @@ impl SessionHooks {
     pub async fn fire(&self, results: &HookResults, input: &HookInput) -> Fired {
         let mut fired = Fired::default();
         let matching: Vec<&HookSpec> = self.runnable.matching(input).collect();
-        if !matching.is_empty() {
+        // Only a command can read the transcript: an `inject` hook costs no write.
+        if matching
+            .iter()
+            .any(|h| matches!(h.action, hooks::HookAction::Command { .. }))
+        {
             self.transcript.write().await;
         }
         for spec in matching {

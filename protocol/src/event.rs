@@ -166,7 +166,23 @@ pub enum EventPayload {
         before_tokens: u64,
         after_tokens: u64,
     },
-    /// A model call failed and is retried after `delay_ms`.
+    /// A step failed and recovery acts (DESIGN.md §11): the failure's `category`
+    /// (`rate_limited`, `context_overflow`, `edit_error`, …), the `strategy` tried
+    /// (`retry`, `fallback_model`, `truncate`, `compact`, `remind_and_retry`,
+    /// `summarize`, `abort`), its `attempt` of `max`, the wait before it (`delay_ms`, 0
+    /// when none) and `message`, the line clients show (`retrying in 4 s (rate limited,
+    /// attempt 2/5)`).
+    Recovery {
+        category: String,
+        strategy: String,
+        attempt: u32,
+        max: u32,
+        #[serde(default)]
+        delay_ms: u64,
+        message: String,
+    },
+    /// A model call failed and is retried after `delay_ms` (sent with the `recovery`
+    /// event of a `retry`, for clients that predate it).
     Retrying {
         attempt: u32,
         max_attempts: u32,
@@ -300,6 +316,7 @@ impl EventPayload {
             EventPayload::QuestionResolved { .. } => "question_resolved",
             EventPayload::Usage { .. } => "usage",
             EventPayload::Compaction { .. } => "compaction",
+            EventPayload::Recovery { .. } => "recovery",
             EventPayload::Retrying { .. } => "retrying",
             EventPayload::StreamReset { .. } => "stream_reset",
             EventPayload::ModeChanged { .. } => "mode_changed",

@@ -130,12 +130,6 @@ pub fn question_line(request_id: &str, questions: &Value) -> String {
     format!("question: {request_id} {}", clip(&text, 200))
 }
 
-/// `retrying in 1.5s (attempt 2/5): reason`.
-pub fn retrying_line(attempt: u32, max_attempts: u32, delay_ms: u64, reason: &str) -> String {
-    let secs = delay_ms as f64 / 1000.0;
-    format!("retrying in {secs:.1}s (attempt {attempt}/{max_attempts}): {reason}")
-}
-
 /// The marker printed where a failed attempt's partial answer was withdrawn.
 pub const STREAM_RESET_LINE: &str =
     "[stream reset: the partial answer above was discarded; retrying]";
@@ -309,15 +303,11 @@ impl Transcript {
                 &mut out,
                 &format!("(context compacted: {before_tokens} → {after_tokens} tokens)"),
             ),
-            EventPayload::Retrying {
-                attempt,
-                max_attempts,
-                delay_ms,
-                reason,
-            } => self.line(
-                &mut out,
-                &retrying_line(*attempt, *max_attempts, *delay_ms, reason),
-            ),
+            // What recovery does, as the daemon words it (`retrying in 4 s (rate
+            // limited, attempt 2/5)`); the `retrying` event sent with a retry's, for
+            // older clients, is not shown again.
+            EventPayload::Recovery { message, .. } => self.line(&mut out, message),
+            EventPayload::Retrying { .. } => {}
             EventPayload::ModeChanged { mode } => self.line(&mut out, &format!("(mode: {mode})")),
             EventPayload::ModelChanged { model, .. } => {
                 self.line(&mut out, &format!("(model: {model})"));

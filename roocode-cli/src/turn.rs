@@ -26,7 +26,7 @@ use crate::failure::Failure;
 use crate::output::Sink;
 use crate::render::{
     agent_event_line, error_line, message_text, pending_line, permission_line,
-    permission_resolved_line, question_line, question_resolved_line, retrying_line, tool_line,
+    permission_resolved_line, question_line, question_resolved_line, tool_line,
 };
 use crate::summary::SummaryBuilder;
 
@@ -304,12 +304,9 @@ impl TurnFollower {
             EventPayload::ToolCall { name, input, .. } if text_mode => {
                 sink.err_line(&tool_line(name, input, Some(&self.cwd)));
             }
-            EventPayload::Retrying {
-                attempt,
-                max_attempts,
-                delay_ms,
-                reason,
-            } => sink.err_line(&retrying_line(*attempt, *max_attempts, *delay_ms, reason)),
+            // What recovery does (the `retrying` event that comes with a retry's is
+            // for older clients).
+            EventPayload::Recovery { message, .. } => sink.err_line(message),
             EventPayload::StreamReset { message_id } => {
                 self.streamed.remove(message_id);
                 self.after_reset = true;

@@ -130,17 +130,17 @@ impl App {
                 ),
                 theme::DIM,
             ),
-            EventPayload::Retrying {
-                attempt,
-                max_attempts,
-                delay_ms,
-                reason,
+            // A retry's `retrying` event comes with its `recovery` event, shown here.
+            EventPayload::Retrying { .. } => {}
+            EventPayload::Recovery {
+                strategy, message, ..
             } => t.notice(
-                format!(
-                    "retrying in {:.1} s (attempt {attempt}/{max_attempts}): {reason}",
-                    *delay_ms as f64 / 1000.0
-                ),
-                theme::DIM,
+                message.clone(),
+                if strategy == "abort" {
+                    theme::ERROR
+                } else {
+                    theme::DIM
+                },
             ),
             EventPayload::StreamReset { message_id } => t.stream_reset(message_id),
             EventPayload::ModeChanged { mode } => {

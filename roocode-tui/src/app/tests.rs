@@ -134,18 +134,20 @@ fn stream_reset_clears_the_partial_text() {
     assert!(lines(&mut a).is_empty());
     a.on_event(&ev(
         3,
-        EventPayload::Retrying {
+        EventPayload::Recovery {
+            category: "overloaded".into(),
+            strategy: "retry".into(),
             attempt: 2,
-            max_attempts: 5,
+            max: 5,
             delay_ms: 1500,
-            reason: "overloaded".into(),
+            message: "retrying in 1.5 s (overloaded, attempt 2/5)".into(),
         },
     ));
     a.on_event(&delta(4, "whole answer"));
     assert_eq!(
         lines(&mut a),
         [
-            "retrying in 1.5 s (attempt 2/5): overloaded",
+            "retrying in 1.5 s (overloaded, attempt 2/5)",
             "",
             "whole answer"
         ]

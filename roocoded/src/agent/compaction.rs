@@ -9,7 +9,8 @@ use tokio_util::sync::CancellationToken;
 use super::{AgentError, Engine};
 use crate::context::budget::EstimatedContext;
 use crate::context::compact;
-use crate::llm::{self, ModelRequest, ResolvedModel, RetryPolicy};
+use crate::llm::{self, ModelRequest, ResolvedModel};
+use crate::recovery::{RetryPolicy, call_retrying};
 use crate::store::COMPACTION_TURN_ID;
 
 use super::call_row::{CallOf, call_row};
@@ -73,7 +74,7 @@ impl Engine {
         };
         let span = tracing::info_span!("model_call", model = %model.spec, purpose = "compaction");
         let called = tracing::Instrument::instrument(
-            llm::call_model(model, &request, policy, cancel, &mut |_| {}),
+            call_retrying(model, &request, policy, cancel, &mut |_| {}),
             span,
         )
         .await;

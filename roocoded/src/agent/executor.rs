@@ -25,6 +25,7 @@ use super::turn::INTERRUPTED_BY_USER;
 use super::{AgentError, Engine};
 use crate::memory::MemoryDirs;
 use crate::permission::{Decision, PermissionGate, Scope};
+use crate::recovery::Category;
 use crate::tools::{
     self, CallError, PermissionTarget, Prepared, ProgressFn, ToolContext, ToolError, ToolOutput,
 };
@@ -45,6 +46,9 @@ pub struct CallResult {
     pub block: ContentBlock,
     /// The tool does not exist or is disabled (three in a row end the turn).
     pub unknown_tool: bool,
+    /// A failure recovery answers (a malformed call, a missed edit), with the exact
+    /// message of the parser or matcher.
+    pub failure: Option<(Category, String)>,
 }
 
 /// A call of the response with its input validated and parsed (or why it could not be).
@@ -64,6 +68,7 @@ impl Planned<'_> {
 struct Outcome {
     output: ToolOutput,
     unknown_tool: bool,
+    failure: Option<Category>,
     duration_ms: u64,
 }
 
@@ -336,6 +341,11 @@ impl Runner<'_, '_> {
     /// The result as stored, sent and shown: redacted, spilled to a file when large.
     async fn record(&self, outcome: Outcome, call: &Call) -> Result<CallResult, AgentError> {
         let mut out = outcome.output;
+        // What the parser or matcher said, before layer 1 could cut it.
+        let failure_text = match outcome.failure {
+            Some(_) => crate::tools::output::truncate_chars(&out.content, 2_000).to_string(),
+            None => String::new(),
+        };
         if self.redact_on {
             redact_result(&mut out);
         }
@@ -362,6 +372,7 @@ impl Runner<'_, '_> {
                 images: out.images,
             },
             unknown_tool: outcome.unknown_tool,
+            failure: outcome.failure.map(|category| (category, failure_text)),
         })
     }
 }
@@ -376,7 +387,11 @@ async fn run_one(
 ) -> Outcome {
     let started = Instant::now();
     let span = tracing::info_span!("tool_call", tool = %call.name, call_id = %call.id);
-    let (output, unknown_tool) = execute(engine, gate, settings, ctx, call, prepared)
+    let Ran {
+        output,
+        unknown_tool,
+        failure,
+    } = execute(engine, gate, settings, ctx, call, prepared)
         .instrument(span)
         .await;
     // The tool's own time: what a human took to answer does not count.
@@ -384,11 +399,29 @@ async fn run_one(
     Outcome {
         output,
         unknown_tool,
+        failure,
         duration_ms: started.elapsed().saturating_sub(waited).as_millis() as u64,
     }
 }
 
-/// (output, unknown tool)
+/// What one call did: its output, whether its tool is unknown, what recovery makes of
+/// its failure.
+struct Ran {
+    output: ToolOutput,
+    unknown_tool: bool,
+    failure: Option<Category>,
+}
+
+impl Ran {
+    fn output(output: ToolOutput) -> Self {
+        Ran {
+            output,
+            unknown_tool: false,
+            failure: None,
+        }
+    }
+}
+
 async fn execute(
     engine: &Arc<Engine>,
     gate: &PermissionGate,
@@ -396,7 +429,7 @@ async fn execute(
     ctx: &ToolContext,
     call: &Call,
     prepared: Result<Prepared, CallError>,
-) -> (ToolOutput, bool) {
+) -> Ran {
     let prepared = match prepared {
         Err(CallError::UnknownTool { .. }) => {
             let known: Vec<String> = settings
@@ -411,13 +444,26 @@ async fn execute(
                 call.name,
                 known.join(", ")
             );
-            return (ToolOutput::error(text), true);
+            return Ran {
+                unknown_tool: true,
+                ..Ran::output(ToolOutput::error(text))
+            };
         }
         Err(e @ CallError::NotForThisAgent { .. }) => {
-            return (ToolOutput::error(e.to_string()), true);
+            return Ran {
+                unknown_tool: true,
+                ..Ran::output(ToolOutput::error(e.to_string()))
+            };
         }
-        _ if ctx.cancel.is_cancelled() => return (ToolOutput::error(INTERRUPTED_BY_USER), false),
-        Err(CallError::InvalidInput(problems)) => return (ToolOutput::error(problems), false),
+        _ if ctx.cancel.is_cancelled() => {
+            return Ran::output(ToolOutput::error(INTERRUPTED_BY_USER));
+        }
+        Err(e @ CallError::InvalidInput(_)) => {
+            return Ran {
+                failure: Some(e.category()),
+                ..Ran::output(ToolOutput::error(e.to_string()))
+            };
+        }
         Ok(prepared) => prepared,
     };
     let decision = ctx.check(gate, &prepared.call(&call.input));
@@ -427,22 +473,19 @@ async fn execute(
     .await
     {
         Ok(checked) => checked,
-        Err(refused) => return (refused, false),
+        Err(refused) => return Ran::output(refused),
     };
     match decision {
         Decision::Allow => {}
         Decision::Deny { reason } => {
             tracing::info!(%reason, "denied");
-            return (
-                ToolOutput::error(format!("Permission denied: {reason}")),
-                false,
-            );
+            return Ran::output(ToolOutput::error(format!("Permission denied: {reason}")));
         }
         Decision::Ask { reason } => {
             let facts = prepared.call(&input);
             if let Err(refused) = approve(engine, gate, settings, ctx, call, &facts, &reason).await
             {
-                return (refused, false);
+                return Ran::output(refused);
             }
         }
     }
@@ -450,13 +493,20 @@ async fn execute(
         r = prepared.run(ctx) => r,
         _ = ctx.cancel.cancelled() => Err(ToolError::Cancelled),
     };
-    let output = match result {
-        Ok(out) => out,
-        Err(ToolError::Cancelled) => return (ToolOutput::error(INTERRUPTED_BY_USER), false),
-        Err(e) => e.into_output(),
+    let (output, failure) = match result {
+        Ok(out) => (out, None),
+        Err(ToolError::Cancelled) => return Ran::output(ToolOutput::error(INTERRUPTED_BY_USER)),
+        // A plain tool failure goes to the model as it is; recovery answers the rest.
+        Err(e) => {
+            let failure = e.category().filter(|c| *c != Category::ToolFailure);
+            (e.into_output(), failure)
+        }
     };
     super::tool_hooks::post_tool_use(engine, settings, ctx, call, &input, &output).await;
-    (output, false)
+    Ran {
+        failure,
+        ..Ran::output(output)
+    }
 }
 
 /// Asks the human about a call the gate could not decide; `Err` is the result the

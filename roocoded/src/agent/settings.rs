@@ -18,8 +18,9 @@ use super::children::ChildSpec;
 use super::spec::AgentSpec;
 use super::turn_config::TurnConfig;
 use crate::config::Config;
-use crate::llm::{self, LlmError, ResolvedModel, RetryPolicy};
+use crate::llm::{self, LlmError, ResolvedModel};
 use crate::permission::{GateSettings, PermissionGate};
+use crate::recovery::RetryPolicy;
 use crate::sandbox::SandboxSettings;
 use crate::store::SessionRow;
 use crate::tools::Registry;
@@ -131,6 +132,13 @@ impl<'t> TurnSettings<'t> {
             user_dir: sources.user_dir.to_path_buf(),
             live,
         })
+    }
+
+    /// The same settings with the agent on model `spec` (recovery's fallback model).
+    pub fn with_model(mut self, spec: &str, http: &reqwest::Client) -> Result<Self, LlmError> {
+        self.model = llm::resolve_model(spec, &self.env, &self.config, http)?;
+        self.agent.model = spec.to_string();
+        Ok(self)
     }
 
     /// The permission gate for the next batch of tool calls: the iteration's settings,

@@ -10,7 +10,8 @@ use roocode_protocol::content::Message;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
-use crate::llm::{self, CallOutcome, LlmError, ModelRequest, ResolvedModel, RetryPolicy};
+use crate::llm::{self, CallOutcome, LlmError, ModelRequest, ResolvedModel};
+use crate::recovery::{RetryPolicy, call_retrying};
 use crate::store::{Store, tool_turn_id};
 
 use super::call_row::{CallOf, call_row};
@@ -100,7 +101,7 @@ impl Summarizer for ModelSummarizer {
             };
             let span =
                 tracing::info_span!("model_call", model = %self.model.spec, purpose = "webfetch");
-            let result = llm::call_model(
+            let result = call_retrying(
                 &self.model,
                 &request,
                 &self.policy,

@@ -20,16 +20,16 @@ use super::{AgentError, Engine, executor};
 use crate::context::budget::{Budget, EstimatedContext, estimate_tokens};
 use crate::context::chain;
 use crate::llm::{ModelRequest, ModelResponse, ModelStopReason};
-use crate::store::{
-    ContextWrite, Delivered, Delivery, InjectionKind, MailRow, SessionRow, StoreError, TurnState,
-};
+use crate::store::{InjectionKind, SessionRow, TurnState};
 use roocode_protocol::session::SessionKind;
 
 /// Most mail read into the context in one iteration (the rest waits for the next).
 pub(crate) const MAIL_PER_ITERATION_BYTES: usize = 200_000;
 
 mod config_change;
+mod deliver;
 mod model_call;
+mod recover;
 mod request;
 mod stop_hooks;
 mod window;
@@ -39,14 +39,21 @@ pub const INTERRUPTED_BY_USER: &str = "Interrupted by user: this tool call did n
 
 type TurnEnd = (StopReason, Option<ErrorInfo>);
 
-/// The turn's one re-send after a context-overflow error stated a smaller window (the
-/// recovery engine will own retries; until then: learn, compact, send again once).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum WindowRetry {
-    Unused,
-    /// The last call failed and taught the window: the next iteration sends again.
-    Pending,
-    Used,
+/// What running an iteration's tools came to.
+struct ToolsRan {
+    /// The turn ends (cancelled, or too many unknown tools in a row).
+    end: Option<TurnEnd>,
+    /// Per call, the failure recovery answers (see `executor::CallResult::failure`).
+    failures: Vec<Option<(crate::recovery::Category, String)>>,
+}
+
+/// How the iteration's model call went.
+enum Asked {
+    Answer(ModelResponse),
+    /// It failed; recovery decides what follows. With the window an overflow error
+    /// taught, when it is smaller than the one budgeted.
+    Failed(crate::llm::LlmError, Option<u64>),
+    End(TurnEnd),
 }
 
 fn ended(stop: StopReason, kind: &str, message: impl Into<String>) -> TurnEnd {
@@ -87,7 +94,7 @@ pub(super) async fn run(engine: &Arc<Engine>, rt: &Arc<SessionRuntime>) {
         child: None,
         hooks: None,
         continued: 0,
-        window_retry: WindowRetry::Unused,
+        recovery: recover::TurnRecovery::default(),
     };
     let result = turn.run(cached.take()).instrument(span.clone()).await;
     if result.is_ok() {
@@ -158,8 +165,8 @@ struct Turn<'a> {
     hooks: Option<Arc<super::hooks::SessionHooks>>,
     /// Times a `stop` hook sent the agent back to work in this turn.
     continued: u32,
-    /// The one re-send of the turn after an overflow error taught a smaller window.
-    window_retry: WindowRetry,
+    /// Recovery's state in the turn (the counts themselves are in the store).
+    recovery: recover::TurnRecovery,
 }
 
 impl Turn<'_> {
@@ -222,6 +229,7 @@ impl Turn<'_> {
             None => EstimatedContext::new(store.context(self.id()).await?),
         };
         self.ensure_valid_chain().await?;
+        self.load_recovery().await;
         self.deliver_queued().await?;
         let mut live = None;
         if let Some(row) = store.session(self.id()).await? {
@@ -338,6 +346,11 @@ impl Turn<'_> {
             hooks: self.hooks.clone(),
         };
         let mut built = TurnSettings::for_agent(row, self.child.as_ref(), live, sources)
+            .and_then(|settings| match &self.recovery.fallback {
+                // Recovery switched the turn to the fallback model.
+                Some(spec) => settings.with_model(spec, &self.engine.http),
+                None => Ok(settings),
+            })
             .map_err(|e| ended(StopReason::Error, e.kind(), e.to_string()));
         if let Ok(settings) = &mut built {
             // A local server's window, asked once per endpoint and model (bounded; a
@@ -368,14 +381,14 @@ impl Turn<'_> {
     ) -> Result<Option<TurnEnd>, AgentError> {
         self.manage_context(settings).await?;
         let response = match self.ask_model(settings).await? {
-            Ok(response) => response,
-            Err(_) if self.window_retry == WindowRetry::Pending => {
-                // The next iteration's settings budget with the learned window, so
-                // `manage_context` compacts before the re-send.
-                self.window_retry = WindowRetry::Used;
-                return Ok(None);
+            Asked::Answer(response) => response,
+            Asked::End(end) => return Ok(Some(end)),
+            Asked::Failed(e, learned) => {
+                return match recover::Failure::of_call(&e, learned, &settings.agent.model) {
+                    Some(failure) => self.recover(settings, failure).await,
+                    None => Ok(Some(ended(StopReason::Error, e.kind(), e.to_string()))),
+                };
             }
-            Err(end) => return Ok(Some(end)),
         };
         let calls: Vec<executor::Call> = response
             .content
@@ -389,6 +402,12 @@ impl Turn<'_> {
                 _ => None,
             })
             .collect();
+        if calls.is_empty()
+            && response.stop_reason != ModelStopReason::MaxTokens
+            && recover::is_empty_answer(&response.content)
+        {
+            return self.recover_empty(settings).await;
+        }
         if calls.is_empty() {
             if response.stop_reason != ModelStopReason::MaxTokens
                 && self.continue_by_hooks(settings).await?
@@ -408,7 +427,10 @@ impl Turn<'_> {
         if self.child.is_some() {
             self.engine.child_progress(self.id(), &calls).await;
         }
-        if let Some(end) = ran {
+        if let Some(end) = ran.end {
+            return Ok(Some(end));
+        }
+        if let Some(end) = self.recover_tools(settings, &calls, &ran.failures).await? {
             return Ok(Some(end));
         }
         self.iterations += 1;
@@ -457,35 +479,28 @@ impl Turn<'_> {
     }
 
     /// A context-overflow error that states the server's limit teaches the window
-    /// (kept for the endpoint and model: later requests budget with it); the first time
-    /// in a turn that it shrinks the window, the turn sends again after compacting.
-    fn learn_window(&mut self, settings: &TurnSettings<'_>, error: &crate::llm::LlmError) {
+    /// (kept for the endpoint and model: later requests budget with it); the window
+    /// when it is smaller than the one the request was built for.
+    fn learn_window(
+        &self,
+        settings: &TurnSettings<'_>,
+        error: &crate::llm::LlmError,
+    ) -> Option<u64> {
         let crate::llm::LlmError::ContextOverflow { detail, .. } = error else {
-            return;
+            return None;
         };
-        let Some(limit) = crate::llm::overflow_limit(detail) else {
-            return;
-        };
+        let limit = crate::llm::overflow_limit(detail)?;
         let mut model = settings.model.clone();
         let shrank = limit < model.context_window;
-        if crate::llm::learn_window(&mut model, limit)
-            && shrank
-            && self.window_retry == WindowRetry::Unused
-        {
-            tracing::info!(
-                window = limit,
-                "sending again with the learned context window"
-            );
-            self.window_retry = WindowRetry::Pending;
+        if crate::llm::learn_window(&mut model, limit) && shrank {
+            tracing::info!(window = limit, "learned a smaller context window");
+            return Some(limit);
         }
+        None
     }
 
     /// The model call of the iteration, recorded, its answer added to the context.
-    /// `Err` ends the turn (the call failed or was cancelled).
-    async fn ask_model(
-        &mut self,
-        settings: &TurnSettings<'_>,
-    ) -> Result<Result<ModelResponse, TurnEnd>, AgentError> {
+    async fn ask_model(&mut self, settings: &TurnSettings<'_>) -> Result<Asked, AgentError> {
         let agent = &settings.agent;
         let model = &settings.model;
         let request_len = self.context.len();
@@ -510,26 +525,30 @@ impl Turn<'_> {
         let span =
             tracing::info_span!("model_call", model = %agent.model, iteration = self.iterations);
         let outcome = self
-            .call(model, &request, &settings.retry, &message_id)
+            .call(model, &request, settings.retry.stall_timeout, &message_id)
             .instrument(span)
             .await;
         let outcome = match outcome {
             Ok(o) => o,
-            Err(_) if self.cancel.is_cancelled() => return self.cancelled().await.map(Err),
+            Err(_) if self.cancel.is_cancelled() => return self.cancelled().await.map(Asked::End),
             Err(e) => {
                 self.record_call(settings, &message_id, None, Some(&e))
                     .await?;
-                self.learn_window(settings, &e);
-                return Ok(Err(ended(StopReason::Error, e.kind(), e.to_string())));
+                let learned = self.learn_window(settings, &e);
+                return Ok(Asked::Failed(e, learned));
             }
         };
+        self.call_succeeded(recover::is_empty_answer(&outcome.response.content))
+            .await;
         self.budget
             .get_or_insert_with(|| Budget::new(model.context_window))
             .record(&outcome.response.usage, request_len);
         self.record_call(settings, &message_id, Some(&outcome), None)
             .await?;
         let response = outcome.response;
-        if !response.content.is_empty() {
+        // An empty answer is left out of the context (providers refuse empty text);
+        // recovery answers it.
+        if !recover::is_empty_answer(&response.content) {
             self.emit(EventPayload::AssistantMessage {
                 message_id: message_id.clone(),
                 content: response.content.clone(),
@@ -541,16 +560,15 @@ impl Turn<'_> {
             })
             .await?;
         }
-        Ok(Ok(response))
+        Ok(Asked::Answer(response))
     }
 
-    /// Runs the calls and adds their results to the context; `Some` when the turn
-    /// ends (cancelled, or too many unknown tools in a row).
+    /// Runs the calls and adds their results to the context.
     async fn run_tools(
         &mut self,
         settings: &TurnSettings<'_>,
         calls: &[executor::Call],
-    ) -> Result<Option<TurnEnd>, AgentError> {
+    ) -> Result<ToolsRan, AgentError> {
         self.record_state(TurnState::ExecutingTools).await?;
         let results = executor::run_calls(
             self.engine,
@@ -561,29 +579,34 @@ impl Turn<'_> {
             &self.cancel,
         )
         .await?;
-        for r in &results {
+        let mut failures = Vec::with_capacity(results.len());
+        let mut blocks = Vec::with_capacity(results.len());
+        for r in results {
             self.unknown_streak = if r.unknown_tool {
                 self.unknown_streak + 1
             } else {
                 0
             };
+            failures.push(r.failure);
+            blocks.push(r.block);
         }
         self.push(Message {
             role: Role::User,
-            content: results.into_iter().map(|r| r.block).collect(),
+            content: blocks,
         })
         .await?;
-        if self.cancel.is_cancelled() {
-            return self.cancelled().await.map(Some);
-        }
-        if self.unknown_streak >= settings.agent.limits.max_unknown_streak {
-            return Ok(Some(ended(
+        let end = if self.cancel.is_cancelled() {
+            Some(self.cancelled().await?)
+        } else if self.unknown_streak >= settings.agent.limits.max_unknown_streak {
+            Some(ended(
                 StopReason::Error,
                 "unknown_tool",
                 "the model called tools that do not exist three times in a row, so the turn was stopped",
-            )));
-        }
-        Ok(None)
+            ))
+        } else {
+            None
+        };
+        Ok(ToolsRan { end, failures })
     }
 
     /// Ends the turn after a cancel: every tool call gets its result (repair).
@@ -619,223 +642,6 @@ impl Turn<'_> {
         self.context.push(msg);
         Ok(())
     }
-
-    /// Delivers the messages queued since the last model call. Each one's status,
-    /// `user_message` event and context row commit in one transaction
-    /// ([`crate::store::Store::deliver_input`]), so a crash never loses one.
-    async fn deliver_queued(&mut self) -> Result<(), AgentError> {
-        let mut state = self.rt.state.lock().await;
-        // Taken off the in-memory queue only once stored: a failed delivery leaves the
-        // message queued in both places, for the next model call to deliver.
-        while let Some(q) = state.queue.front().cloned() {
-            let next = self.next_user_message(vec![ContentBlock::text(q.text.clone())]);
-            let write = next.write(self.context.len());
-            let delivery = Delivery {
-                session_id: &self.rt.id,
-                item: Delivered::Input(&q.input_id),
-                turn_id: self.turn_id,
-                write,
-            };
-            let payload = EventPayload::UserMessage {
-                turn_id: self.turn_id.to_string(),
-                input_id: q.input_id.clone(),
-                text: q.text.clone(),
-            };
-            match self
-                .engine
-                .events()
-                .append_delivery(delivery, vec![payload])
-                .await
-            {
-                Ok(_) => {}
-                // Delivered before (the store is the record): never twice.
-                Err(StoreError::NotQueued { input_id }) => {
-                    tracing::warn!(input = %input_id, "a queued message was delivered already; skipped");
-                    state.queue.pop_front();
-                    continue;
-                }
-                Err(e) => return Err(e.into()),
-            }
-            self.apply(next);
-            self.reset_continuations();
-            if let Some(scope) = q.scope {
-                self.rt.scopes.push(scope);
-            }
-            state.queue.pop_front();
-        }
-        // Whatever is queued after this read wakes the agent again (see `wake`).
-        state.woken = false;
-        drop(state);
-        self.deliver_injections().await
-    }
-
-    /// Delivers the agent's inbox (task notifications, recovery notes, …), in its fixed
-    /// order, as one user turn of synthetic text blocks: marked delivered, recorded as
-    /// `injected` events and written into the context in one transaction, so each item
-    /// reaches the model exactly once, crash or not.
-    async fn deliver_injections(&mut self) -> Result<(), AgentError> {
-        self.deliver_inbox(true).await
-    }
-
-    /// [`Turn::deliver_injections`], the team mail left for the next iteration unless
-    /// `with_mail` (an iteration reads at most `MAIL_PER_ITERATION_BYTES` of it).
-    async fn deliver_inbox(&mut self, with_mail: bool) -> Result<(), AgentError> {
-        let (items, mut mail) = self.engine.store().inbox(self.id()).await?;
-        if !with_mail {
-            mail.clear();
-        }
-        if items.is_empty() {
-            return self.deliver_mail(mail).await;
-        }
-        let blocks: Vec<ContentBlock> = items
-            .iter()
-            .map(|i| ContentBlock::text(injected_text(i.kind, &i.text)))
-            .collect();
-        let next = self.next_user_message(blocks);
-        let write = next.write(self.context.len());
-        let ids: Vec<i64> = items.iter().map(|i| i.id).collect();
-        let delivery = Delivery {
-            session_id: &self.rt.id,
-            item: Delivered::Injections(&ids),
-            turn_id: self.turn_id,
-            write,
-        };
-        let payloads = items
-            .iter()
-            .map(|i| EventPayload::Injected {
-                turn_id: self.turn_id.to_string(),
-                kind: i.kind.as_str().to_string(),
-                text: i.text.clone(),
-            })
-            .collect();
-        match self
-            .engine
-            .events()
-            .append_delivery(delivery, payloads)
-            .await
-        {
-            Ok(_) => {}
-            Err(StoreError::NotQueued { input_id }) => {
-                tracing::warn!(item = %input_id, "an injection was delivered already; skipped");
-                return self.deliver_mail(mail).await;
-            }
-            Err(e) => return Err(e.into()),
-        }
-        self.apply(next);
-        tracing::info!(count = ids.len(), "inbox delivered");
-        self.deliver_mail(mail).await
-    }
-
-    /// Delivers the agent's unread team mail, one `<teammate-message>` block each, in
-    /// the transaction that marks it read (the mailbox is the record; a crash before
-    /// the commit leaves it unread, after it delivered once).
-    async fn deliver_mail(&mut self, mut mail: Vec<MailRow>) -> Result<(), AgentError> {
-        if mail.is_empty() {
-            return Ok(());
-        }
-        // A flood of mail is read over several iterations, never all at once.
-        let mut size = 0;
-        let fits = mail
-            .iter()
-            .take_while(|m| {
-                size += m.body.len() + m.summary.len();
-                size <= MAIL_PER_ITERATION_BYTES
-            })
-            .count();
-        if fits.max(1) < mail.len() {
-            mail.truncate(fits.max(1));
-            // What is left is read at the next iteration, or in one more turn if this
-            // one ends first.
-            self.rt.state.lock().await.woken = true;
-        }
-        let mut blocks = Vec::with_capacity(mail.len());
-        let mut payloads = Vec::with_capacity(mail.len());
-        // One lookup per sender, however many messages it sent.
-        let mut names: std::collections::HashMap<&str, String> = Default::default();
-        for m in &mail {
-            if !names.contains_key(m.sender.as_str()) {
-                let name = self.engine.team_name_of(&m.team_id, &m.sender).await;
-                names.insert(&m.sender, name);
-            }
-            let from = names.get(m.sender.as_str()).cloned().unwrap_or_default();
-            let text = super::team::mail_text(m, &from);
-            blocks.push(ContentBlock::text(text.clone()));
-            payloads.push(EventPayload::Injected {
-                turn_id: self.turn_id.to_string(),
-                kind: "team_message".into(),
-                text,
-            });
-        }
-        let next = self.next_user_message(blocks);
-        let ids: Vec<i64> = mail.iter().map(|m| m.id).collect();
-        let delivery = Delivery {
-            session_id: &self.rt.id,
-            item: Delivered::Mail(&ids),
-            turn_id: self.turn_id,
-            write: next.write(self.context.len()),
-        };
-        match self
-            .engine
-            .events()
-            .append_delivery(delivery, payloads)
-            .await
-        {
-            Ok(_) => {}
-            Err(StoreError::NotQueued { input_id }) => {
-                tracing::warn!(item = %input_id, "a message was read already; skipped");
-                return Ok(());
-            }
-            Err(e) => return Err(e.into()),
-        }
-        self.apply(next);
-        tracing::info!(count = ids.len(), "team mail delivered");
-        Ok(())
-    }
-
-    /// `blocks` as the context's next user turn: joined to its last message when that
-    /// is a user message (tool results, another delivered text), so roles keep
-    /// alternating; else a new message.
-    fn next_user_message(&self, blocks: Vec<ContentBlock>) -> NextUser {
-        match self.context.last() {
-            Some(last) if last.role == Role::User => {
-                let mut last = last.clone();
-                last.content.extend(blocks);
-                NextUser::Joined(last)
-            }
-            _ => NextUser::New(Message {
-                role: Role::User,
-                content: blocks,
-            }),
-        }
-    }
-
-    /// The in-memory side of a delivery the store has committed.
-    fn apply(&mut self, next: NextUser) {
-        match next {
-            NextUser::Joined(message) => self.context.edit_last(|last| *last = message),
-            NextUser::New(message) => self.context.push(message),
-        }
-    }
-}
-
-/// What a delivery adds to the context (see `Turn::next_user_message`).
-enum NextUser {
-    /// The last message, with the new blocks.
-    Joined(Message),
-    New(Message),
-}
-
-impl NextUser {
-    /// The store's side of it, for a context of `len` messages.
-    fn write(&self, len: usize) -> ContextWrite<'_> {
-        match self {
-            NextUser::Joined(message) => ContextWrite::Replace {
-                idx: len - 1,
-                message,
-            },
-            NextUser::New(message) => ContextWrite::Push { idx: len, message },
-        }
-    }
 }
 
 /// The session's reminder with the MCP servers' `mcp` (their instructions, the
@@ -845,14 +651,5 @@ fn join_reminders(session: Option<String>, mcp: Option<String>) -> Option<String
     match (session, mcp) {
         (Some(s), Some(m)) => Some(format!("{s}\n\n{m}")),
         (s, m) => s.or(m),
-    }
-}
-
-/// An inbox item as the model reads it: a task notification as it is (its own tag),
-/// anything else as a system reminder.
-fn injected_text(kind: InjectionKind, text: &str) -> String {
-    match kind {
-        InjectionKind::TaskNotification => text.to_string(),
-        _ => format!("<system-reminder>\n{text}\n</system-reminder>"),
     }
 }

@@ -27,10 +27,11 @@ pub use mcp_servers::{McpServerEntry, yaml_servers};
 pub use sections::{
     AgentsConfig, AgentsLimits, ContextConfig, ContinuationConfig, DEFAULT_IDLE_NOTIFY_AFTER_MS,
     DEFAULT_MAX_CONTINUATIONS_PER_MESSAGE, DEFAULT_MAX_CONTINUATIONS_PER_SESSION,
-    DEFAULT_MCP_DEFER_THRESHOLD, DEFAULT_MCP_STARTUP_WAIT_MS, EnvConfig, MAX_IDLE_DEBOUNCE_MS,
-    McpConfig, NotificationsConfig, PermissionsConfig, PriceConfig, ProviderConfig, ProviderKind,
-    RecoveryConfig, RetryConfig, SandboxConfig, SandboxMode, SandboxNetwork, SecurityConfig,
-    SkillsConfig, TeamBackend, TeamsConfig, TeamsSettings, ToolsConfig,
+    DEFAULT_MCP_DEFER_THRESHOLD, DEFAULT_MCP_STARTUP_WAIT_MS, EnvConfig, LlmConfig,
+    MAX_IDLE_DEBOUNCE_MS, McpConfig, NotificationsConfig, PermissionsConfig, PriceConfig,
+    ProviderConfig, ProviderKind, RecoveryConfig, RetryConfig, SandboxConfig, SandboxMode,
+    SandboxNetwork, SecurityConfig, SkillsConfig, TeamBackend, TeamsConfig, TeamsSettings,
+    ToolsConfig,
 };
 
 /// Raw YAML value of a key owned by a later feature (`mcp_servers`, `hooks`, ...).
@@ -63,6 +64,9 @@ pub struct Config {
     pub context: ContextConfig,
     #[serde(default)]
     pub retry: RetryConfig,
+    /// `llm:`: the stall timeout of model calls; see [`Config::stall_timeout`].
+    #[serde(default)]
+    pub llm: LlmConfig,
     /// Price overrides by model name (provider-side name or full spec).
     #[serde(default)]
     pub prices: BTreeMap<String, PriceConfig>,
@@ -216,6 +220,7 @@ impl Config {
             permissions,
             context,
             retry,
+            llm,
             prices,
             sandbox,
             env,
@@ -269,6 +274,7 @@ impl Config {
         override_with(&mut self.retry.base_delay_ms, retry.base_delay_ms);
         override_with(&mut self.retry.max_delay_secs, retry.max_delay_secs);
         override_with(&mut self.retry.max_total_secs, retry.max_total_secs);
+        override_with(&mut self.llm.stall_timeout_s, llm.stall_timeout_s);
 
         self.prices.extend(prices);
         override_with(&mut self.sandbox.mode, sandbox.mode);
@@ -389,6 +395,15 @@ impl Config {
             self.notifications
                 .idle_after_ms
                 .unwrap_or(DEFAULT_IDLE_NOTIFY_AFTER_MS),
+        )
+    }
+
+    /// How long a model call may send nothing before it counts as a `network` failure
+    /// (`llm.stall_timeout_s`, default [`crate::llm::DEFAULT_STALL_TIMEOUT`]).
+    pub fn stall_timeout(&self) -> std::time::Duration {
+        self.llm.stall_timeout_s.map_or(
+            crate::llm::DEFAULT_STALL_TIMEOUT,
+            std::time::Duration::from_secs_f64,
         )
     }
 

@@ -94,6 +94,16 @@ pub struct RetryConfig {
     pub max_total_secs: Option<u64>,
 }
 
+/// `llm:` — how long a model call may stay silent.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LlmConfig {
+    /// Seconds a server may send nothing, its connection open, before the call counts
+    /// as a `network` failure (default 90; fractions allowed).
+    #[serde(default, deserialize_with = "positive_f64")]
+    pub stall_timeout_s: Option<f64>,
+}
+
 /// `prices.<model>`: US dollars per million tokens.
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -376,6 +386,16 @@ fn positive_u32<'de, D: Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error
     let v = Option::<u32>::deserialize(d)?;
     match v {
         Some(0) => Err(serde::de::Error::custom("must be at least 1")),
+        _ => Ok(v),
+    }
+}
+
+fn positive_f64<'de, D: Deserializer<'de>>(d: D) -> Result<Option<f64>, D::Error> {
+    let v = Option::<f64>::deserialize(d)?;
+    match v {
+        Some(x) if !(x.is_finite() && x > 0.0 && x <= 86_400.0) => Err(serde::de::Error::custom(
+            "must be a number of seconds above 0 (at most 86400)",
+        )),
         _ => Ok(v),
     }
 }

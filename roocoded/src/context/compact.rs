@@ -68,6 +68,38 @@ pub fn plan_cut_within(messages: &[Message], keep: usize, max_kept_tokens: u64) 
 /// the whole request would not fit in `max_tokens`, the oldest messages are left out
 /// first (and the request says so).
 pub fn summary_request(old: &[Message], focus: Option<&str>, max_tokens: u64) -> Message {
+    let mut text = transcript(old, max_tokens);
+    text.push_str(
+        "Write the summary with these sections, in Markdown:\n\
+## Goal\n## Decisions\n## Files read and changed\n## Open tasks\n## User preferences\n## Next step\n",
+    );
+    if let Some(f) = focus.filter(|f| !f.trim().is_empty()) {
+        text.push_str(&format!("\nFocus the summary on: {f}\n"));
+    }
+    Message::user_text(text)
+}
+
+/// The system prompt of recovery's `summarize` call: the agent, whose answers came
+/// back empty, states where its task stands (a call with no tools).
+pub const PROGRESS_SYSTEM: &str = "You are the progress note writer of RooCode, a coding \
+agent whose last answers came back empty. You receive its conversation with the user \
+(with its tool calls and their results). Do not call tools.";
+
+/// The request of recovery's `summarize` call: the conversation as a transcript (its
+/// oldest part left out past `max_tokens`), and the question of where the task stands.
+pub fn progress_request(messages: &[Message], max_tokens: u64) -> Message {
+    let mut text = transcript(messages, max_tokens);
+    text.push_str(
+        "In at most five sentences, state where the task stands: what is done, what is \
+         left, and the very next step the agent will take (a tool call, or its final \
+         answer). Be concrete: name files and commands.",
+    );
+    Message::user_text(text)
+}
+
+/// `old` as the `<conversation>` block a tool-less call reads, its oldest messages left
+/// out (and said so) until it fits in `max_tokens`.
+fn transcript(old: &[Message], max_tokens: u64) -> String {
     let mut start = 0;
     while start < old.len() && estimate_messages(&old[start..]) + 2_000 > max_tokens {
         start += 1;
@@ -83,14 +115,7 @@ pub fn summary_request(old: &[Message], focus: Option<&str>, max_tokens: u64) ->
         text.push_str(&render(m));
     }
     text.push_str("</conversation>\n\n");
-    text.push_str(
-        "Write the summary with these sections, in Markdown:\n\
-## Goal\n## Decisions\n## Files read and changed\n## Open tasks\n## User preferences\n## Next step\n",
-    );
-    if let Some(f) = focus.filter(|f| !f.trim().is_empty()) {
-        text.push_str(&format!("\nFocus the summary on: {f}\n"));
-    }
-    Message::user_text(text)
+    text
 }
 
 /// One message of the transcript the summariser reads.

@@ -5,6 +5,8 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+use roocode_protocol::content::{ContentBlock, Message};
+
 use super::budget::group;
 
 /// Outputs longer than this many chars are spilled to disk by default.
@@ -63,6 +65,60 @@ pub fn threshold_for(configured_chars: usize, window_tokens: u64) -> usize {
 /// cheap check settles most outputs).
 fn within(output: &str, threshold_chars: usize) -> bool {
     output.len() <= threshold_chars || output.chars().count() <= threshold_chars
+}
+
+/// What [`shrink_largest`] did.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct ShrinkReport {
+    /// Results replaced by a preview.
+    pub shrunk: usize,
+    /// Characters the context lost (the files keep them).
+    pub chars_saved: usize,
+}
+
+/// Recovery's `truncate`: the tool results of `messages` longer than `threshold_chars`
+/// — recent ones too, largest first — are spilled to `dir` as layer 1 spills a new
+/// result, the conversation keeping a preview. Results that are previews already are
+/// left alone; one that cannot be saved keeps its start and end.
+pub fn shrink_largest(
+    messages: &mut [Message],
+    threshold_chars: usize,
+    dir: &Path,
+) -> ShrinkReport {
+    let mut found: Vec<(usize, usize, usize)> = Vec::new();
+    for (m, message) in messages.iter().enumerate() {
+        for (b, block) in message.content.iter().enumerate() {
+            if let ContentBlock::ToolResult { content, .. } = block
+                && spilled_path(content).is_none()
+                && !within(content, threshold_chars)
+            {
+                found.push((content.len(), m, b));
+            }
+        }
+    }
+    found.sort_by_key(|f| std::cmp::Reverse(f.0));
+    let mut report = ShrinkReport::default();
+    for (_, m, b) in found {
+        let ContentBlock::ToolResult {
+            tool_use_id,
+            content,
+            ..
+        } = &mut messages[m].content[b]
+        else {
+            continue;
+        };
+        let name = format!("{tool_use_id}-shrunk");
+        let kept = match spill(content, threshold_chars, dir, &name) {
+            Ok(spilled) => spilled.text,
+            Err(e) => unsaved_preview(content, threshold_chars, &e.to_string()),
+        };
+        if kept.len() < content.len() {
+            report.shrunk += 1;
+            report.chars_saved += content.chars().count() - kept.chars().count();
+            *content = kept;
+        }
+    }
+    report
 }
 
 /// The file a spilled preview points to, if `text` is one.
@@ -194,6 +250,33 @@ mod tests {
         (1..=n)
             .map(|i| format!("line {i:05} {}\n", "x".repeat(38)))
             .collect()
+    }
+
+    #[test]
+    fn shrink_largest_spills_recent_results_and_leaves_previews_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = numbered(400);
+        let result = |id: &str, content: &str| ContentBlock::ToolResult {
+            tool_use_id: id.into(),
+            content: content.into(),
+            is_error: false,
+            images: Vec::new(),
+        };
+        let mut messages = vec![Message {
+            role: roocode_protocol::content::Role::User,
+            content: vec![result("a", &big), result("b", "small"), result("c", &big)],
+        }];
+        let report = shrink_largest(&mut messages, 5_000, dir.path());
+        assert_eq!(report.shrunk, 2);
+        assert!(report.chars_saved > 2 * (big.len() - 5_000));
+        let ContentBlock::ToolResult { content, .. } = &messages[0].content[0] else {
+            panic!()
+        };
+        let path = spilled_path(content).expect("a preview");
+        assert_eq!(std::fs::read_to_string(path).unwrap(), big);
+        // Previews are not shrunk again; nothing is left to do.
+        let again = shrink_largest(&mut messages, 5_000, dir.path());
+        assert_eq!(again, ShrinkReport::default());
     }
 
     #[test]

@@ -7,10 +7,9 @@
 //!   the [`Provider`] to call, the price and the context window. Keys and base URLs come
 //!   from the client's environment. [`check_model_spec`] and [`context_window`] read a
 //!   spec the same way without needing a key; [`model_spec`] says which spec applies.
-//! - [`call_model`] runs one call with retries under a [`RetryPolicy`], reports
-//!   [`Progress`] (deltas, retries, stream resets) and returns a [`CallOutcome`] or a
-//!   classified [`LlmError`]. It traces a `call_model` span (provider, format, model,
-//!   attempts) around a `model_attempt` span per HTTP request (attempt, status).
+//! - [`call_model`] runs one call (one request), reports [`Progress`] (deltas, stream
+//!   resets) and returns a [`CallOutcome`] or a classified [`LlmError`]. It never
+//!   retries: what a failure leads to is recovery's decision (`crate::recovery`).
 //! - [`pricing`] holds the tables of known models' prices and windows, by provider-side
 //!   name; the window of a spec is [`context_window`]'s (alias expanded, config first).
 //!
@@ -30,7 +29,6 @@ mod http;
 pub mod pricing;
 mod provider;
 mod resolve;
-mod retry;
 mod short_tools;
 mod sse;
 #[cfg(test)]
@@ -45,7 +43,7 @@ use std::sync::Arc;
 
 use roocode_protocol::content::{ContentBlock, Message, Usage};
 
-pub use call::call_model;
+pub use call::{DEFAULT_STALL_TIMEOUT, call_model};
 pub use error::LlmError;
 pub(crate) use event::{EventStream, StreamEvent, TokenUsage};
 pub use http::http_client;
@@ -55,7 +53,6 @@ pub use resolve::{
     DEFAULT_MODEL, ResolvedModel, check_model_spec, context_window, model_spec, resolve_model,
     tier_spec,
 };
-pub use retry::RetryPolicy;
 pub use short_tools::{short_description, tools_for_window};
 pub use window::{
     discover as discover_window, discovery_timeout, learn as learn_window, overflow_limit,
@@ -143,7 +140,7 @@ impl ModelResponse {
     }
 }
 
-/// What `call_model` reports while it runs.
+/// What `call_model` reports while it runs (and `recovery::call_retrying`, its waits).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Progress {
     TextDelta(String),

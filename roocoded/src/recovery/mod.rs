@@ -7,10 +7,13 @@
 //! a global cap of attempts per error.
 //!
 //! This module owns the vocabulary and the rules (categories, strategies, the default
-//! chains and their configuration); the turn loop runs them.
+//! chains and their configuration) and the one retry loop of calls outside the agent
+//! loop ([`call_retrying`]); the turn loop runs the chains (`agent/turn/recover.rs`).
 
 mod category;
 mod chain;
+pub mod retry;
 
 pub use category::Category;
 pub use chain::{Chain, ChainError, DEFAULT_MAX_TOTAL_ATTEMPTS, Position, Step, Strategy};
+pub use retry::{RetryPolicy, call_retrying};

@@ -76,8 +76,25 @@ impl Store {
             .collect())
     }
 
-    /// A success, or a genuine message of the user's: every count of `session_id` starts
-    /// again.
+    /// A success at what `categories` are about (the model answered, the calls ran):
+    /// their counts of `session_id` start again.
+    pub async fn clear_recovery_categories(
+        &self,
+        session_id: &str,
+        categories: &[Category],
+    ) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        for category in categories {
+            sqlx::query("DELETE FROM recovery_attempts WHERE session_id = ? AND category = ?")
+                .bind(session_id)
+                .bind(category.as_str())
+                .execute(&mut *conn)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// A genuine message of the user's: every count of `session_id` starts again.
     pub async fn clear_recovery_attempts(&self, session_id: &str) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
         sqlx::query("DELETE FROM recovery_attempts WHERE session_id = ?")
@@ -129,6 +146,12 @@ mod tests {
             ]
         );
         assert_eq!(rows[0].last_error, "occurs 2 times");
+        store
+            .clear_recovery_categories(&id, &[Category::RateLimited, Category::Network])
+            .await
+            .unwrap();
+        let rows = store.recovery_attempts(&id).await.unwrap();
+        assert_eq!(rows.len(), 1, "only the edit's count is left: {rows:?}");
         store.clear_recovery_attempts(&id).await.unwrap();
         assert!(store.recovery_attempts(&id).await.unwrap().is_empty());
     }

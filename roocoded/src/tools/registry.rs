@@ -277,6 +277,16 @@ fn check(entry: &Entry, name: &str, input: &Value) -> Result<(), String> {
     if entry.validator.is_valid(input) {
         return Ok(());
     }
+    // Arguments that did not parse reach here as their raw text (see `llm::assemble`):
+    // the parser's own message says what is wrong with them.
+    if let Value::String(raw) = input
+        && let Err(e) = serde_json::from_str::<Value>(raw)
+    {
+        let shown = super::output::truncate_chars(raw, MAX_PROBLEM_CHARS);
+        return Err(format!(
+            "The arguments of {name} are not valid JSON ({e}): {shown}\nSend the call again with its arguments as one JSON object."
+        ));
+    }
     let mut message = format!("Invalid input for tool {name}:");
     let mut count = 0;
     for error in entry.validator.iter_errors(input) {

@@ -5,26 +5,8 @@ use nix::sys::signal::Signal;
 use roocode_tests::mock_llm::{Reply, Script, ScriptedReply, ToolCall};
 use serde_json::{Value, json};
 
-use crate::harness::World;
 use crate::harness::chain_is_valid;
-
-fn kill9(pid: u64) {
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid as i32), Signal::SIGKILL).unwrap();
-}
-
-/// Waits until the process `pid` no longer exists (bounded).
-async fn gone(pid: u64) {
-    let pid = nix::unistd::Pid::from_raw(pid as i32);
-    let wait = async {
-        // The daemon is not our child, so there is no wait(); ESRCH is the event.
-        while nix::sys::signal::kill(pid, None).is_ok() {
-            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
-        }
-    };
-    tokio::time::timeout(crate::harness::PATIENCE, wait)
-        .await
-        .expect("daemon exits");
-}
+use crate::harness::{World, gone, kill9};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kill_9_mid_turn_loses_nothing_and_the_session_continues() {

@@ -307,3 +307,26 @@ pub async fn finish(child: Child) -> Output {
         stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
     }
 }
+
+/// `kill -9` of process `pid` (a daemon the world started).
+pub fn kill9(pid: u64) {
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(pid as i32),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .unwrap();
+}
+
+/// Waits until the process `pid` no longer exists (bounded).
+pub async fn gone(pid: u64) {
+    let pid = nix::unistd::Pid::from_raw(pid as i32);
+    let wait = async {
+        // The daemon is not our child, so there is no wait(); ESRCH is the event.
+        while nix::sys::signal::kill(pid, None).is_ok() {
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+        }
+    };
+    tokio::time::timeout(PATIENCE, wait)
+        .await
+        .expect("daemon exits");
+}

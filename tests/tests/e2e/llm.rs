@@ -22,9 +22,33 @@ async fn rate_limit_then_success_is_retried_with_a_retrying_event() {
         let events = out.json_lines();
         let retries: Vec<_> = events.iter().filter(|e| e["type"] == "retrying").collect();
         assert_eq!(retries.len(), 2, "{events:?}");
-        // `attempt` numbers the attempt about to start: the first retry is attempt 2.
+        // `attempt` numbers the send about to start; a 429 and a 529 are two
+        // categories, each at its first retry.
         assert_eq!(retries[0]["attempt"], 2);
-        assert_eq!(retries[1]["attempt"], 3);
+        assert_eq!(retries[1]["attempt"], 2);
+        let recoveries: Vec<_> = events.iter().filter(|e| e["type"] == "recovery").collect();
+        let seen: Vec<_> = recoveries
+            .iter()
+            .map(|e| {
+                (
+                    e["category"].as_str(),
+                    e["strategy"].as_str(),
+                    e["attempt"].as_u64(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (Some("rate_limited"), Some("retry"), Some(1)),
+                (Some("overloaded"), Some("retry"), Some(1))
+            ]
+        );
+        let line = recoveries[0]["message"].as_str().unwrap();
+        assert!(
+            line.starts_with("retrying in ") && line.ends_with("(rate limited, attempt 1/5)"),
+            "{line}"
+        );
         assert!(
             retries[0]["reason"].as_str().unwrap().contains("429"),
             "{}",

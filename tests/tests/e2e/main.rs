@@ -39,6 +39,7 @@ mod permissions;
 mod prompt_commands;
 mod protected;
 mod read_only_agents;
+mod recovery;
 mod sandbox;
 mod secrets;
 mod send;

@@ -3,6 +3,7 @@
 
 use roocode_protocol::event::EventPayload;
 use tokio::sync::mpsc;
+use tracing::Instrument;
 
 use super::Turn;
 use crate::agent::AgentError;
@@ -13,12 +14,13 @@ use crate::store::ModelCallRow;
 use crate::agent::call_row::{CallOf, call_row};
 
 impl Turn<'_> {
-    /// One model call; its progress becomes events, batched as they arrive.
+    /// One model call (one request: recovery decides what a failure leads to); its
+    /// progress becomes events, batched as they arrive.
     pub(super) async fn call(
         &self,
         model: &llm::ResolvedModel,
         request: &ModelRequest<'_>,
-        policy: &llm::RetryPolicy,
+        stall: std::time::Duration,
         message_id: &str,
     ) -> Result<CallOutcome, LlmError> {
         let (tx, mut rx) = mpsc::unbounded_channel::<Progress>();
@@ -27,7 +29,10 @@ impl Turn<'_> {
             let mut on_progress = move |p: Progress| {
                 let _ = tx.send(p);
             };
-            llm::call_model(model, request, policy, &cancel, &mut on_progress).await
+            let span = tracing::info_span!("model_attempt", status = tracing::field::Empty);
+            llm::call_model(model, request, stall, &cancel, &mut on_progress)
+                .instrument(span)
+                .await
         };
         let forward = async {
             while let Some(first) = rx.recv().await {

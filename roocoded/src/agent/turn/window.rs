@@ -9,6 +9,15 @@ use crate::agent::settings::TurnSettings;
 use crate::context::budget::Budget;
 use crate::context::{compact, stale};
 
+/// What [`Turn::compact_now`] did.
+pub(super) enum Compacted {
+    Done,
+    /// Nothing was old enough to compact.
+    Nothing,
+    /// Why it failed (the context is as it was).
+    Failed(String),
+}
+
 /// Share of the context window above which old tool results are cleared (layer 2).
 const STALE_CLEAR_FRACTION: f64 = 0.6;
 
@@ -59,10 +68,27 @@ impl Turn<'_> {
         if fraction < settings.config.compact_threshold() {
             return Ok(());
         }
+        if let Compacted::Failed(e) = self.compact_now(settings).await? {
+            // A failed compaction is not the end of the turn: the provider may still
+            // take the request, and layer 1/2 already did what they could.
+            tracing::warn!("automatic compaction failed: {e}");
+        }
+        Ok(())
+    }
+
+    /// Layer 3 now: older history replaced by a summary (or, when the summary call
+    /// fails, the oldest iterations dropped), with the `pre_compact` and
+    /// `session_start` hooks around it. The context is still the stored one whatever
+    /// happens (`compact_context` updates it with the store).
+    pub(super) async fn compact_now(
+        &mut self,
+        settings: &TurnSettings<'_>,
+    ) -> Result<Compacted, AgentError> {
+        let model = &settings.model;
         // Nothing old enough to summarise: no compaction, so no `pre_compact` either
         // (it would otherwise fire before every model call of a full window).
         if compaction_cut(&self.context, compact::KEEP_RECENT, model).is_none() {
-            return Ok(());
+            return Ok(Compacted::Nothing);
         }
         self.fire_compaction_hook(settings, true).await;
         match self
@@ -88,14 +114,11 @@ impl Turn<'_> {
                 // tells it again.
                 self.rt.skills_told.forget();
                 self.fire_compaction_hook(settings, false).await;
+                Ok(Compacted::Done)
             }
-            Ok(None) => {}
-            // A failed compaction is not the end of the turn: the provider may still
-            // take the request, and layer 1/2 already did what they could. The context
-            // is still the stored one (`compact_context` updates it with the store).
-            Err(e) => tracing::warn!("automatic compaction failed: {e}"),
+            Ok(None) => Ok(Compacted::Nothing),
+            Err(e) => Ok(Compacted::Failed(e.to_string())),
         }
-        Ok(())
     }
 
     /// `pre_compact` (trigger `auto`) before an automatic compaction, `before`; else

@@ -1,4 +1,4 @@
-//! `call_model` against a scripted local HTTP server: retries, stream resets, no retry
+//! `call_retrying` (and through it `llm::call_model`) against a scripted local HTTP server: retries, stream resets, no retry
 //! on auth errors, cancellation while waiting and while streaming, unreachable servers.
 
 use std::time::{Duration, Instant};
@@ -85,7 +85,7 @@ async fn call(
 ) -> (Result<CallOutcome, LlmError>, Vec<Progress>) {
     let mut seen = Vec::new();
     let mut on_progress = |p: Progress| seen.push(p);
-    let result = call_model(model, &request(), policy, cancel, &mut on_progress).await;
+    let result = call_retrying(model, &request(), policy, cancel, &mut on_progress).await;
     (result, seen)
 }
 
@@ -301,7 +301,7 @@ async fn cancellation_during_the_wait_is_prompt() {
         }
     };
     let started = Instant::now();
-    let result = call_model(&model, &request(), &policy(5), &cancel, &mut on_progress).await;
+    let result = call_retrying(&model, &request(), &policy(5), &cancel, &mut on_progress).await;
     assert_eq!(result.unwrap_err(), LlmError::Cancelled);
     assert_eq!(delays, [30_000]);
     assert!(started.elapsed() < Duration::from_secs(10));
@@ -321,7 +321,7 @@ async fn cancellation_during_the_stream_is_prompt() {
             token.cancel();
         }
     };
-    let result = call_model(&model, &request(), &policy(5), &cancel, &mut on_progress).await;
+    let result = call_retrying(&model, &request(), &policy(5), &cancel, &mut on_progress).await;
     assert_eq!(result.unwrap_err(), LlmError::Cancelled);
 }
 
@@ -397,7 +397,7 @@ async fn silent_stream_times_out_and_is_retried() {
     ])
     .await;
     let policy = RetryPolicy {
-        idle_timeout: Duration::from_millis(200),
+        stall_timeout: Duration::from_millis(200),
         ..policy(3)
     };
     let (result, progress) = call(

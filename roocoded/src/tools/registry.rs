@@ -385,6 +385,19 @@ mod tests {
     }
 
     #[test]
+    fn arguments_that_are_not_json_get_the_parsers_message() {
+        let registry = Registry::with_builtins();
+        // What the stream assembler makes of arguments that did not parse.
+        let raw = json!("{\"file_path\": \"a.rs\", oops}");
+        let err = registry.validate("Read", &raw).unwrap_err();
+        assert!(
+            err.starts_with("The arguments of Read are not valid JSON (key must be a string at line 1 column 23)"),
+            "{err}"
+        );
+        assert!(err.contains("oops"), "{err}");
+    }
+
+    #[test]
     fn unknown_fields_and_wrong_types_are_rejected_with_pointers() {
         let registry = Registry::with_builtins();
         assert_eq!(

@@ -13,7 +13,7 @@ use crate::harness::{Api, World};
 /// The served model's context size, in tokens.
 const N_CTX: u64 = 8192;
 /// Tool-using iterations of the task.
-const STEPS: usize = 24;
+const STEPS: usize = 30;
 
 const SUMMARY: &str = "## Goal\nRead every note of the project.\n## Decisions\nIn order.\n\
 ## Files read and changed\nnotes read, nothing changed.\n## Open tasks\nThe notes not read yet.\n\

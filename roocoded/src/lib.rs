@@ -33,5 +33,6 @@ pub mod recovery;
 pub mod rpc;
 pub mod sandbox;
 pub mod skills;
+pub mod snapshot;
 pub mod store;
 pub mod tools;

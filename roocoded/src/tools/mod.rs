@@ -55,7 +55,7 @@ mod todo;
 mod toolset;
 pub mod turn_scope;
 mod typed;
-mod walk;
+pub(crate) mod walk;
 mod webfetch;
 mod write;
 

@@ -51,6 +51,8 @@ pub struct Engine {
     pub(super) hook_results: super::hooks::HookResults,
     /// Which sessions wait for the user unwatched (the `idle_prompt` notification).
     pub(super) idle: super::idle::IdleBook,
+    /// The shadow store of workspace snapshots, one before each turn (rewind).
+    pub(super) snapshots: Arc<crate::snapshot::Snapshots>,
 }
 
 impl Engine {
@@ -59,7 +61,15 @@ impl Engine {
         let events = Arc::new(EventLog::new(store.clone()));
         let mcp = crate::mcp::McpHub::new(&paths.data_dir);
         let hook_approvals = crate::hooks::HookApprovals::new(&paths.data_dir);
+        let snapshots = Arc::new(
+            crate::snapshot::Snapshots::new(
+                &paths.data_dir.join("snapshots"),
+                crate::snapshot::Limits::default(),
+            )
+            .excluding([paths.data_dir.clone(), paths.user_dir.clone()]),
+        );
         Engine {
+            snapshots,
             approvals: Approvals::new(store.clone(), events.clone()),
             processes: ProcessBook::start(store.clone()),
             sessions: Sessions::new(store.clone()),

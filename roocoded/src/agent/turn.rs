@@ -31,6 +31,7 @@ mod deliver;
 mod model_call;
 mod recover;
 mod request;
+mod snapshot;
 mod stop_hooks;
 mod window;
 
@@ -262,6 +263,11 @@ impl Turn<'_> {
             }
             if let Some(config) = &live {
                 let env = self.engine.env_of(self.rt).await;
+                // The workspace before the turn changes it (a main agent's: a sub-agent
+                // works in its parent's turn, or on a worktree's branch).
+                if row.kind == SessionKind::Main {
+                    self.snapshot_workspace(&row, &env).await;
+                }
                 let now = config.get();
                 let hooks = self.engine.session_hooks(&row, &env).await;
                 if !hooks.unapproved.is_empty()

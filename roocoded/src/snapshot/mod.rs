@@ -34,6 +34,9 @@ pub struct Limits {
     pub max_file_bytes: u64,
     /// Files past this total are left out (default 200 MiB).
     pub max_snapshot_bytes: u64,
+    /// The walk stops after this many files (default 100,000: a workspace that is a
+    /// home directory is not walked whole before every turn).
+    pub max_files: usize,
 }
 
 impl Default for Limits {
@@ -41,6 +44,7 @@ impl Default for Limits {
         Limits {
             max_file_bytes: 2 * 1024 * 1024,
             max_snapshot_bytes: 200 * 1024 * 1024,
+            max_files: 100_000,
         }
     }
 }
@@ -56,6 +60,22 @@ pub enum Skip {
     /// Its name is not UTF-8 (or has a newline): a manifest cannot name it.
     Name,
     Unreadable(String),
+    /// A file that usually holds credentials (`.env`, keys): never copied into
+    /// RooCode's data directory.
+    Credentials,
+}
+
+impl std::fmt::Display for Skip {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Skip::TooLarge { size } => write!(f, "too large ({size} bytes)"),
+            Skip::SnapshotFull => f.write_str("the snapshot was full"),
+            Skip::Symlink => f.write_str("a symlink"),
+            Skip::Name => f.write_str("its name is not UTF-8"),
+            Skip::Unreadable(e) => write!(f, "unreadable ({e})"),
+            Skip::Credentials => f.write_str("it usually holds credentials"),
+        }
+    }
 }
 
 /// A file left out of a snapshot, and why.
@@ -92,17 +112,27 @@ pub struct Snapshots {
     trees: PathBuf,
     limits: Limits,
     indexes: Mutex<HashMap<PathBuf, Index>>,
+    /// Directories never walked into: RooCode's own (the store itself among them).
+    excluded: Vec<PathBuf>,
 }
 
 impl Snapshots {
-    /// The store under `dir` (`<data>/snapshots`).
+    /// The store under `dir` (`<data>/snapshots`), which no snapshot walks into.
     pub fn new(dir: &Path, limits: Limits) -> Snapshots {
         Snapshots {
             objects: Objects::new(dir.join("objects")),
             trees: dir.join("trees"),
             limits,
             indexes: Mutex::new(HashMap::new()),
+            excluded: vec![dir.to_path_buf()],
         }
+    }
+
+    /// Also never walks into `dirs` (RooCode's data and user directories, when a
+    /// workspace holds them).
+    pub fn excluding(mut self, dirs: impl IntoIterator<Item = PathBuf>) -> Snapshots {
+        self.excluded.extend(dirs);
+        self
     }
 
     pub fn objects(&self) -> &Objects {
@@ -138,7 +168,23 @@ impl Snapshots {
                 why,
             })
         };
-        for entry in crate::tools::walk::walker(root, root, true).build() {
+        // Only what lies inside the tree: an excluded directory that holds the
+        // workspace (a ROOCODE_HOME above the project) excludes nothing.
+        let excluded: Vec<PathBuf> = self
+            .excluded
+            .iter()
+            .filter(|x| x.starts_with(root) && x.as_path() != root)
+            .cloned()
+            .collect();
+        let mut walker = crate::tools::walk::walker(root, root, true);
+        walker.filter_entry(move |e| {
+            e.file_name() != ".git" && !excluded.iter().any(|x| e.path().starts_with(x))
+        });
+        for entry in walker.build() {
+            if manifest.files.len() >= self.limits.max_files {
+                skip(Path::new("…"), Skip::SnapshotFull);
+                break;
+            }
             let entry = match entry {
                 Ok(entry) => entry,
                 Err(e) => {
@@ -161,6 +207,11 @@ impl Snapshots {
                 skip(path, Skip::Name);
                 continue;
             };
+            let name = entry.file_name().to_str().unwrap_or_default();
+            if crate::permission::secrets::secret_name(name).is_some() {
+                skip(path, Skip::Credentials);
+                continue;
+            }
             let meta = match entry.metadata() {
                 Ok(meta) => meta,
                 Err(e) => {

@@ -46,8 +46,9 @@ fn an_unchanged_tree_is_the_same_snapshot_and_reads_no_file() {
     let first = snaps.take(t.path()).unwrap();
     let files: Vec<&str> = first.manifest.files.keys().map(String::as_str).collect();
     // Hidden files are kept; .git and what .gitignore ignores are not.
-    assert_eq!(files, [".env", ".gitignore", "README.md", "src/main.rs"]);
-    assert_eq!(first.hashed, 4);
+    assert_eq!(files, [".gitignore", "README.md", "src/main.rs"]);
+    assert_eq!(first.hashed, 3);
+    assert!(first.skipped.iter().any(|s| s.why == Skip::Credentials));
     let again = snaps.take(t.path()).unwrap();
     assert_eq!(again.id, first.id);
     assert_eq!(again.hashed, 0, "known by their stat");
@@ -66,14 +67,14 @@ fn changes_made_by_any_means_are_found_and_undone_without_touching_git() {
     // What a Bash command might do: a new file, a changed one, a removed one.
     std::fs::write(root.join("src/new.rs"), "pub fn x() {}\n").unwrap();
     std::fs::write(root.join("README.md"), "# changed\n").unwrap();
-    std::fs::remove_file(root.join(".env")).unwrap();
+    std::fs::remove_file(root.join("src/main.rs")).unwrap();
     let after = snaps.take(root).unwrap();
     let changes = before.manifest.diff(&after.manifest);
     assert_eq!(
         changes,
         [
-            Change::Removed(".env".into()),
             Change::Modified("README.md".into()),
+            Change::Removed("src/main.rs".into()),
             Change::Added("src/new.rs".into()),
         ]
     );
@@ -110,6 +111,29 @@ fn a_restore_never_writes_through_a_symlinked_directory() {
 }
 
 #[test]
+fn the_store_and_excluded_directories_are_never_walked_into() {
+    let t = tree();
+    let root = t.path();
+    let snaps = Snapshots::new(&root.join(".data/snapshots"), Limits::default())
+        .excluding([root.join("home"), root.parent().unwrap().to_path_buf()]);
+    std::fs::create_dir_all(root.join("home")).unwrap();
+    std::fs::write(root.join("home/config.yaml"), "model: x\n").unwrap();
+    snaps.take(root).unwrap();
+    let taken = snaps.take(root).unwrap();
+    assert!(
+        taken
+            .manifest
+            .files
+            .keys()
+            .all(|p| !p.starts_with(".data") && !p.starts_with("home")),
+        "{:?}",
+        taken.manifest.files.keys()
+    );
+    // A directory above the workspace excludes nothing of it.
+    assert!(taken.manifest.files.contains_key("README.md"));
+}
+
+#[test]
 fn files_over_the_caps_and_symlinks_are_left_out_and_reported() {
     let t = tree();
     let root = t.path();
@@ -131,6 +155,7 @@ fn files_over_the_caps_and_symlinks_are_left_out_and_reported() {
     assert_eq!(
         skipped,
         [
+            (".env".to_string(), Skip::Credentials),
             ("big.bin".to_string(), Skip::TooLarge { size: 4096 }),
             ("link.md".to_string(), Skip::Symlink)
         ]

@@ -2,8 +2,8 @@
 //! kept in a shadow store under RooCode's data directory — never in the user's `.git`
 //! (no commit, ref, stash or index change there). Files are found with the walk rules
 //! of Glob and Grep (`.gitignore`, `.ignore` and `.rooignore` respected, `.git`
-//! skipped, hidden files included), stored once by content ([`objects`]), listed in a
-//! [`Manifest`], and found unchanged through a stat index ([`index`]) instead of being
+//! skipped, hidden files included), stored once by content (`objects`), listed in a
+//! [`Manifest`], and found unchanged through a stat index (`index`) instead of being
 //! read again, so a snapshot of a tree where nothing changed costs a walk. Files over
 //! the per-file cap, past the per-snapshot cap, symlinks and names that are not UTF-8
 //! are left out and reported: they cannot be restored.

@@ -232,6 +232,7 @@ impl Turn<'_> {
         self.ensure_valid_chain().await?;
         self.load_recovery().await;
         self.deliver_queued().await?;
+        self.first_delivery_done();
         let mut live = None;
         if let Some(row) = store.session(self.id()).await? {
             if matches!(row.kind, SessionKind::SubAgent | SessionKind::Teammate) {

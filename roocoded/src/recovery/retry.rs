@@ -108,62 +108,60 @@ pub async fn call_retrying(
         model = %model.model,
         attempts = tracing::field::Empty,
     );
-    retry_loop(model, req, policy, cancel, on_progress)
-        .instrument(span)
-        .await
-}
-
-async fn retry_loop(
-    model: &ResolvedModel,
-    req: &ModelRequest<'_>,
-    policy: &RetryPolicy,
-    cancel: &CancellationToken,
-    on_progress: &mut (dyn FnMut(Progress) + Send),
-) -> Result<CallOutcome, LlmError> {
-    let started = Instant::now();
-    let max_attempts = policy.max_attempts.max(1);
-    let mut attempt = 0;
-    loop {
-        attempt += 1;
-        tracing::Span::current().record("attempts", attempt);
-        let span = tracing::info_span!("model_attempt", attempt, status = tracing::field::Empty);
-        let result = llm::call_model(model, req, policy.stall_timeout, cancel, on_progress)
-            .instrument(span)
-            .await;
-        let err = match result {
-            Ok(mut outcome) => {
-                outcome.attempts = attempt;
-                outcome.latency_ms =
-                    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-                return Ok(outcome);
+    async {
+        let started = Instant::now();
+        let max_attempts = policy.max_attempts.max(1);
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            tracing::Span::current().record("attempts", attempt);
+            let span =
+                tracing::info_span!("model_attempt", attempt, status = tracing::field::Empty);
+            let result = llm::call_model(model, req, policy.stall_timeout, cancel, on_progress)
+                .instrument(span)
+                .await;
+            let err = match result {
+                Ok(mut outcome) => {
+                    outcome.attempts = attempt;
+                    outcome.latency_ms =
+                        u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+                    return Ok(outcome);
+                }
+                Err(err) => err,
+            };
+            if !err.is_retryable() {
+                return Err(err);
             }
-            Err(err) => err,
-        };
-        if !err.is_retryable() {
-            return Err(err);
-        }
-        let delay = policy.delay(attempt, err.retry_after());
-        if attempt >= max_attempts || started.elapsed() + delay > policy.max_total {
-            tracing::warn!(attempt, kind = err.kind(), error = %err, "model call failed, giving up");
-            return Err(LlmError::RetriesExhausted {
-                attempts: attempt,
-                last: Box::new(err),
+            let delay = policy.delay(attempt, err.retry_after());
+            if attempt >= max_attempts || started.elapsed() + delay > policy.max_total {
+                tracing::warn!(
+                    attempt,
+                    kind = err.kind(),
+                    error = %err,
+                    "model call failed, giving up"
+                );
+                return Err(LlmError::RetriesExhausted {
+                    attempts: attempt,
+                    last: Box::new(err),
+                });
+            }
+            let delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
+            tracing::info!(attempt, delay_ms, error = %err, "retrying model call");
+            on_progress(Progress::Retrying {
+                attempt: attempt + 1,
+                max_attempts,
+                delay_ms,
+                reason: err.reason(),
             });
-        }
-        let delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
-        tracing::info!(attempt, delay_ms, error = %err, "retrying model call");
-        on_progress(Progress::Retrying {
-            attempt: attempt + 1,
-            max_attempts,
-            delay_ms,
-            reason: err.reason(),
-        });
-        tokio::select! {
-            biased;
-            _ = cancel.cancelled() => return Err(LlmError::Cancelled),
-            _ = tokio::time::sleep(delay) => {}
+            tokio::select! {
+                biased;
+                _ = cancel.cancelled() => return Err(LlmError::Cancelled),
+                _ = tokio::time::sleep(delay) => {}
+            }
         }
     }
+    .instrument(span)
+    .await
 }
 
 #[cfg(test)]

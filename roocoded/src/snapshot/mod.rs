@@ -24,6 +24,7 @@ use std::sync::Mutex;
 pub use manifest::{Change, FileEntry, Manifest};
 pub use objects::{BlobId, Objects};
 
+use crate::permission::secrets::SecretFiles;
 use index::{Index, Stat};
 use manifest::is_safe_path;
 
@@ -60,8 +61,9 @@ pub enum Skip {
     /// Its name is not UTF-8 (or has a newline): a manifest cannot name it.
     Name,
     Unreadable(String),
-    /// A file that usually holds credentials (`.env`, keys): never copied into
-    /// RooCode's data directory.
+    /// A file that holds credentials as the permission layer tells them (`.env`, keys,
+    /// the home's credential files, hard links to them): never copied into RooCode's
+    /// data directory.
     Credentials,
 }
 
@@ -148,16 +150,36 @@ impl Snapshots {
     /// blocking task.
     pub fn take(&self, root: &Path) -> io::Result<Taken> {
         let index_path = self.index_path(root);
-        let mut indexes = self
-            .indexes
-            .lock()
-            .map_err(|_| io::Error::other("the snapshot index lock is poisoned"))?;
-        let index = indexes
-            .entry(root.to_path_buf())
-            .or_insert_with(|| Index::load(&index_path));
+        // Taken out of the map for the walk, so snapshots of other trees do not wait
+        // for this one; a concurrent snapshot of the same tree reads the index file
+        // (a stale index only costs hashing: every entry is checked against its stat).
+        let cached = self.indexes.lock().ok().and_then(|mut m| m.remove(root));
+        let mut index = cached.unwrap_or_else(|| Index::load(&index_path));
+        let taken = self.walk(root, &mut index);
+        let saved = index.save(&index_path);
+        if let Ok(mut indexes) = self.indexes.lock() {
+            indexes.insert(root.to_path_buf(), index);
+        }
+        let (manifest, hashed, skipped) = taken?;
+        saved?;
+        let id = self.objects.put(manifest.to_text().as_bytes())?;
+        Ok(Taken {
+            id,
+            manifest,
+            hashed,
+            skipped,
+        })
+    }
+
+    /// The files of the tree at `root`, found through `index` (which learns the files
+    /// it had to hash): (manifest, files hashed, files left out).
+    fn walk(&self, root: &Path, index: &mut Index) -> io::Result<(Manifest, usize, Vec<Skipped>)> {
         let now_ns = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as i128);
+        // What Glob and Grep leave out as credentials (by name, in the home's credential
+        // places, or hard-linked to one) is never copied into RooCode's data directory.
+        let secrets = SecretFiles::for_daemon_user().with_project(root);
         let mut manifest = Manifest::default();
         let mut skipped = Vec::new();
         let mut hashed = 0;
@@ -207,11 +229,6 @@ impl Snapshots {
                 skip(path, Skip::Name);
                 continue;
             };
-            let name = entry.file_name().to_str().unwrap_or_default();
-            if crate::permission::secrets::secret_name(name).is_some() {
-                skip(path, Skip::Credentials);
-                continue;
-            }
             let meta = match entry.metadata() {
                 Ok(meta) => meta,
                 Err(e) => {
@@ -219,6 +236,10 @@ impl Snapshots {
                     continue;
                 }
             };
+            if secrets.classify(path, path, Some(&meta)).is_some() {
+                skip(path, Skip::Credentials);
+                continue;
+            }
             let stat = Stat::of(&meta);
             if stat.size > self.limits.max_file_bytes {
                 skip(path, Skip::TooLarge { size: stat.size });
@@ -252,14 +273,7 @@ impl Snapshots {
             manifest.files.insert(rel, entry);
         }
         index.retain(|p| manifest.files.contains_key(p));
-        index.save(&index_path)?;
-        let id = self.objects.put(manifest.to_text().as_bytes())?;
-        Ok(Taken {
-            id,
-            manifest,
-            hashed,
-            skipped,
-        })
+        Ok((manifest, hashed, skipped))
     }
 
     /// The manifest stored as `id`.

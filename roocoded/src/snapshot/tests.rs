@@ -161,3 +161,21 @@ fn files_over_the_caps_and_symlinks_are_left_out_and_reported() {
         ]
     );
 }
+
+#[test]
+fn a_hard_link_to_a_credentials_file_is_not_copied_either() {
+    let t = tree();
+    let root = t.path();
+    std::fs::hard_link(root.join(".env"), root.join("notes.txt")).unwrap();
+    let (_d, snaps) = store();
+    let taken = snaps.take(root).unwrap();
+    assert!(!taken.manifest.files.contains_key("notes.txt"));
+    assert!(
+        taken
+            .skipped
+            .iter()
+            .any(|s| s.path == Path::new("notes.txt") && s.why == Skip::Credentials),
+        "{:?}",
+        taken.skipped
+    );
+}

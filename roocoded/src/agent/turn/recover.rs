@@ -90,8 +90,8 @@ impl Failure {
         }
     }
 
-    /// The first failure of each tool category among `results` (one count per
-    /// iteration and category).
+    /// The first failure of each tool category among the calls' `failures` (one count
+    /// per iteration and category).
     fn of_tools(calls: &[Call], failures: &[Option<(Category, String)>]) -> Vec<Failure> {
         let mut seen = BTreeSet::new();
         let mut out = Vec::new();
@@ -180,6 +180,12 @@ impl Turn<'_> {
                 false
             }
         };
+    }
+
+    /// The turn's first delivery is over: a message delivered later is a fresh one
+    /// even when the turn resumed an interrupted one (it began with a notification).
+    pub(super) fn first_delivery_done(&mut self) {
+        self.recovery.resumes = false;
     }
 
     /// A genuine message of the user's: every count starts again — unless it is the

@@ -14,11 +14,14 @@ use crate::doctor::DoctorReport;
 use crate::event::Event;
 use crate::hooks::{HookInfo, HookList};
 use crate::mcp::{McpApproval, McpServerInfo};
+use crate::prune::{PruneParams, PruneReport};
+use crate::rewind::{RewindParams, RewindPlan, TurnSummary};
 use crate::session::{
     ClientEnv, CommandInfo, CommandOutput, CreateParams, ExportPage, HistoryPage, ImportParams,
     PendingRequest, PermissionDecision, SendParams, SendResponse, SessionInfo,
 };
 use crate::teams::{MailInfo, TeamInfo};
+use crate::trace::SessionTrace;
 
 /// Result type of every RPC method.
 pub type RpcResult<T> = Result<T, ErrorObjectOwned>;
@@ -41,6 +44,11 @@ pub trait DaemonApi {
     /// Stops the daemon cleanly: running turns are marked interrupted.
     #[method(name = "shutdown", param_kind = map)]
     async fn shutdown(&self) -> RpcResult<()>;
+
+    /// Old sessions, spilled results, snapshots and recorded bodies: what can go, or
+    /// (with `apply`) removing it (see [`crate::prune`]).
+    #[method(name = "prune", param_kind = map)]
+    async fn prune(&self, params: PruneParams) -> RpcResult<PruneReport>;
 
     /// Events of every session that matter outside it: turns starting and ending,
     /// permission requests and questions raised and resolved, sub-agents
@@ -125,6 +133,19 @@ pub trait SessionApi {
     /// call (no `session_id`) creates the session in `cwd`; later calls append to it.
     #[method(name = "import", param_kind = map)]
     async fn import(&self, params: ImportParams) -> RpcResult<SessionInfo>;
+
+    /// The session's turns, oldest first, with the files each changed.
+    #[method(name = "turns", param_kind = map)]
+    async fn turns(&self, session_id: String) -> RpcResult<Vec<TurnSummary>>;
+
+    /// Puts the workspace and/or the conversation back as they were before a turn
+    /// (see [`crate::rewind`]); refused while a turn runs.
+    #[method(name = "rewind", param_kind = map)]
+    async fn rewind(&self, params: RewindParams) -> RpcResult<RewindPlan>;
+
+    /// The flight recorder's timeline of the session (see [`crate::trace`]).
+    #[method(name = "trace", param_kind = map)]
+    async fn trace(&self, session_id: String) -> RpcResult<SessionTrace>;
 
     /// Replays the events after `since_seq` (0: all), then follows live. The first
     /// item is a `snapshot`; a client that falls behind gets `resync` and the end.

@@ -205,6 +205,23 @@ pub enum EventPayload {
     },
     /// `/clear`: the model context was emptied; the event log is kept.
     ContextCleared,
+    /// `session.rewind`: turn `turn` and every later one were undone — the files put
+    /// back (`files`), the conversation cut to before it (`conversation`), or both.
+    Rewound {
+        turn: u32,
+        #[serde(default)]
+        files: bool,
+        #[serde(default)]
+        conversation: bool,
+        #[serde(default)]
+        restored: u64,
+        #[serde(default)]
+        removed: u64,
+        #[serde(default)]
+        kept: u64,
+        #[serde(default)]
+        messages_removed: u64,
+    },
     TurnCompleted {
         turn_id: String,
         stop_reason: StopReason,
@@ -322,6 +339,7 @@ impl EventPayload {
             EventPayload::ModeChanged { .. } => "mode_changed",
             EventPayload::ModelChanged { .. } => "model_changed",
             EventPayload::ContextCleared => "context_cleared",
+            EventPayload::Rewound { .. } => "rewound",
             EventPayload::TurnCompleted { .. } => "turn_completed",
             EventPayload::AgentSpawned { .. } => "agent_spawned",
             EventPayload::AgentProgress { .. } => "agent_progress",

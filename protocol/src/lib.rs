@@ -11,9 +11,12 @@
 //! - [`mode`]: the permission mode ([`Mode`]).
 //! - [`error`]: the typed codes of RPC errors; [`error_kind`]: the classes of `error` events.
 //! - [`question`]: the questions of `AskUserQuestion` and how answers resolve.
+//! - [`rewind`]: a session's turns and the plan and outcome of `session.rewind`.
 //! - [`teams`]: agent teams: member states, `team.*` and `mailbox.*` answers.
+//! - [`trace`]: the flight recorder's timeline of a session (`session.trace`).
 //! - [`short_id`]: the short session ids people see and type.
 //! - [`paths`]: where the daemon's files live (shared so clients find the socket).
+//! - [`prune`]: what `daemon.prune` removes from RooCode's data.
 //! - [`schema`]: the JSON Schema of all of it, for clients not written in Rust.
 //!
 //! Connecting, auto-start and the event feed clients share live in `roocode-client`.
@@ -46,11 +49,14 @@ pub mod hooks;
 pub mod mcp;
 pub mod mode;
 pub mod paths;
+pub mod prune;
 pub mod question;
+pub mod rewind;
 pub mod schema;
 pub mod session;
 pub mod short_id;
 pub mod teams;
+pub mod trace;
 
 pub use mode::Mode;
 

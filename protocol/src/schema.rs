@@ -15,11 +15,14 @@ use crate::doctor::DoctorReport;
 use crate::error::{KNOWN_CODES, RpcErrorData};
 use crate::event::Event;
 use crate::mcp::{McpApproval, McpServerInfo};
+use crate::prune::{PruneParams, PruneReport};
+use crate::rewind::{RewindParams, RewindPlan, TurnSummary};
 use crate::session::{
     ClientEnv, CommandInfo, CommandOutput, CreateParams, ExportPage, HistoryPage, ImportParams,
     PendingRequest, PermissionDecision, SendParams, SendResponse, SessionInfo,
 };
 use crate::teams::{MailInfo, TeamInfo};
+use crate::trace::SessionTrace;
 
 /// Where the schema is checked in, relative to the crate.
 pub const SCHEMA_FILE: &str = "schema/protocol.json";
@@ -52,6 +55,12 @@ pub fn protocol_schema() -> Value {
     generator.subschema_for::<MailInfo>();
     generator.subschema_for::<McpServerInfo>();
     generator.subschema_for::<McpApproval>();
+    generator.subschema_for::<TurnSummary>();
+    generator.subschema_for::<RewindParams>();
+    generator.subschema_for::<RewindPlan>();
+    generator.subschema_for::<SessionTrace>();
+    generator.subschema_for::<PruneParams>();
+    generator.subschema_for::<PruneReport>();
     generator.subschema_for::<Event>();
     generator.subschema_for::<RpcErrorData>();
     let defs = generator.take_definitions(true);

@@ -20,13 +20,16 @@ mod mcp;
 mod output;
 mod pending;
 mod prompt;
+mod prune;
 mod questions;
 mod render;
 mod request_ids;
 mod respond;
+mod rewind;
 mod send;
 mod session_cmds;
 mod sessions;
+mod show;
 mod stream;
 mod summary;
 mod table;
@@ -49,6 +52,7 @@ use crate::mailbox::MailboxArgs;
 use crate::output::err_line;
 use crate::pending::PendingArgs;
 use crate::respond::{AnswerArgs, ApproveArgs, DenyArgs};
+use crate::rewind::RewindArgs;
 use crate::send::SendArgs;
 use crate::sessions::SessionsArgs;
 use crate::team::TeamArgs;
@@ -89,6 +93,9 @@ enum Cmd {
     Deny(DenyArgs),
     /// Answer a waiting question: one ANSWER per question.
     Answer(AnswerArgs),
+    /// Undo turns: put the files and/or the conversation back as they were before one
+    /// (the plan and its diffs first, then asks unless --yes).
+    Rewind(RewindArgs),
     /// Delete a session.
     Rm {
         /// The session (its short id as `sessions` shows it, the full id, or a unique prefix of it).
@@ -99,6 +106,11 @@ enum Cmd {
     Daemon(DaemonCmd),
     /// Check the daemon, the command sandbox, the config files and the providers' keys.
     Doctor,
+    /// Remove old sessions, their spilled results, snapshots and recorded bodies (a dry
+    /// run without --yes).
+    Prune(prune::PruneArgs),
+    /// Print a session's transcript readably (`--markdown` for a file).
+    Show(show::ShowArgs),
     /// List the sub-agents (`stop ID`, `show ID`; `--definitions`: the agent types).
     Agents(AgentsArgs),
     /// Move a running foreground sub-agent to the background: its parent goes on.
@@ -154,6 +166,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Cmd::Cancel { id } => session_cmds::cancel(&id).await,
         Cmd::Export { id } => session_cmds::export(&id).await,
         Cmd::Import(args) => import::run(args).await,
+        Cmd::Rewind(args) => rewind::run(args).await,
         Cmd::Rm { id } => session_cmds::remove(&id).await,
         Cmd::Pending(args) => pending::run(args).await,
         Cmd::Approve(args) => respond::approve(args).await,
@@ -161,6 +174,8 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Cmd::Answer(args) => respond::answer(args).await,
         Cmd::Daemon(cmd) => daemon_cmd::run(cmd).await,
         Cmd::Doctor => doctor::run().await,
+        Cmd::Prune(args) => prune::run(&args).await,
+        Cmd::Show(args) => show::run(&args).await,
         Cmd::Agents(args) => agents::run(args).await,
         Cmd::Background { id } => agents::background(&id).await,
         Cmd::Team(args) => team::run(args).await,
@@ -287,6 +302,32 @@ mod tests {
             Cmd::Sessions(SessionsArgs { json: true, .. })
         ));
         assert!(matches!(parse(&["rm", "x"]).unwrap().cmd, Cmd::Rm { .. }));
+    }
+
+    #[test]
+    fn rewind_command() {
+        match parse(&["rewind", "019a"]).unwrap().cmd {
+            Cmd::Rewind(r) => {
+                assert_eq!(r.id, "019a");
+                assert!(r.to.is_none() && !r.yes && !r.json && !r.overwrite_conflicts);
+                assert!(!r.files && !r.conversation && !r.both);
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse(&["rewind", "019a", "--to", "3", "--files", "-y", "--json"])
+            .unwrap()
+            .cmd
+        {
+            Cmd::Rewind(r) => assert!(r.to == Some(3) && r.files && r.yes && r.json),
+            other => panic!("{other:?}"),
+        }
+        for args in [
+            &["rewind"][..],
+            &["rewind", "a", "--files", "--conversation"],
+            &["rewind", "a", "--to", "x"],
+        ] {
+            assert_eq!(parse(args).unwrap_err().exit_code(), 2, "{args:?}");
+        }
     }
 
     #[test]

@@ -313,6 +313,11 @@ impl Transcript {
                 self.line(&mut out, &format!("(model: {model})"));
             }
             EventPayload::ContextCleared => self.line(&mut out, "(context cleared)"),
+            EventPayload::Rewound { .. } => {
+                if let Some(rewound) = roocode_client::rewind::Rewound::of(&ev.payload) {
+                    self.line(&mut out, &format!("({})", rewound.line()));
+                }
+            }
             EventPayload::TurnCompleted {
                 stop_reason, error, ..
             } => {

@@ -13,7 +13,8 @@ use crate::output::{err_line, out};
 /// Lines asked for per `session.export` page.
 const EXPORT_PAGE: u32 = 500;
 
-async fn resolve(id: &str) -> Result<(connect::Conn, SessionInfo), Failure> {
+/// Connects and resolves `id` (a short id, a full id or a unique prefix) with `session.get`.
+pub(crate) async fn resolve(id: &str) -> Result<(connect::Conn, SessionInfo), Failure> {
     let paths = connect::paths()?;
     let conn = connect::connect(&paths).await?;
     let session = conn.rpc.get(id.to_owned()).await?;

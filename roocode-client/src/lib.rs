@@ -2,8 +2,9 @@
 //! the same way: opening the socket and the `daemon.hello` handshake ([`mod@connect`]),
 //! starting the daemon when nothing answers ([`autostart`]), following a session's
 //! numbered events without losing or repeating one ([`feed`]), naming a tool call on
-//! one line ([`display`]), sub-agents and their events ([`agents`]) and teams and
-//! theirs ([`teams`]), and the environment a client forwards ([`mod@env`]).
+//! one line ([`display`]), sub-agents and their events ([`agents`]), teams and theirs
+//! ([`teams`]), rewinds ([`rewind`]), and the environment a client forwards
+//! ([`mod@env`]).
 //!
 //! The wire types and RPC traits themselves live in `roocode-protocol`, which the
 //! daemon shares; nothing here is used by the daemon.
@@ -14,6 +15,7 @@ pub mod connect;
 pub mod display;
 pub mod env;
 pub mod feed;
+pub mod rewind;
 pub mod rpc_error;
 pub mod sequence;
 pub mod teams;

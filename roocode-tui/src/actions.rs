@@ -6,6 +6,7 @@ use roocode_protocol::api::{
     AgentApiClient, CommandsApiClient, PendingApiClient, PermissionApiClient, QuestionApiClient,
     SessionApiClient, TeamApiClient,
 };
+use roocode_protocol::rewind::{RewindParams, RewindPlan, TurnSummary};
 use roocode_protocol::session::{CommandInfo, SendParams};
 use roocode_protocol::teams::TeamInfo;
 use tokio::sync::mpsc;
@@ -31,6 +32,12 @@ pub enum ActionResult {
     Team(Option<Box<TeamInfo>>),
     /// The session's slash commands (`commands.list`).
     Commands(Vec<CommandInfo>),
+    /// The session's turns (`session.turns`), for the rewind dialog.
+    Turns(Vec<TurnSummary>),
+    /// `session.rewind`'s answer: a plan, or what an applied rewind did.
+    RewindPlan(Box<RewindPlan>),
+    /// A rewind request failed: the daemon's message, for the rewind dialog.
+    RewindFailed(String),
 }
 
 /// Performs `action` in the background; results go to `tx`.
@@ -115,6 +122,27 @@ pub fn perform(
                     .ok()
                     .map(Box::new),
             ))),
+            // Failures go to the rewind dialog, which says them where the user looks.
+            Action::RewindTurns => Ok(Some(
+                match SessionApiClient::turns(&*rpc, session_id).await {
+                    Ok(turns) => ActionResult::Turns(turns),
+                    Err(e) => ActionResult::RewindFailed(roocode_tui::hints::describe(&e)),
+                },
+            )),
+            Action::Rewind(r) => {
+                let params = RewindParams {
+                    session_id,
+                    to: Some(r.to),
+                    scope: r.scope,
+                    apply: r.apply,
+                    workspace: r.workspace,
+                    overwrite_conflicts: r.overwrite_conflicts,
+                };
+                Ok(Some(match SessionApiClient::rewind(&*rpc, params).await {
+                    Ok(plan) => ActionResult::RewindPlan(Box::new(plan)),
+                    Err(e) => ActionResult::RewindFailed(roocode_tui::hints::describe(&e)),
+                }))
+            }
             Action::Quit | Action::Resume => Ok(None),
             Action::RefreshCommands => {
                 let env = roocode_client::client_env(&std::env::current_dir().unwrap_or_default());

@@ -5,6 +5,7 @@
 //! - [`app`]: [`App`], all UI state of a terminal attached to one session, fed with
 //!   events, keys, paste, mouse and ticks, returning [`Action`]s.
 //! - [`picker`]: [`Picker`], the start screen choosing a session.
+//! - [`rewind`]: the rewind dialog of `/rewind` and Esc Esc (turns, plan, confirm).
 //! - [`agents`]: the attached session's sub-agents, live (the agents panel, Ctrl+B).
 //! - [`view`]: drawing; [`markdown`], [`diff`], [`wrap`]: text to terminal lines.
 //! - [`transcript`]: the conversation, with per-entry line caches.
@@ -34,6 +35,7 @@ pub mod input;
 pub mod markdown;
 pub mod panel;
 pub mod picker;
+pub mod rewind;
 pub mod spinner;
 pub mod theme;
 pub mod tool_summary;

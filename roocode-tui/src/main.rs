@@ -313,6 +313,9 @@ async fn ui(
                 Some(ActionResult::Agents(list)) => app.set_agents(&list),
                 Some(ActionResult::Team(team)) => app.set_team(team.map(|t| *t)),
                 Some(ActionResult::Commands(list)) => app.set_commands(list),
+                Some(ActionResult::Turns(turns)) => app.set_turns(turns),
+                Some(ActionResult::RewindPlan(plan)) => app.rewind_answer(*plan),
+                Some(ActionResult::RewindFailed(e)) => app.rewind_failed(&e),
                 None => {}
             },
             _ = tick.tick() => app.on_tick(),

@@ -12,6 +12,8 @@
 //! - security: [`permission`] — every tool call passes through it; [`sandbox`] — the OS
 //!   sandbox every command runs in.
 //! - facts: [`project`] — the project root and git's branches and worktrees, read for all.
+//! - after the fact: [`snapshot`] — workspace snapshots for rewind; [`trace`] — what the
+//!   flight recorder records of each iteration.
 //!
 //! [`daemon`] ties them together: socket, lock, recovery, shutdown.
 
@@ -36,3 +38,4 @@ pub mod skills;
 pub mod snapshot;
 pub mod store;
 pub mod tools;
+pub mod trace;

@@ -402,3 +402,30 @@ fn team_events_are_one_line_notices_without_control_sequences() {
          ✉ builder → lead (status update): half done]0;title\n"
     );
 }
+
+#[test]
+fn a_rewind_is_one_line_saying_what_came_back() {
+    let out = transcript(&[
+        ev(1, user("T", "I", "hi")),
+        ev(2, message("M", "Hello there.", &[])),
+        ev(3, completed("T", StopReason::EndTurn)),
+        ev(
+            4,
+            EventPayload::Rewound {
+                turn: 1,
+                files: true,
+                conversation: true,
+                restored: 2,
+                removed: 1,
+                kept: 0,
+                messages_removed: 2,
+            },
+        ),
+    ]);
+    assert!(
+        out.ends_with(
+            "(rewound to before turn 1: 2 files restored, 1 removed, conversation cut by 2 messages)\n"
+        ),
+        "{out}"
+    );
+}

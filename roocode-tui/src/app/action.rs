@@ -3,6 +3,8 @@
 
 use roocode_protocol::session::PermissionDecision;
 
+use crate::rewind::RewindRequest;
+
 /// A request of the UI to the binary, returned by [`super::App::on_key`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
@@ -38,6 +40,13 @@ pub enum Action {
     Quit,
     /// `/resume`: leave this session for the session picker.
     Resume,
+    /// `/rewind` or Esc Esc: fetch `session.turns` and pass them to
+    /// [`super::App::set_turns`].
+    RewindTurns,
+    /// The rewind dialog asks `session.rewind` (a plan, or applying one): pass the
+    /// answer to [`super::App::rewind_answer`], a failure to
+    /// [`super::App::rewind_failed`].
+    Rewind(RewindRequest),
     /// A turn ended: fetch `commands.list` again (skills and command files may have
     /// changed) and pass it to [`super::App::set_commands`].
     RefreshCommands,

@@ -159,6 +159,18 @@ impl App {
                 self.status.context_tokens = None;
                 t.notice("context cleared", theme::DIM);
             }
+            // A rewind of the conversation is a rule across the transcript: what is
+            // above it from that turn on is no longer in the model's context.
+            EventPayload::Rewound { conversation, .. } => {
+                if let Some(r) = roocode_client::rewind::Rewound::of(&ev.payload) {
+                    if *conversation {
+                        self.status.context_tokens = None;
+                        t.divider(r.line(), theme::WARN);
+                    } else {
+                        t.notice(r.line(), theme::DIM);
+                    }
+                }
+            }
             EventPayload::TurnCompleted {
                 stop_reason, error, ..
             } => {

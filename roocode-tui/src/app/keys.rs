@@ -1,16 +1,21 @@
-//! Keys to actions. In order: Ctrl+C (exit rules), scrolling (PageUp/PageDown,
+//! Keys to actions. In order: Ctrl+C (exit rules), the rewind dialog while it is open
+//! (unless a request's dialog shows over it), scrolling (PageUp/PageDown,
 //! Ctrl+Home/Ctrl+End), the open dialog, the open panel, the global keys (Ctrl+P panel,
 //! Ctrl+O expand tool calls, Shift+Tab mode, Esc, and Ctrl+B while a foreground
 //! sub-agent runs: move it to the background), slash completion (Tab, Up/Down), then
-//! the input box (Enter sends; End at the end of a line follows the bottom; Ctrl+B with
-//! no foreground sub-agent is cursor-left). Inside tmux, whose prefix is Ctrl+B, the key
+//! the input box (Enter sends, `/resume` and `/rewind` are the TUI's own; End at the
+//! end of a line follows the bottom; Ctrl+B with no foreground sub-agent is
+//! cursor-left). Esc hides the completion list, else cancels the running turn; when
+//! idle, a second Esc within [`ESC_ESC_TICKS`] (any other key between breaks the pair)
+//! opens the rewind dialog. Inside tmux, whose prefix is Ctrl+B, the key
 //! reaches the UI when pressed twice (tmux sends the prefix on): one Ctrl+B received is
 //! one press here, and the hints say "twice".
 
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use roocode_protocol::Mode;
 
-use super::{Action, App, CTRL_C_TICKS};
+use super::rewind::REWIND_COMMAND;
+use super::{Action, App, CTRL_C_TICKS, ESC_ESC_TICKS};
 use crate::completion;
 use crate::dialog::{DialogKey, Prompt};
 use crate::input::InputKey;
@@ -37,6 +42,12 @@ impl App {
         let ctrl = key.modifiers.contains(KeyModifiers::CONTROL);
         if ctrl && key.code == KeyCode::Char('c') {
             return self.ctrl_c();
+        }
+        if key.code != KeyCode::Esc {
+            self.esc_until = None;
+        }
+        if self.rewind.is_some() && self.prompts.shown().is_none() {
+            return self.rewind_key(key);
         }
         if self.scroll_key(key) {
             return Vec::new();
@@ -77,10 +88,8 @@ impl App {
                 self.completion.edited();
                 self.scroll.follow();
                 let line = text.trim();
-                if line == "/resume" {
-                    vec![Action::Resume]
-                } else if completion::is_command(line) {
-                    vec![Action::Command(line.to_owned())]
+                if completion::is_command(line) {
+                    self.command(line)
                 } else {
                     vec![Action::Send(text)]
                 }
@@ -96,6 +105,15 @@ impl App {
                 }
             }
             InputKey::Moved | InputKey::Ignored => Vec::new(),
+        }
+    }
+
+    /// A slash command line: the TUI's own (`/resume`, `/rewind`), or the daemon's.
+    fn command(&mut self, line: &str) -> Vec<Action> {
+        match line.strip_prefix('/') {
+            Some("resume") => vec![Action::Resume],
+            Some(REWIND_COMMAND) => self.open_rewind(),
+            _ => vec![Action::Command(line.to_owned())],
         }
     }
 
@@ -162,6 +180,10 @@ impl App {
                     self.completion.dismiss(&text);
                 } else if self.status.running {
                     return Some(vec![Action::Cancel]);
+                } else if self.esc_until.take().is_some_and(|t| self.tick <= t) {
+                    return Some(self.open_rewind());
+                } else {
+                    self.esc_until = Some(self.tick + ESC_ESC_TICKS);
                 }
             }
             _ => return None,
@@ -191,7 +213,7 @@ impl App {
                 self.input.clear();
                 self.input.history.push(&line);
                 self.scroll.follow();
-                return Some(vec![Action::Command(line)]);
+                return Some(self.command(&line));
             }
             _ => return None,
         }

@@ -1,12 +1,13 @@
 //! The state of the TUI attached to one session, with no I/O: the binary feeds it
 //! daemon events ([`App::on_event`]), terminal input ([`App::on_key`],
 //! [`App::on_paste`], [`App::on_mouse`]) and ticks, performs the [`Action`]s it returns,
-//! and calls [`App::draw`]. Reduction of events lives in `events`, keys in `keys`,
-//! drawing in [`crate::view`].
+//! and calls [`App::draw`]. Reduction of events lives in `events`, keys in `keys`, the
+//! rewind dialog's requests and answers in `rewind`, drawing in [`crate::view`].
 
 mod action;
 mod events;
 mod keys;
+mod rewind;
 mod scroll;
 mod status;
 
@@ -28,6 +29,7 @@ use crate::completion::Completion;
 use crate::dialog::Prompts;
 use crate::input::Input;
 use crate::panel::Panel;
+use crate::rewind::RewindDialog;
 use crate::transcript::{RenderCtx, Transcript};
 
 /// Lines scrolled by one mouse wheel notch.
@@ -36,6 +38,8 @@ const WHEEL_LINES: usize = 3;
 const FLASH_TICKS: u64 = 50;
 /// Ticks within which a second Ctrl+C exits.
 const CTRL_C_TICKS: u64 = 20;
+/// Ticks (about 0.8 s) within which a second Esc, when idle, opens the rewind dialog.
+pub const ESC_ESC_TICKS: u64 = 8;
 
 /// A short message shown in the input box's title.
 #[derive(Debug, Clone, PartialEq)]
@@ -78,6 +82,10 @@ pub struct App {
     pub(crate) flash: Option<Flash>,
     /// A first Ctrl+C was pressed; a second one before this tick exits.
     pub(crate) ctrl_c_until: Option<u64>,
+    /// A first Esc was pressed when idle; a second one before this tick opens rewind.
+    pub(crate) esc_until: Option<u64>,
+    /// The rewind dialog (`/rewind`, Esc Esc), while open.
+    pub(crate) rewind: Option<RewindDialog>,
     pub(crate) quit: bool,
     pub(crate) drawn: DrawnLayout,
     /// The tool call of each permission request and question seen.
@@ -96,7 +104,7 @@ impl App {
         let mut app = App {
             status: Status::default(),
             session: session.clone(),
-            commands,
+            commands: rewind::with_rewind(commands),
             transcript: Transcript::default(),
             input: Input::default(),
             completion: Completion::default(),
@@ -110,6 +118,8 @@ impl App {
             expand_all: false,
             flash: None,
             ctrl_c_until: None,
+            esc_until: None,
+            rewind: None,
             quit: false,
             drawn: DrawnLayout::default(),
             calls_of_requests: HashMap::new(),
@@ -175,7 +185,7 @@ impl App {
     /// The session's slash commands again (skills and command files are read at use,
     /// so the list changes as they do).
     pub fn set_commands(&mut self, commands: Vec<CommandInfo>) {
-        self.commands = commands;
+        self.commands = rewind::with_rewind(commands);
     }
 
     pub fn take_team_refresh(&mut self) -> bool {
@@ -272,6 +282,9 @@ impl App {
         if self.ctrl_c_until.is_some_and(|t| self.tick > t) {
             self.ctrl_c_until = None;
         }
+        if self.esc_until.is_some_and(|t| self.tick > t) {
+            self.esc_until = None;
+        }
     }
 
     pub fn draw(&mut self, frame: &mut Frame) {
@@ -299,5 +312,7 @@ impl App {
 
 #[cfg(test)]
 mod key_tests;
+#[cfg(test)]
+mod rewind_tests;
 #[cfg(test)]
 mod tests;

@@ -1,5 +1,6 @@
 //! The entries of the conversation: user messages, assistant answers (text and
-//! thinking), tool calls with their results, and one-line notices.
+//! thinking), tool calls with their results, one-line notices, and dividers (a rule
+//! across the width with a notice in it: where a rewind cut the conversation).
 
 use ratatui::style::Style;
 use serde_json::Value;
@@ -11,6 +12,7 @@ pub enum Entry {
     Assistant(Assistant),
     Tool(Box<Tool>),
     Notice(Notice),
+    Divider(Notice),
 }
 
 /// An answer of the model, streamed or complete.

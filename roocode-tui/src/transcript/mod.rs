@@ -117,6 +117,14 @@ impl Transcript {
         }));
     }
 
+    /// A rule across the width with `text` in it, set off by blank lines.
+    pub fn divider(&mut self, text: impl Into<String>, style: Style) {
+        self.push(Entry::Divider(Notice {
+            text: text.into(),
+            style,
+        }));
+    }
+
     /// The entry at `i`, for a change (its cache is dropped).
     fn touch(&mut self, i: usize) -> Option<&mut Entry> {
         let item = self.items.get_mut(i)?;

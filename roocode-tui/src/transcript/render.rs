@@ -2,14 +2,14 @@
 //! dimmed thinking, notices, and (in [`super::tool`]) tool calls. User messages and
 //! answers are separated from what precedes them by a blank line.
 
-use ratatui::style::Style;
+use ratatui::style::{Modifier, Style};
 use ratatui::text::{Line, Span};
 
 use super::entry::{Assistant, Entry};
 use super::{Queued, tool};
 use crate::markdown;
 use crate::theme;
-use crate::wrap::Wrapper;
+use crate::wrap::{Wrapper, str_width};
 
 /// The lines of `entry` (`first`: the conversation's first entry, with no gap above;
 /// `tool_gap`: a tool call after something else, with a blank line above).
@@ -43,7 +43,34 @@ pub fn entry(
             w.push(&n.text, n.style);
             out.extend(w.finish());
         }
+        Entry::Divider(n) => {
+            gap(&mut out, first);
+            out.extend(divider(&n.text, n.style, width));
+            out.push(Line::default());
+        }
     }
+    out
+}
+
+/// `── text ─────…` across `width`; a text too long for one line is wrapped between
+/// two full rules.
+fn divider(text: &str, style: Style, width: usize) -> Vec<Line<'static>> {
+    let text = text.trim();
+    let room = width.saturating_sub(4);
+    if str_width(text) <= room.saturating_sub(2) {
+        let rest = width.saturating_sub(str_width(text) + 4);
+        return vec![Line::from(vec![
+            Span::styled("── ", style),
+            Span::styled(text.to_owned(), style.add_modifier(Modifier::BOLD)),
+            Span::styled(format!(" {}", "─".repeat(rest)), style),
+        ])];
+    }
+    let rule = || Line::from(Span::styled("─".repeat(width), style));
+    let mut w = Wrapper::plain(width);
+    w.push(text, style.add_modifier(Modifier::BOLD));
+    let mut out = vec![rule()];
+    out.extend(w.finish());
+    out.push(rule());
     out
 }
 

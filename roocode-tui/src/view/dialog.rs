@@ -319,7 +319,7 @@ fn field_line(text: &str, cursor: usize, width: usize) -> (String, usize) {
 }
 
 /// `[y] allow once  [a] allow always …`.
-fn keys(list: &[(&str, &str)]) -> Line<'static> {
+pub(super) fn keys(list: &[(&str, &str)]) -> Line<'static> {
     let mut spans = Vec::new();
     for (i, (key, label)) in list.iter().enumerate() {
         if i > 0 {

@@ -1,6 +1,7 @@
 //! Drawing the [`App`]: the conversation on top (with the side panel on its right when
 //! the terminal is wide, over it when narrow), the input box, the status bar, and the
-//! overlays — slash completion above the input and the modal dialog. Nothing here
+//! overlays — slash completion above the input, the rewind dialog and, over it, the
+//! modal dialog of a request. Nothing here
 //! assumes a width: every frame lays out from the frame's area.
 
 mod conversation;
@@ -8,6 +9,9 @@ mod dialog;
 mod input;
 mod panel;
 pub mod picker;
+mod rewind;
+#[cfg(test)]
+mod rewind_tests;
 mod status;
 mod team;
 
@@ -54,10 +58,15 @@ pub fn draw(app: &mut App, frame: &mut Frame) {
         panel::draw(app, p, frame.buffer_mut());
     }
     input::draw_completion(app, main, input_area, frame.buffer_mut());
+    if let Some(d) = app.rewind.as_mut() {
+        rewind::draw(d, main, frame.buffer_mut());
+    }
     let dialog_cursor = dialog::draw(app, main, frame.buffer_mut());
     match (dialog_cursor, cursor) {
         (Some(c), _) => frame.set_cursor_position(c),
-        (None, Some(c)) if app.prompts.shown().is_none() && !app.panel.open => {
+        (None, Some(c))
+            if app.prompts.shown().is_none() && !app.panel.open && app.rewind.is_none() =>
+        {
             frame.set_cursor_position(c);
         }
         _ => {}

@@ -265,8 +265,21 @@ impl Engine {
         Ok(info)
     }
 
-    /// Deletes a session; its sub-agents are stopped first (and deleted with it).
+    /// Deletes a session; its sub-agents are stopped first (and deleted with it), and
+    /// the snapshot files only it needed go too.
     pub async fn delete(self: &Arc<Self>, id: &str) -> Result<(), AgentError> {
+        let row = self.resolve(id).await?;
+        let env = self.client_env(&row.id).await;
+        self.delete_unpruned(&row.id).await?;
+        // A failure leaves files a later prune removes, and never fails the deletion.
+        if let Err(e) = self.prune_snapshots(super::rewind::prune_grace(&env)).await {
+            tracing::warn!("cannot prune the snapshots of the deleted session: {e}");
+        }
+        Ok(())
+    }
+
+    /// Deletes a session and its files, leaving the shared snapshot store as it is.
+    pub(super) async fn delete_unpruned(self: &Arc<Self>, id: &str) -> Result<(), AgentError> {
         let row = self.resolve(id).await?;
         let env = self.client_env(&row.id).await;
         self.session_event(&row, &env, |c| {
@@ -280,7 +293,9 @@ impl Engine {
             running.cancel.cancel();
         }
         self.stop_children(&row.id).await?;
+        let mut dirs = vec![self.tool_results_dir(&row.id)];
         for child in self.store.children(&row.id).await? {
+            dirs.push(self.tool_results_dir(&child.id));
             if let Some(rt) = self.runtimes.get(&child.id) {
                 rt.shell.kill_all().await;
             }
@@ -309,6 +324,18 @@ impl Engine {
         }
         self.events.forget(&row.id);
         self.mcp_forget(&row.id);
+        for dir in dirs.iter().chain(std::iter::once(&self.plan_file(&row.id))) {
+            let gone = match std::fs::symlink_metadata(dir) {
+                Ok(m) if m.is_dir() => std::fs::remove_dir_all(dir),
+                Ok(_) => std::fs::remove_file(dir),
+                Err(e) => Err(e),
+            };
+            if let Err(e) = gone
+                && e.kind() != std::io::ErrorKind::NotFound
+            {
+                tracing::warn!(path = %dir.display(), "not removed: {e}");
+            }
+        }
         tracing::info!(session = %row.id, "session deleted");
         Ok(())
     }

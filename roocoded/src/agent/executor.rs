@@ -21,6 +21,7 @@ use super::human::CallHuman;
 use super::runtime::SessionRuntime;
 use super::settings::TurnSettings;
 use super::summarizer::ModelSummarizer;
+use super::tool_trail::{self, Trail};
 use super::turn::INTERRUPTED_BY_USER;
 use super::{AgentError, Engine};
 use crate::memory::MemoryDirs;
@@ -70,6 +71,8 @@ struct Outcome {
     unknown_tool: bool,
     failure: Option<Category>,
     duration_ms: u64,
+    /// How it went through permission (the flight recorder's row).
+    trail: Trail,
 }
 
 /// Runs `calls` and returns one result per call, in call order, with the iteration's
@@ -364,13 +367,23 @@ impl Runner<'_, '_> {
             diff: out.diff,
         };
         self.engine.events().append(id, id, ev).await?;
+        let block = ContentBlock::ToolResult {
+            tool_use_id: call.id.clone(),
+            content: out.content,
+            is_error: out.is_error,
+            images: out.images,
+        };
+        let of = (
+            id,
+            self.base.turn_id.as_str(),
+            self.settings.agent.agent_id.as_str(),
+        );
+        if self.settings.config.trace_recording() {
+            let store = self.engine.store();
+            tool_trail::record(store, of, call, &outcome.trail, &block, outcome.duration_ms).await;
+        }
         Ok(CallResult {
-            block: ContentBlock::ToolResult {
-                tool_use_id: call.id.clone(),
-                content: out.content,
-                is_error: out.is_error,
-                images: out.images,
-            },
+            block,
             unknown_tool: outcome.unknown_tool,
             failure: outcome.failure.map(|category| (category, failure_text)),
         })
@@ -387,11 +400,12 @@ async fn run_one(
 ) -> Outcome {
     let started = Instant::now();
     let span = tracing::info_span!("tool_call", tool = %call.name, call_id = %call.id);
+    let mut trail = Trail::new();
     let Ran {
         output,
         unknown_tool,
         failure,
-    } = execute(engine, gate, settings, ctx, call, prepared)
+    } = execute(engine, gate, settings, ctx, call, prepared, &mut trail)
         .instrument(span)
         .await;
     // The tool's own time: what a human took to answer does not count.
@@ -401,6 +415,7 @@ async fn run_one(
         unknown_tool,
         failure,
         duration_ms: started.elapsed().saturating_sub(waited).as_millis() as u64,
+        trail,
     }
 }
 
@@ -429,6 +444,7 @@ async fn execute(
     ctx: &ToolContext,
     call: &Call,
     prepared: Result<Prepared, CallError>,
+    trail: &mut Trail,
 ) -> Ran {
     let prepared = match prepared {
         Err(CallError::UnknownTool { .. }) => {
@@ -466,25 +482,39 @@ async fn execute(
         }
         Ok(prepared) => prepared,
     };
-    let decision = ctx.check(gate, &prepared.call(&call.input));
+    let decided = tool_trail::gate_answer(ctx, gate, &prepared.call(&call.input));
+    trail.decided(&decided.decision, decided.by);
     let (prepared, input, decision) = match super::tool_hooks::pre_tool_use(
-        engine, settings, ctx, call, prepared, decision,
+        engine,
+        settings,
+        ctx,
+        call,
+        prepared,
+        decided.decision,
     )
     .await
     {
         Ok(checked) => checked,
-        Err(refused) => return Ran::output(refused),
+        Err(refused) => {
+            trail.hook_blocked();
+            return Ran::output(refused);
+        }
     };
+    trail.hook_changed(&decision);
     match decision {
         Decision::Allow => {}
         Decision::Deny { reason } => {
             tracing::info!(%reason, "denied");
+            trail.stopped = Some("denied");
             return Ran::output(ToolOutput::error(format!("Permission denied: {reason}")));
         }
         Decision::Ask { reason } => {
             let facts = prepared.call(&input);
-            if let Err(refused) = approve(engine, gate, settings, ctx, call, &facts, &reason).await
-            {
+            let asked = Ask {
+                facts: &facts,
+                reason: &reason,
+            };
+            if let Err(refused) = approve(engine, gate, settings, ctx, call, asked, trail).await {
                 return Ran::output(refused);
             }
         }
@@ -495,7 +525,10 @@ async fn execute(
     };
     let (output, failure) = match result {
         Ok(out) => (out, None),
-        Err(ToolError::Cancelled) => return Ran::output(ToolOutput::error(INTERRUPTED_BY_USER)),
+        Err(ToolError::Cancelled) => {
+            trail.stopped = Some("cancelled");
+            return Ran::output(ToolOutput::error(INTERRUPTED_BY_USER));
+        }
         // A plain tool failure goes to the model as it is; recovery answers the rest.
         Err(e) => {
             let failure = e.category().filter(|c| *c != Category::ToolFailure);
@@ -509,9 +542,38 @@ async fn execute(
     }
 }
 
+/// What the gate asks about.
+struct Ask<'a> {
+    facts: &'a crate::permission::Call<'a>,
+    reason: &'a str,
+}
+
 /// Asks the human about a call the gate could not decide; `Err` is the result the
-/// model gets instead of the call's.
+/// model gets instead of the call's. `trail` learns the answer.
 async fn approve(
+    engine: &Arc<Engine>,
+    gate: &PermissionGate,
+    settings: &TurnSettings<'_>,
+    ctx: &ToolContext,
+    call: &Call,
+    Ask { facts, reason }: Ask<'_>,
+    trail: &mut Trail,
+) -> Result<(), ToolOutput> {
+    let answer = ask_human(engine, gate, settings, ctx, call, facts, reason).await;
+    trail.answered_by = Some(answer.0.to_string());
+    if answer.1.is_err() {
+        trail.stopped = Some(if answer.0 == "cancelled" {
+            "cancelled"
+        } else {
+            "denied"
+        });
+    }
+    answer.1
+}
+
+/// The answer to the question `approve` asks, named (`hook_allow`, `allow_once`,
+/// `allow_always`, `deny`, `cancelled`, `not_asked`).
+async fn ask_human(
     engine: &Arc<Engine>,
     gate: &PermissionGate,
     settings: &TurnSettings<'_>,
@@ -519,11 +581,16 @@ async fn approve(
     call: &Call,
     facts: &crate::permission::Call<'_>,
     reason: &str,
-) -> Result<(), ToolOutput> {
+) -> (&'static str, Result<(), ToolOutput>) {
     let tool = facts.tool;
     if let Some(answer) = super::tool_hooks::permission_request(engine, settings, call, tool).await
     {
-        return answer;
+        let name = if answer.is_ok() {
+            "hook_allow"
+        } else {
+            "hook_deny"
+        };
+        return (name, answer);
     }
     let summary = summarize(facts.target, ctx, tool);
     super::tool_hooks::notify(
@@ -541,23 +608,24 @@ async fn approve(
         reason,
     };
     match engine.approvals.ask_permission(ask, &ctx.cancel).await {
-        Ok(PermissionAnswer::Allow) => Ok(()),
+        Ok(PermissionAnswer::Allow) => ("allow_once", Ok(())),
         Ok(PermissionAnswer::AllowAlways) => {
             remember(tool, facts.target, gate, settings, ctx);
-            Ok(())
+            ("allow_always", Ok(()))
         }
-        Ok(PermissionAnswer::Deny { feedback }) => Err(ToolOutput::error(match feedback {
+        Ok(PermissionAnswer::Deny { feedback }) => ("deny", Err(ToolOutput::error(match feedback {
             Some(f) if !f.trim().is_empty() => {
                 format!("Permission denied: the user refused this call and said: {f}")
             }
             _ => "Permission denied: the user refused this call. Do not retry it; choose another way or ask the user.".to_string(),
-        })),
-        Ok(PermissionAnswer::Cancelled) => Err(ToolOutput::error(INTERRUPTED_BY_USER)),
+        }))),
+        Ok(PermissionAnswer::Cancelled) => ("cancelled", Err(ToolOutput::error(INTERRUPTED_BY_USER))),
         Err(e) => {
             tracing::error!("cannot ask for permission: {e}");
-            Err(ToolOutput::error(format!(
+            let refused = ToolOutput::error(format!(
                 "Permission denied: the approval could not be asked for ({e})"
-            )))
+            ));
+            ("not_asked", Err(refused))
         }
     }
 }

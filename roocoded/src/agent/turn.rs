@@ -2,7 +2,7 @@
 //! run the tools it asks for, repeat until it answers without tools, the user cancels,
 //! `max_turns` iterations pass, or it keeps calling tools that do not exist.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
@@ -96,8 +96,10 @@ pub(super) async fn run(engine: &Arc<Engine>, rt: &Arc<SessionRuntime>) {
         hooks: None,
         continued: 0,
         recovery: recover::TurnRecovery::default(),
+        snapshotted: None,
     };
     let result = turn.run(cached.take()).instrument(span.clone()).await;
+    turn.snapshot_after().instrument(span.clone()).await;
     if result.is_ok() {
         // Every store write of the turn succeeded, so its context is the stored one.
         // After an error the next turn reloads it.
@@ -168,6 +170,8 @@ struct Turn<'a> {
     continued: u32,
     /// Recovery's state in the turn (the counts themselves are in the store).
     recovery: recover::TurnRecovery,
+    /// The workspace snapshotted before the turn, snapshotted again after it.
+    snapshotted: Option<PathBuf>,
 }
 
 impl Turn<'_> {
@@ -231,6 +235,8 @@ impl Turn<'_> {
         };
         self.ensure_valid_chain().await?;
         self.load_recovery().await;
+        // The conversation a rewind of this turn goes back to.
+        let before_delivery = self.context.to_vec();
         self.deliver_queued().await?;
         self.first_delivery_done();
         let mut live = None;
@@ -267,7 +273,7 @@ impl Turn<'_> {
                 // The workspace before the turn changes it (a main agent's: a sub-agent
                 // works in its parent's turn, or on a worktree's branch).
                 if row.kind == SessionKind::Main {
-                    self.snapshot_workspace(&row, &env).await;
+                    self.snapshot_workspace(&row, &env, before_delivery).await;
                 }
                 let now = config.get();
                 let hooks = self.engine.session_hooks(&row, &env).await;
@@ -529,6 +535,7 @@ impl Turn<'_> {
             max_tokens: agent.limits.max_output_tokens,
         };
         let message_id = uuid::Uuid::now_v7().to_string();
+        let parts = crate::trace::parts::measure(&request);
         let span =
             tracing::info_span!("model_call", model = %agent.model, iteration = self.iterations);
         let outcome = self
@@ -539,7 +546,7 @@ impl Turn<'_> {
             Ok(o) => o,
             Err(_) if self.cancel.is_cancelled() => return self.cancelled().await.map(Asked::End),
             Err(e) => {
-                self.record_call(settings, &message_id, None, Some(&e))
+                self.record_call(settings, &message_id, &parts, None, Some(&e))
                     .await?;
                 let learned = self.learn_window(settings, &e);
                 return Ok(Asked::Failed(e, learned));
@@ -550,7 +557,7 @@ impl Turn<'_> {
         self.budget
             .get_or_insert_with(|| Budget::new(model.context_window))
             .record(&outcome.response.usage, request_len);
-        self.record_call(settings, &message_id, Some(&outcome), None)
+        self.record_call(settings, &message_id, &parts, Some(&outcome), None)
             .await?;
         let response = outcome.response;
         // An empty answer is left out of the context (providers refuse empty text);

@@ -1,14 +1,17 @@
 //! The reports of `/skills`, `/agents`, `/permissions`, `/hooks` and `/resume`: what a
 //! session has, where each piece is defined, and what is shadowed or broken. Files
 //! are read at each call (nothing is cached), from the project and the client's home.
+//! `/permissions` lists each rule with the file and line it is written at.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use roocode_protocol::Mode;
 use roocode_protocol::session::ClientEnv;
 
 use super::user_dirs;
 use crate::agent::{AgentError, Engine, definitions};
+use crate::config::{Config, RuleKind};
 use crate::skills::SkillMode;
 use crate::store::SessionRow;
 
@@ -102,13 +105,34 @@ pub async fn agents(
 /// `/permissions`: the mode and the merged rules, as the next turn applies them.
 pub async fn permissions(engine: &Engine, row: &SessionRow) -> Result<String, AgentError> {
     let config = engine.config(Path::new(&row.root))?;
+    Ok(permissions_report(row.mode, &config))
+}
+
+/// The report of `/permissions`: each rule on its line with where it is written
+/// (`file:line`, and the other places that say it too), deny first.
+fn permissions_report(mode: Mode, config: &Config) -> String {
     let p = &config.permissions;
-    let mut out = format!("Mode: {}.\n", row.mode);
-    for (kind, rules) in [("deny", &p.deny), ("ask", &p.ask), ("allow", &p.allow)] {
+    let mut out = format!("Mode: {mode}.\n");
+    for kind in RuleKind::BY_PRECEDENCE {
+        let rules = p.rules(kind);
         if rules.is_empty() {
-            let _ = writeln!(out, "{kind}: none");
-        } else {
-            let _ = writeln!(out, "{kind}: {}", rules.join(", "));
+            let _ = writeln!(out, "{}: none", kind.as_str());
+            continue;
+        }
+        let _ = writeln!(out, "{}:", kind.as_str());
+        for rule in rules {
+            let places: Vec<String> = p
+                .origins
+                .all(kind, rule)
+                .iter()
+                .map(ToString::to_string)
+                .collect();
+            let at = match places.split_first() {
+                None => String::new(),
+                Some((first, [])) => format!("  — {first}"),
+                Some((first, more)) => format!("  — {first} (also {})", more.join(", ")),
+            };
+            let _ = writeln!(out, "  {rule}{at}");
         }
     }
     let dirs = config.additional_directories();
@@ -126,7 +150,7 @@ pub async fn permissions(engine: &Engine, row: &SessionRow) -> Result<String, Ag
             files.join(", ")
         }
     );
-    Ok(out)
+    out
 }
 
 /// `/hooks`: every configured hook, where it is, whether it runs, its last result.
@@ -145,4 +169,37 @@ pub fn resume() -> String {
 
 fn shown(path: &Path) -> String {
     path.display().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    #[test]
+    fn permissions_lists_each_rule_with_its_file_and_line() {
+        let user = Path::new("/home/u/.roocode/config.yaml");
+        let project = Path::new("/p/.roocode/config.yaml");
+        let mut config = Config::parse(
+            user,
+            "model: a/b\npermissions:\n  allow:\n    - Read(src/**)\n  deny: [\"Bash(curl *)\"]\n",
+        )
+        .unwrap();
+        config.merge(
+            Config::parse(
+                project,
+                "permissions:\n  allow: [\"Bash(git diff:*)\",\n    \"Read(src/**)\"]\n",
+            )
+            .unwrap(),
+        );
+        let report = permissions_report(Mode::Default, &config);
+        let expected = "Mode: default.\n\
+             deny:\n  Bash(curl *)  — /home/u/.roocode/config.yaml:5\n\
+             ask: none\n\
+             allow:\n  Read(src/**)  — /home/u/.roocode/config.yaml:4 (also /p/.roocode/config.yaml:3)\n  \
+             Bash(git diff:*)  — /p/.roocode/config.yaml:2\n\
+             From: /home/u/.roocode/config.yaml, /p/.roocode/config.yaml.\n";
+        assert!(report.starts_with(expected), "{report}");
+    }
 }

@@ -120,6 +120,18 @@ const COMMANDS: &[Command] = &[
         run: |_, _, _, _| std::future::ready(Ok(listings::resume())).boxed(),
     },
     Command {
+        name: "rewind",
+        usage: "/rewind",
+        description: "How to undo turns: files and conversation (the TUI opens its picker)",
+        run: |_, row, _, _| {
+            let text = format!(
+                "To undo turns: roocode-cli rewind {} shows the diff of the last turn and asks; --to N undoes turn N and every later one, --files or --conversation only one side. In the TUI /rewind (or Esc Esc) opens the picker.",
+                row.id
+            );
+            std::future::ready(Ok(text)).boxed()
+        },
+    },
+    Command {
         name: "mode",
         usage: "/mode [default|acceptEdits|plan|bypassPermissions|dontAsk]",
         description: "Show or change the permission mode",

@@ -63,9 +63,7 @@ impl Guarded {
 
     /// `rule` appended to `permissions.allow` (as "allow always" does to the files).
     pub fn add_allow_rule(&mut self, rule: &str) {
-        if !self.permissions.allow.iter().any(|r| r == rule) {
-            self.permissions.allow.push(rule.to_string());
-        }
+        self.permissions.add_allow_rule(rule, None);
     }
 
     /// What changed from `self` to `newer`, one line per change (`+ permissions.allow:

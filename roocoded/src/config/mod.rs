@@ -3,12 +3,15 @@
 //! YAML, an unknown or misspelled key and a value of the wrong type are errors, and an
 //! invalid file reports every one of its problems at once, each with file, line, column
 //! and, for an unknown key, the closest valid key and the valid keys at that level
-//! ([`ConfigError::Problems`], found by `validate`). Environment variables are applied
-//! by their users (e.g. `llm::resolve_model` reads the client's environment), not here.
+//! ([`ConfigError::Problems`], found by `validate`). Each permission rule keeps the
+//! file and line it was written at through the merge ([`RuleOrigins`], `provenance`).
+//! Environment variables are applied by their users (e.g. `llm::resolve_model` reads
+//! the client's environment), not here.
 
 mod error;
 mod guarded;
 mod mcp_servers;
+mod provenance;
 mod sections;
 #[cfg(test)]
 mod tests;
@@ -24,6 +27,7 @@ use serde::Deserialize;
 pub use error::{ConfigError, Problem};
 pub use guarded::Guarded;
 pub use mcp_servers::{McpServerEntry, yaml_servers};
+pub use provenance::{RuleKind, RuleOrigin, RuleOrigins, rule_line};
 pub use sections::{
     AgentsConfig, AgentsLimits, ContextConfig, ContinuationConfig, DEFAULT_IDLE_NOTIFY_AFTER_MS,
     DEFAULT_MAX_CONTINUATIONS_PER_MESSAGE, DEFAULT_MAX_CONTINUATIONS_PER_SESSION,
@@ -31,7 +35,7 @@ pub use sections::{
     MAX_IDLE_DEBOUNCE_MS, McpConfig, NotificationsConfig, PermissionsConfig, PriceConfig,
     ProviderConfig, ProviderKind, RecoveryConfig, RetryConfig, SandboxConfig, SandboxMode,
     SandboxNetwork, SecurityConfig, SkillsConfig, TeamBackend, TeamsConfig, TeamsSettings,
-    ToolsConfig,
+    ToolsConfig, TraceConfig,
 };
 
 /// Raw YAML value of a key owned by a later feature (`mcp_servers`, `hooks`, ...).
@@ -67,6 +71,9 @@ pub struct Config {
     /// `llm:`: the stall timeout of model calls; see [`Config::stall_timeout`].
     #[serde(default)]
     pub llm: LlmConfig,
+    /// `trace:`: the flight recorder's bodies; see [`Config::trace_bodies_cap`].
+    #[serde(default)]
+    pub trace: TraceConfig,
     /// Price overrides by model name (provider-side name or full spec).
     #[serde(default)]
     pub prices: BTreeMap<String, PriceConfig>,
@@ -204,6 +211,7 @@ impl Config {
         match read {
             Ok(mut config) if problems.is_empty() => {
                 config.sources = vec![path.to_path_buf()];
+                config.permissions.origins = provenance::locate(path, text, &config.permissions);
                 Ok(config)
             }
             _ => Err(ConfigError::Problems(problems)),
@@ -221,6 +229,7 @@ impl Config {
             context,
             retry,
             llm,
+            trace,
             prices,
             sandbox,
             env,
@@ -247,6 +256,7 @@ impl Config {
         append_unique(&mut self.permissions.allow, permissions.allow);
         append_unique(&mut self.permissions.ask, permissions.ask);
         append_unique(&mut self.permissions.deny, permissions.deny);
+        self.permissions.origins.merge(permissions.origins);
         append_unique(
             &mut self.permissions.additional_directories,
             permissions.additional_directories,
@@ -275,6 +285,9 @@ impl Config {
         override_with(&mut self.retry.max_delay_secs, retry.max_delay_secs);
         override_with(&mut self.retry.max_total_secs, retry.max_total_secs);
         override_with(&mut self.llm.stall_timeout_s, llm.stall_timeout_s);
+        override_with(&mut self.trace.record, trace.record);
+        override_with(&mut self.trace.bodies, trace.bodies);
+        override_with(&mut self.trace.max_body_mb, trace.max_body_mb);
 
         self.prices.extend(prices);
         override_with(&mut self.sandbox.mode, sandbox.mode);
@@ -395,6 +408,25 @@ impl Config {
             self.notifications
                 .idle_after_ms
                 .unwrap_or(DEFAULT_IDLE_NOTIFY_AFTER_MS),
+        )
+    }
+
+    /// Whether the flight recorder records parts and tool calls (`trace.record`).
+    pub fn trace_recording(&self) -> bool {
+        self.trace.record != Some(false)
+    }
+
+    /// Bytes of model-call bodies the flight recorder keeps per session, `None` when
+    /// `trace.bodies: false` (default 50 MB, `trace.max_body_mb`).
+    pub fn trace_bodies_cap(&self) -> Option<u64> {
+        if self.trace.bodies == Some(false) || !self.trace_recording() {
+            return None;
+        }
+        Some(
+            self.trace
+                .max_body_mb
+                .unwrap_or(50)
+                .saturating_mul(1024 * 1024),
         )
     }
 

@@ -61,6 +61,10 @@ pub struct PermissionsConfig {
     /// the remote's default branch.
     #[serde(default)]
     pub protected_branches: Vec<String>,
+    /// Where each rule of `allow`, `ask` and `deny` was written (filled by
+    /// `Config::parse`, kept by `Config::merge`); never part of equality.
+    #[serde(skip)]
+    pub origins: super::RuleOrigins,
 }
 
 /// `context:`.
@@ -102,6 +106,23 @@ pub struct LlmConfig {
     /// as a `network` failure (default 90; fractions allowed).
     #[serde(default, deserialize_with = "positive_f64")]
     pub stall_timeout_s: Option<f64>,
+}
+
+/// `trace:` — what the flight recorder keeps of each model call.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TraceConfig {
+    /// Record each iteration's parts and each tool call's decision (default true;
+    /// `false` only for measuring what recording costs).
+    #[serde(default)]
+    pub record: Option<bool>,
+    /// Keep the request and response bodies (default true). They hold your code and
+    /// prompts; secrets are scrubbed from them by value.
+    #[serde(default)]
+    pub bodies: Option<bool>,
+    /// Megabytes of bodies kept per session (default 50); the oldest go first.
+    #[serde(default)]
+    pub max_body_mb: Option<u64>,
 }
 
 /// `prices.<model>`: US dollars per million tokens.

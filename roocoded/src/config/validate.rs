@@ -64,6 +64,22 @@ pub(crate) fn problems<T: DeserializeOwned>(path: &Path, text: &str) -> Vec<Prob
     found
 }
 
+/// The 1-based line of the entry `index` of the list at `keys` (`permissions`,
+/// `allow`) in `text`, a file that parses; `None` if there is no such entry.
+pub(crate) fn item_line(text: &str, keys: &[&str], index: usize) -> Option<u32> {
+    let mut path: KeyPath = keys.iter().map(|k| Seg::Key((*k).to_string())).collect();
+    path.push(Seg::Index(index));
+    let (line, _) = locate::value_position(text, &path)?;
+    u32::try_from(line).ok()
+}
+
+/// The 1-based line of the last key of `keys` in `text`, if it is there.
+pub(crate) fn key_line(text: &str, keys: &[&str]) -> Option<u32> {
+    let path: KeyPath = keys.iter().map(|k| Seg::Key((*k).to_string())).collect();
+    let (line, _) = locate::key_position(text, &path)?;
+    u32::try_from(line).ok()
+}
+
 /// By position; problems without one last.
 pub(crate) fn sort(problems: &mut [Problem]) {
     problems.sort_by_key(|p| (p.line.unwrap_or(usize::MAX), p.column.unwrap_or(0)));

@@ -45,12 +45,26 @@ pub async fn call_model(
     let body = model.provider.encode(req.as_ref())?;
     let request_bytes = body.len() as u64;
     let mut shown = false;
-    match run_attempt(model, body, stall, cancel, on_progress, &mut shown).await {
+    let mut first_event = None;
+    let sent = body.clone();
+    match run_attempt(
+        model,
+        body,
+        stall,
+        cancel,
+        on_progress,
+        &mut shown,
+        &mut first_event,
+    )
+    .await
+    {
         Ok(response) => Ok(CallOutcome {
             response,
             attempts: 1,
-            latency_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+            latency_ms: millis(started.elapsed()),
             request_bytes,
+            ttft_ms: first_event.map(|at: Instant| millis(at - started)),
+            request_body: sent,
         }),
         Err(LlmError::Cancelled) => Err(LlmError::Cancelled),
         Err(err) => {
@@ -63,8 +77,12 @@ pub async fn call_model(
     }
 }
 
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
 /// One attempt (one HTTP request); `shown` becomes true once a text or thinking delta
-/// was reported.
+/// was reported, `first_event` is when the stream's first event came.
 async fn run_attempt(
     model: &ResolvedModel,
     body: bytes::Bytes,
@@ -72,6 +90,7 @@ async fn run_attempt(
     cancel: &CancellationToken,
     on_progress: &mut (dyn FnMut(Progress) + Send),
     shown: &mut bool,
+    first_event: &mut Option<Instant>,
 ) -> Result<ModelResponse, LlmError> {
     let provider = &model.provider;
     let errors = provider.errors();
@@ -109,6 +128,7 @@ async fn run_attempt(
             Ok(None) => break,
             Ok(Some(event)) => event?,
         };
+        first_event.get_or_insert_with(Instant::now);
         match &event {
             StreamEvent::TextDelta(t) => {
                 *shown = true;

@@ -167,4 +167,8 @@ pub struct CallOutcome {
     pub latency_ms: u64,
     /// Size of one request body.
     pub request_bytes: u64,
+    /// From sending the request to the first event of its stream.
+    pub ttft_ms: Option<u64>,
+    /// The request body as sent (for the flight recorder's bodies; cheap to clone).
+    pub request_body: bytes::Bytes,
 }

@@ -23,9 +23,14 @@
 //! 5. the human in the loop — an `Ask` answer is turned into a permission request by
 //!    the agent loop, outside this module. "Allow always" writes a rule with
 //!    [`persist`].
+//!
+//! [`PermissionGate::check_decided`] also says which layer answered ([`Decided`],
+//! [`DecidedBy`]: the rule with its file and line, the mode, the protected class…), for
+//! the flight recorder; [`PermissionGate::check`] is its answer alone.
 
 pub mod command;
 pub mod dangerous;
+mod decided;
 mod facts;
 pub mod modes;
 pub mod network;
@@ -41,8 +46,9 @@ use std::path::{Path, PathBuf};
 use crate::config::Config;
 
 pub use dangerous::{DangerContext, Finding};
+pub use decided::{Decided, DecidedBy, HookPoint, HumanAnswer};
 pub use facts::{Call, Effect, PermissionTarget, Place, Scope};
-pub use modes::Mode;
+pub use modes::{Mode, ModeCase};
 pub use rules::{RuleError, RuleKind, Rules, Verdict};
 pub use sandbox::{Access, SandboxError, check_access, check_path};
 
@@ -186,12 +192,17 @@ impl PermissionGate {
     /// call outside the OS sandbox is then asked in every mode
     /// ([`crate::sandbox::disable`]).
     pub fn check(&self, call: &Call<'_>, place: &Place<'_>) -> Decision {
-        let decision = self.check_layers(call, place);
-        crate::sandbox::disable::review(decision, self.settings.mode, call, place)
+        self.check_decided(call, place).decision
+    }
+
+    /// [`PermissionGate::check`]'s answer with the layer that gave it.
+    pub fn check_decided(&self, call: &Call<'_>, place: &Place<'_>) -> Decided {
+        let decided = self.check_layers(call, place);
+        crate::sandbox::disable::review(decided, self.settings.mode, call, place)
     }
 
     /// The five layers (module documentation).
-    fn check_layers(&self, call: &Call<'_>, place: &Place<'_>) -> Decision {
+    fn check_layers(&self, call: &Call<'_>, place: &Place<'_>) -> Decided {
         let target = call.target;
         let scope = place.scope;
         let tool = call.tool;
@@ -211,7 +222,14 @@ impl PermissionGate {
                     cwd: shell_cwd,
                 };
                 match dangerous::check(&analysis, &cx) {
-                    Some(Finding::Deny(reason)) => return Decision::Deny { reason },
+                    Some(Finding::Deny(reason)) => {
+                        return Decided::new(
+                            Decision::Deny {
+                                reason: reason.clone(),
+                            },
+                            DecidedBy::Dangerous { finding: reason },
+                        );
+                    }
                     Some(Finding::Opaque(why)) => cannot_see = Some(why),
                     None => {}
                 }
@@ -235,9 +253,13 @@ impl PermissionGate {
                 match check_access(path, access, scope) {
                     Ok(r) => real = Some(r),
                     Err(e) => {
-                        return Decision::Deny {
-                            reason: e.to_string(),
-                        };
+                        let reason = e.to_string();
+                        return Decided::new(
+                            Decision::Deny {
+                                reason: reason.clone(),
+                            },
+                            DecidedBy::PathSandbox { reason },
+                        );
                     }
                 }
             }
@@ -281,7 +303,7 @@ impl PermissionGate {
             .rules
             .evaluate_in(tool, &subject, &bases, Some(&workspace));
         // Files that usually hold credentials: asked in every mode but bypass.
-        if let Some(decision) = secrets::guard(
+        if let Some(decided) = secrets::guard(
             tool,
             target,
             real.as_deref(),
@@ -290,13 +312,13 @@ impl PermissionGate {
             &scope.root,
             home,
         ) {
-            return decision;
+            return decided;
         }
         // Layer 2, continued: a file with other names (hard links) asks (sandbox::links).
         let rule_kind = verdict.as_ref().map(|v| v.kind);
         if let (PermissionTarget::Path { path, write }, Some(real)) = (target, &real)
             && rule_kind != Some(RuleKind::Deny)
-            && let Some(decision) = sandbox::links::ask_for_hard_link(
+            && let Some(decided) = sandbox::links::ask_for_hard_link(
                 mode,
                 tool,
                 path,
@@ -305,56 +327,79 @@ impl PermissionGate {
                 rule_kind == Some(RuleKind::Allow),
             )
         {
-            return decision;
+            return decided;
         }
         if let PermissionTarget::Url(url) = target
             && cannot_see.is_none()
-            && let Some(decision) =
+            && let Some(decided) =
                 network::local_decision(mode, tool, url, verdict.as_ref(), &self.settings.rules)
         {
-            return decision;
+            return decided;
         }
         let described = || modes::describe(tool, target);
         // Protected files ask in every mode; only a deny rule answers first.
-        if let Some(why) = self.protected_write(target, scope).filter(|_| !plan_file)
-            && !verdict.as_ref().is_some_and(|v| v.kind == RuleKind::Deny)
+        if let Some(class) = self.protected_write(target, scope).filter(|_| !plan_file)
+            && rule_kind != Some(RuleKind::Deny)
         {
-            return modes::ask(mode, protected::ask_reason(&described(), why));
+            let path = lexical.clone().unwrap_or_default();
+            return Decided::new(
+                modes::ask(mode, protected::ask_reason(&described(), class)),
+                DecidedBy::Protected { path, class },
+            );
         }
-        match (&verdict, cannot_see) {
+        match (verdict, cannot_see) {
             (
-                Some(Verdict {
-                    kind: RuleKind::Deny,
-                    rule,
-                }),
-                _,
-            ) => Decision::Deny {
-                reason: format!("denied by rule {rule} in your config"),
-            },
-            (_, Some(why)) => modes::ask(
-                mode,
-                format!(
-                    "{} (RooCode cannot check this command before it runs: {why})",
-                    described()
+                Some(
+                    verdict @ Verdict {
+                        kind: RuleKind::Deny,
+                        ..
+                    },
                 ),
+                _,
+            ) => Decided::new(
+                Decision::Deny {
+                    reason: format!("denied by rule {} in your config", verdict.rule),
+                },
+                verdict.into(),
+            ),
+            (_, Some(why)) => Decided::new(
+                modes::ask(
+                    mode,
+                    format!(
+                        "{} (RooCode cannot check this command before it runs: {why})",
+                        described()
+                    ),
+                ),
+                DecidedBy::OpaqueCommand { why },
             ),
             (
-                Some(Verdict {
-                    kind: RuleKind::Ask,
-                    rule,
-                }),
+                Some(
+                    verdict @ Verdict {
+                        kind: RuleKind::Ask,
+                        ..
+                    },
+                ),
                 None,
-            ) => modes::ask(
-                mode,
-                format!("{} (rule {rule} in your config asks first)", described()),
+            ) => Decided::new(
+                modes::ask(
+                    mode,
+                    format!(
+                        "{} (rule {} in your config asks first)",
+                        described(),
+                        verdict.rule
+                    ),
+                ),
+                verdict.into(),
             ),
             (
-                Some(Verdict {
-                    kind: RuleKind::Allow,
-                    ..
-                }),
+                Some(
+                    verdict @ Verdict {
+                        kind: RuleKind::Allow,
+                        ..
+                    },
+                ),
                 None,
-            ) => Decision::Allow,
+            ) => Decided::new(Decision::Allow, verdict.into()),
             // Layer 4: the mode.
             (None, None) => modes::decide(mode, call, plan_file),
         }
@@ -362,7 +407,7 @@ impl PermissionGate {
 
     /// The denial of a call that runs something other than a read-only command, for an
     /// agent limited to those ([`GateSettings::read_only_commands`]); `None` otherwise.
-    fn read_only_denial(&self, call: &Call<'_>) -> Option<Decision> {
+    fn read_only_denial(&self, call: &Call<'_>) -> Option<Decided> {
         if !self.settings.read_only_commands || call.effect != Effect::RunCommands {
             return None;
         }
@@ -378,14 +423,15 @@ impl PermissionGate {
             }
             _ => format!("{} runs or stops processes", call.tool),
         };
-        Some(Decision::Deny {
+        let decision = Decision::Deny {
             reason: format!(
                 "{why}. This agent can only run read-only commands (such as git log, git \
                  show, git diff, ls, cat, rg, find without -exec): read and search with \
                  Read, Glob and Grep, and report what would need to change instead of \
                  changing it."
             ),
-        })
+        };
+        Some(Decided::new(decision, DecidedBy::ReadOnlyAgent { why }))
     }
 
     /// True if `path` (resolved against `scope.cwd`) is the session's plan file: its real
@@ -405,6 +451,8 @@ impl PermissionGate {
     }
 }
 
+#[cfg(test)]
+mod decided_gate_tests;
 #[cfg(test)]
 mod gate_tests;
 #[cfg(test)]

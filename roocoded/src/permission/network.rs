@@ -18,9 +18,11 @@
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
-use super::Decision;
+use serde::{Deserialize, Serialize};
+
 use super::modes::{self, Mode};
 use super::rules::{RuleKind, Rules, Verdict};
+use super::{Decided, DecidedBy, Decision};
 
 /// Names of cloud metadata services (their addresses are caught by [`classify_ip`] too).
 const METADATA_NAMES: [&str; 4] = [
@@ -40,7 +42,8 @@ pub enum Host {
 }
 
 /// What kind of place an address (or a host known without resolving it) is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum AddressClass {
     /// The public internet.
     Public,
@@ -324,22 +327,29 @@ pub fn local_decision(
     url: &str,
     verdict: Option<&Verdict>,
     rules: &Rules,
-) -> Option<Decision> {
+) -> Option<Decided> {
     if verdict.is_some_and(|v| v.kind != RuleKind::Allow) {
         return None;
     }
     let host = Host::of_url(url)?;
     let class = host.class().filter(|c| c.is_local())?;
-    if rules.allow_names_host(tool, &host) {
-        return Some(Decision::Allow);
+    if let Some(naming) = rules.allow_naming_host(tool, &host) {
+        return Some(Decided::new(Decision::Allow, DecidedBy::from(naming)));
     }
-    Some(modes::ask(
+    let decision = modes::ask(
         mode,
         format!(
             "{tool} wants to fetch {url}: {host} is {} — asked in every mode unless an allow \
              rule names the host, such as {tool}(domain:{host})",
             class.describe()
         ),
+    );
+    Some(Decided::new(
+        decision,
+        DecidedBy::PrivateAddress {
+            host: host.to_string(),
+            class,
+        },
     ))
 }
 

@@ -8,7 +8,8 @@
 //! indentation), and a flow list `allow: [a, b]` (also across lines). Before writing,
 //! the result is parsed and must equal the old document with exactly the rule appended
 //! to `permissions.allow`; anything else (a broken file, `permissions: {…}` in flow
-//! style) is an error and the file is left alone.
+//! style) is an error and the file is left alone. [`append_allow_rule_at`] tells the
+//! file and line the rule ended up at, its origin for the flight recorder.
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -19,7 +20,8 @@ use yaml_serde::{Mapping, Value};
 mod ignore;
 
 use super::network::Host;
-use super::rules::{escape_glob, normalize};
+use super::rules::{RuleKind, escape_glob, normalize};
+use crate::config::RuleOrigin;
 use crate::permission::PermissionTarget;
 
 /// Where "allow always" rules go, relative to the project root.
@@ -93,28 +95,41 @@ fn path_spec(path: &Path, root: &Path) -> String {
 /// creating the file and directory if needed; a rule already there is not added again.
 /// `.roocode/.gitignore` is made to list the file (`ignore.rs`).
 pub fn append_allow_rule(root: &Path, rule: &str) -> io::Result<()> {
+    append_allow_rule_at(root, rule).map(|_| ())
+}
+
+/// [`append_allow_rule`], telling where the rule now is: the local config file and the
+/// rule's line in it (the line it already had, if it was there), so the turn's
+/// configuration can name it (`PermissionsConfig::add_allow_rule`).
+pub fn append_allow_rule_at(root: &Path, rule: &str) -> io::Result<RuleOrigin> {
     let _guard = WRITE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    add_rule(root, rule)?;
+    let origin = add_rule(root, rule)?;
     if let Err(e) = ignore::ignore_local_config(root) {
         tracing::warn!("cannot add {LOCAL_CONFIG} to .roocode/.gitignore: {e}");
     }
-    Ok(())
+    Ok(origin)
 }
 
-fn add_rule(root: &Path, rule: &str) -> io::Result<()> {
+fn add_rule(root: &Path, rule: &str) -> io::Result<RuleOrigin> {
     let path = root.join(LOCAL_CONFIG);
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(e) if e.kind() == io::ErrorKind::NotFound => String::new(),
         Err(e) => return Err(e),
     };
-    let Some(new_text) = with_allow_rule(&text, rule)? else {
-        return Ok(());
+    let text = match with_allow_rule(&text, rule)? {
+        None => text,
+        Some(new_text) => {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir)?;
+            }
+            write_atomically(&path, &new_text)?;
+            new_text
+        }
     };
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    write_atomically(&path, &new_text)
+    // The edit was checked to parse with the rule in `permissions.allow`: it is there.
+    let line = crate::config::rule_line(&text, RuleKind::Allow, rule).unwrap_or(1);
+    Ok(RuleOrigin::new(path, line))
 }
 
 fn write_atomically(path: &Path, text: &str) -> io::Result<()> {

@@ -27,13 +27,18 @@
 use std::fmt;
 use std::path::{Component, Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
+
 use super::{PermissionGate, PermissionTarget, Scope, rules, sandbox};
 use crate::memory::MemoryDirs;
 use crate::project::GitDirs;
 
-/// Why a file is protected; shown in the approval prompt.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Why a file is protected; shown in the approval prompt, and recorded with the
+/// decision (`DecidedBy::Protected`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Protected {
+    #[serde(rename = "roocode_config")]
     /// Under `.roocode/` or RooCode's user directory.
     RooCodeConfig,
     /// `.claude/settings*.json`, `.mcp.json`.
@@ -43,7 +48,7 @@ pub enum Protected {
     /// The directory `core.hooksPath` names.
     GitHooks,
     /// A file that the named program reads to run commands.
-    RunBy(&'static str),
+    RunBy(Runner),
     /// A shell start-up file.
     ShellStartup,
     /// Under `.ssh/`.
@@ -67,6 +72,31 @@ impl fmt::Display for Protected {
             Self::ShellStartup => f.write_str("a shell start-up file, run by every new shell"),
             Self::Ssh => f.write_str("ssh's configuration or keys"),
         }
+    }
+}
+
+/// A program that runs commands a file of the project names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Runner {
+    /// `.envrc`.
+    Direnv,
+    /// `.vscode/tasks.json`, `.vscode/settings.json`.
+    VsCode,
+    /// `.idea/`.
+    JetBrains,
+    /// `.gitmodules`.
+    GitSubmodule,
+}
+
+impl fmt::Display for Runner {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::Direnv => "direnv",
+            Self::VsCode => "VS Code",
+            Self::JetBrains => "JetBrains IDEs",
+            Self::GitSubmodule => "git submodule",
+        })
     }
 }
 
@@ -186,7 +216,7 @@ impl Places {
             return Some(Protected::GitHooks);
         }
         if names.contains(&".idea") {
-            return Some(Protected::RunBy("JetBrains IDEs"));
+            return Some(Protected::RunBy(Runner::JetBrains));
         }
         if names.contains(&".ssh") {
             return Some(Protected::Ssh);
@@ -214,9 +244,11 @@ impl Places {
             }
             (_, ".mcp.json") => Some(Protected::AgentSettings),
             (_, ".gitconfig") => Some(Protected::Git),
-            (_, ".envrc") => Some(Protected::RunBy("direnv")),
-            (Some(".vscode"), "tasks.json" | "settings.json") => Some(Protected::RunBy("VS Code")),
-            (_, ".gitmodules") => Some(Protected::RunBy("git submodule")),
+            (_, ".envrc") => Some(Protected::RunBy(Runner::Direnv)),
+            (Some(".vscode"), "tasks.json" | "settings.json") => {
+                Some(Protected::RunBy(Runner::VsCode))
+            }
+            (_, ".gitmodules") => Some(Protected::RunBy(Runner::GitSubmodule)),
             (_, n) if SHELL_STARTUP.contains(&n) => Some(Protected::ShellStartup),
             _ => None,
         }

@@ -28,38 +28,26 @@
 //! real path; allow rules only by their real path.
 //!
 //! Invalid rules are reported by [`validate`] / [`Rules::parse`] and otherwise ignored.
+//!
+//! A rule read from the configuration keeps the file and line it was written at
+//! ([`Rules::from_config`]); the [`Verdict`] names it, so the gate can say which rule of
+//! which file decided a call.
 
 mod escape;
 mod pattern;
 
 use std::path::Path;
 
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::command::Analysis;
-use crate::config::PermissionsConfig;
+pub use crate::config::RuleKind;
+use crate::config::{PermissionsConfig, RuleOrigin, RuleOrigins};
 
 pub use escape::Workspace;
 use pattern::{CommandSpec, DomainSpec, PathBase, PathSpec, Wildcard};
 pub use pattern::{escape_glob, host_of, normalize};
-
-/// Which list a rule came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RuleKind {
-    Allow,
-    Ask,
-    Deny,
-}
-
-impl RuleKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Allow => "allow",
-            Self::Ask => "ask",
-            Self::Deny => "deny",
-        }
-    }
-}
 
 /// A rule that cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -71,11 +59,26 @@ pub struct RuleError {
 }
 
 /// The winning rule for a call.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Verdict {
     pub kind: RuleKind,
     /// The rule as written.
     pub rule: String,
+    /// The file and line it was written at; `None` for a rule that comes from no file
+    /// (a command's or skill's `allowed-tools`, a rule given in code).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<RuleOrigin>,
+}
+
+impl Verdict {
+    /// `` `Bash(make)` in /p/.roocode/config.yaml line 7 ``, or `` `Bash(make)` (in no
+    /// config file) ``.
+    pub fn in_words(&self) -> String {
+        match &self.origin {
+            Some(origin) => format!("`{}` in {}", self.rule, origin.in_words()),
+            None => format!("`{}` (in no config file)", self.rule),
+        }
+    }
 }
 
 /// What a call is matched on.
@@ -125,6 +128,8 @@ pub struct Rule {
     text: String,
     tool: ToolPattern,
     spec: Option<Spec>,
+    /// Where it was written, when it comes from a config file.
+    origin: Option<RuleOrigin>,
 }
 
 const READ_FAMILY: [&str; 5] = ["Read", "Glob", "Grep", "LS", "NotebookRead"];
@@ -178,11 +183,26 @@ impl Rule {
             text: text.to_string(),
             tool,
             spec,
+            origin: None,
         })
     }
 
     pub fn text(&self) -> &str {
         &self.text
+    }
+
+    /// Where the rule was written, when it comes from a config file.
+    pub fn origin(&self) -> Option<&RuleOrigin> {
+        self.origin.as_ref()
+    }
+
+    /// This rule as the verdict of list `kind`.
+    fn verdict(&self, kind: RuleKind) -> Verdict {
+        Verdict {
+            kind,
+            rule: self.text.clone(),
+            origin: self.origin.clone(),
+        }
     }
 
     /// Does the rule's tool part cover `tool`?
@@ -305,14 +325,28 @@ pub struct Rules {
 }
 
 impl Rules {
-    /// Parses the three lists; invalid rules are returned and left out.
+    /// Parses the three lists; invalid rules are returned and left out. The rules
+    /// have no origin; [`Rules::from_config`] gives them theirs.
     pub fn parse(allow: &[String], ask: &[String], deny: &[String]) -> (Self, Vec<RuleError>) {
+        Self::parse_from(allow, ask, deny, &RuleOrigins::default())
+    }
+
+    /// [`Rules::parse`], each rule with its origin in `origins`.
+    fn parse_from(
+        allow: &[String],
+        ask: &[String],
+        deny: &[String],
+        origins: &RuleOrigins,
+    ) -> (Self, Vec<RuleError>) {
         let mut errors = Vec::new();
         let mut list = |texts: &[String], kind: RuleKind| -> Vec<Rule> {
             texts
                 .iter()
                 .filter_map(|text| match Rule::parse(text) {
-                    Ok(rule) => Some(rule),
+                    Ok(rule) => Some(Rule {
+                        origin: origins.of(kind, text).cloned(),
+                        ..rule
+                    }),
                     Err(message) => {
                         errors.push(RuleError {
                             rule: text.clone(),
@@ -332,9 +366,19 @@ impl Rules {
         (rules, errors)
     }
 
-    /// The rules of a (merged) `permissions:` section.
+    /// The rules of a (merged) `permissions:` section, each with the file and line it
+    /// was written at ([`PermissionsConfig::origins`]).
     pub fn from_config(config: &PermissionsConfig) -> (Self, Vec<RuleError>) {
-        Self::parse(&config.allow, &config.ask, &config.deny)
+        Self::parse_from(&config.allow, &config.ask, &config.deny, &config.origins)
+    }
+
+    /// Every rule with its list, deny first, then ask, then allow (the order
+    /// precedence reads them), each list in file order.
+    pub fn iter(&self) -> impl Iterator<Item = (RuleKind, &Rule)> {
+        let deny = self.deny.iter().map(|r| (RuleKind::Deny, r));
+        let ask = self.ask.iter().map(|r| (RuleKind::Ask, r));
+        let allow = self.allow.iter().map(|r| (RuleKind::Allow, r));
+        deny.chain(ask).chain(allow)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -361,23 +405,19 @@ impl Rules {
         bases: &Bases<'_>,
         workspace: Option<&Workspace<'_>>,
     ) -> Option<Verdict> {
-        let verdict = |kind, rule: &Rule| Verdict {
-            kind,
-            rule: rule.text.clone(),
-        };
         if let Some(rule) = self
             .deny
             .iter()
             .find(|r| r.matches_any(tool, subject, bases))
         {
-            return Some(verdict(RuleKind::Deny, rule));
+            return Some(rule.verdict(RuleKind::Deny));
         }
         if let Some(rule) = self
             .ask
             .iter()
             .find(|r| r.matches_any(tool, subject, bases))
         {
-            return Some(verdict(RuleKind::Ask, rule));
+            return Some(rule.verdict(RuleKind::Ask));
         }
         let allowed = match subject {
             Subject::Command { line, analysis } => {
@@ -388,16 +428,26 @@ impl Rules {
                 .iter()
                 .find(|r| r.matches_strict(tool, subject, bases)),
         };
-        allowed.map(|rule| verdict(RuleKind::Allow, rule))
+        allowed.map(|rule| rule.verdict(RuleKind::Allow))
     }
 
     /// True if an allow rule for `tool` names `host` with a `domain:` specifier (a bare
     /// `WebFetch` rule names no host). Local addresses need such a rule to be fetched
     /// without asking ([`super::network`]).
     pub fn allow_names_host(&self, tool: &str, host: &super::network::Host) -> bool {
-        self.allow.iter().any(|r| {
-            r.applies_to(tool) && matches!(&r.spec, Some(Spec::Domain(d)) if d.matches_host(host))
-        })
+        self.allow_naming_host(tool, host).is_some()
+    }
+
+    /// The first allow rule for `tool` that names `host` with a `domain:` specifier, as
+    /// a verdict ([`Rules::allow_names_host`]).
+    pub fn allow_naming_host(&self, tool: &str, host: &super::network::Host) -> Option<Verdict> {
+        self.allow
+            .iter()
+            .find(|r| {
+                r.applies_to(tool)
+                    && matches!(&r.spec, Some(Spec::Domain(d)) if d.matches_host(host))
+            })
+            .map(|r| r.verdict(RuleKind::Allow))
     }
 
     /// The deny rule for `tool` that names `host` with a `domain:` specifier, if any

@@ -27,9 +27,11 @@ use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use super::Decision;
+use serde::{Deserialize, Serialize};
+
 use super::modes::{self, Mode};
 use super::rules::{RuleKind, Verdict};
+use super::{Decided, DecidedBy};
 use crate::permission::PermissionTarget;
 
 /// Name patterns of secret files (lower-cased names), for messages and docs.
@@ -129,22 +131,23 @@ pub fn secret_name(name: &str) -> Option<&'static str> {
 }
 
 /// Why a file counts as a secret file.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Why {
     /// Its name (as given or real) matches a pattern.
-    Name { pattern: &'static str },
+    Name { pattern: String },
     /// Its real path lies in a home credential place.
-    HomePlace(PathBuf),
+    HomePlace { place: PathBuf },
     /// It is a hard link to a file that is one.
-    Link(PathBuf),
+    Link { other: PathBuf },
 }
 
 impl std::fmt::Display for Why {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Self::Name { pattern } => write!(f, "its name matches `{pattern}`"),
-            Self::HomePlace(place) => write!(f, "it is in {}", place.display()),
-            Self::Link(other) => {
+            Self::HomePlace { place } => write!(f, "it is in {}", place.display()),
+            Self::Link { other } => {
                 write!(f, "it is a hard link to {}", other.display())
             }
         }
@@ -214,16 +217,22 @@ impl SecretFiles {
     pub fn classify(&self, path: &Path, real: &Path, meta: Option<&Metadata>) -> Option<Why> {
         for p in [path, real] {
             if let Some(pattern) = p.file_name().and_then(|n| n.to_str()).and_then(secret_name) {
-                return Some(Why::Name { pattern });
+                return Some(Why::Name {
+                    pattern: pattern.to_string(),
+                });
             }
         }
         if let Some(place) = self.places.iter().find(|p| real.starts_with(p)) {
-            return Some(Why::HomePlace(place.clone()));
+            return Some(Why::HomePlace {
+                place: place.clone(),
+            });
         }
         let meta = meta.filter(|m| m.is_file() && m.nlink() > 1)?;
         let key = (meta.dev(), meta.ino());
         if let Some(other) = self.inodes.get(&key) {
-            return Some(Why::Link(other.clone()));
+            return Some(Why::Link {
+                other: other.clone(),
+            });
         }
         let project = self.project.as_deref()?;
         let linked = self.project_inodes.get_or_init(|| {
@@ -241,7 +250,9 @@ impl SecretFiles {
             });
             found
         });
-        linked.get(&key).map(|other| Why::Link(other.clone()))
+        linked.get(&key).map(|other| Why::Link {
+            other: other.clone(),
+        })
     }
 
     /// [`Self::classify`] with the metadata read from `real`.
@@ -306,7 +317,7 @@ pub fn guard(
     mode: Mode,
     root: &Path,
     home: Option<&Path>,
-) -> Option<Decision> {
+) -> Option<Decided> {
     if tool != "Read" || mode == Mode::BypassPermissions {
         return None;
     }
@@ -321,6 +332,7 @@ pub fn guard(
         Some(Verdict {
             kind: RuleKind::Allow,
             rule,
+            ..
         }) if rule_names_a_file(rule) => return None,
         Some(Verdict {
             kind: RuleKind::Allow,
@@ -333,7 +345,7 @@ pub fn guard(
         .with_project(root)
         .classify_path(path, real)?;
     let shown = real.strip_prefix(root).unwrap_or(real);
-    Some(modes::ask(
+    let decision = modes::ask(
         mode,
         format!(
             "{tool} wants to read {}, a file that usually holds credentials ({why}); RooCode \
@@ -342,6 +354,13 @@ pub fn guard(
             path.display(),
             shown.display()
         ),
+    );
+    Some(Decided::new(
+        decision,
+        DecidedBy::Credentials {
+            path: path.clone(),
+            why,
+        },
     ))
 }
 

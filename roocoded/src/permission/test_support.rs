@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 
-use super::{Call, Decision, Effect, PermissionGate, PermissionTarget, Place, Scope};
+use super::{Call, Decided, Decision, Effect, PermissionGate, PermissionTarget, Place, Scope};
 
 /// A project root in a fresh temp directory (canonical path), with a scope whose cwd and
 /// root are that directory.
@@ -45,6 +45,9 @@ pub(crate) trait Judge {
     /// The answer for `facts` in `scope`, the shell in its working directory and no OS
     /// sandbox.
     fn judge(&self, facts: &Facts, scope: &Scope) -> Decision;
+
+    /// [`Judge::judge`] with the layer that answered.
+    fn judge_decided(&self, facts: &Facts, scope: &Scope) -> Decided;
 }
 
 impl Judge for PermissionGate {
@@ -55,6 +58,15 @@ impl Judge for PermissionGate {
             confined: false,
         };
         self.check(&facts.call(), &place)
+    }
+
+    fn judge_decided(&self, facts: &Facts, scope: &Scope) -> Decided {
+        let place = Place {
+            scope,
+            shell_cwd: &scope.cwd,
+            confined: false,
+        };
+        self.check_decided(&facts.call(), &place)
     }
 }
 

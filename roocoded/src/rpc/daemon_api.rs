@@ -4,6 +4,7 @@ use jsonrpsee::core::SubscriptionResult;
 use jsonrpsee::{Extensions, PendingSubscriptionSink};
 use roocode_protocol::api::{CommandsApiServer, DaemonApiServer, PendingApiServer, RpcResult};
 use roocode_protocol::daemon::{ClientInfo, DaemonInfo, HelloResponse};
+use roocode_protocol::prune::{PruneParams, PruneReport};
 use roocode_protocol::session::{ClientEnv, CommandInfo, PendingRequest};
 use roocode_protocol::{BUILD_ID, PROTOCOL_VERSION, VERSION};
 use tokio::sync::broadcast::error::RecvError;
@@ -98,6 +99,14 @@ impl DaemonApiServer for Handler {
             stop.cancel();
         });
         Ok(())
+    }
+
+    async fn prune(&self, params: PruneParams) -> RpcResult<PruneReport> {
+        self.0
+            .engine
+            .prune(&params)
+            .await
+            .map_err(super::errors::to_rpc)
     }
 }
 

@@ -4,7 +4,7 @@
 
 mod agent_api;
 mod daemon_api;
-mod doctor_api;
+mod doctor;
 mod errors;
 pub mod frames;
 mod handshake;

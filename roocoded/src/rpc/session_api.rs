@@ -4,10 +4,12 @@
 use jsonrpsee::PendingSubscriptionSink;
 use jsonrpsee::core::SubscriptionResult;
 use roocode_protocol::api::{RpcResult, SessionApiServer};
+use roocode_protocol::rewind::{RewindParams, RewindPlan, TurnSummary};
 use roocode_protocol::session::{
     ClientEnv, CommandOutput, CreateParams, ExportPage, HistoryPage, ImportParams, SendParams,
     SendResponse, SessionInfo,
 };
+use roocode_protocol::trace::SessionTrace;
 
 use super::Handler;
 use super::errors::to_rpc;
@@ -104,6 +106,25 @@ impl SessionApiServer for Handler {
 
     async fn import(&self, params: ImportParams) -> RpcResult<SessionInfo> {
         self.0.engine.import(params).await.map_err(to_rpc)
+    }
+
+    async fn turns(&self, session_id: String) -> RpcResult<Vec<TurnSummary>> {
+        self.0
+            .engine
+            .turn_summaries(&session_id)
+            .await
+            .map_err(to_rpc)
+    }
+
+    async fn rewind(&self, params: RewindParams) -> RpcResult<RewindPlan> {
+        self.0.engine.rewind(&params).await.map_err(to_rpc)
+    }
+
+    async fn trace(&self, session_id: String) -> RpcResult<SessionTrace> {
+        let row = self.0.engine.resolve(&session_id).await.map_err(to_rpc)?;
+        crate::trace::timeline::session_trace(self.0.engine.store(), &row.id)
+            .await
+            .map_err(|e| to_rpc(AgentError::from(e)))
     }
 
     async fn export(

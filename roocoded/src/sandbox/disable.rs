@@ -5,7 +5,7 @@
 
 use serde_json::Value;
 
-use crate::permission::{Call, Decision, Mode, PermissionTarget, Place, modes};
+use crate::permission::{Call, Decided, DecidedBy, Decision, Mode, PermissionTarget, Place, modes};
 
 /// Both spellings of the parameter.
 pub const PARAMS: &[&str] = &["dangerously_disable_sandbox", "dangerouslyDisableSandbox"];
@@ -18,11 +18,14 @@ pub fn requested(input: &Value) -> bool {
         .any(|p| input.get(p).and_then(Value::as_bool) == Some(true))
 }
 
-/// The final decision for a call the layers decided as `decision`.
-pub fn review(decision: Decision, mode: Mode, call: &Call<'_>, place: &Place<'_>) -> Decision {
+/// The final decision for a call the layers decided as `decided`: a call asking to
+/// leave a real sandbox is asked (denied in `dontAsk`) unless the layers denied it,
+/// and then says it was this question that decided ([`DecidedBy::NoOsSandbox`], with
+/// the layers' answer as `before`).
+pub fn review(decided: Decided, mode: Mode, call: &Call<'_>, place: &Place<'_>) -> Decided {
     // Only a real sandbox can be disabled; without one the flag changes nothing.
     if !call.unsandboxed || !place.confined {
-        return decision;
+        return decided;
     }
     let command = match call.target {
         PermissionTarget::Command(line) => line.as_str(),
@@ -32,11 +35,17 @@ pub fn review(decision: Decision, mode: Mode, call: &Call<'_>, place: &Place<'_>
         "Run WITHOUT the OS sandbox (it could write anywhere you can and read your \
          credentials): {command}"
     );
-    match decision {
-        Decision::Deny { .. } => decision,
+    let decision = match decided.decision {
+        Decision::Deny { .. } => return decided,
         Decision::Allow => modes::ask(mode, question),
         Decision::Ask { reason } => modes::ask(mode, format!("{question} — also: {reason}")),
-    }
+    };
+    Decided::new(
+        decision,
+        DecidedBy::NoOsSandbox {
+            before: Box::new(decided.by),
+        },
+    )
 }
 
 #[cfg(test)]

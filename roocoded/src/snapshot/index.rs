@@ -10,7 +10,7 @@ use std::fmt::Write as _;
 use std::io;
 use std::path::Path;
 
-use super::objects::{BlobId, write_atomically};
+use super::objects::{BlobId, touch, write_atomically};
 
 /// Seconds within which an mtime is too recent to trust.
 const RACY_SECS: i128 = 2;
@@ -112,10 +112,17 @@ impl Index {
         self.changed |= self.entries.len() != before;
     }
 
-    /// Writes the index if it changed. Racy entries are written as such: a later
-    /// daemon hashes them again.
+    /// The blobs it names: the tree's files as last seen, which a prune keeps.
+    pub fn blobs(&self) -> impl Iterator<Item = &BlobId> {
+        self.entries.values().map(|e| &e.blob)
+    }
+
+    /// Writes the index if it changed, else marks it used now (a prune removes the
+    /// indexes of trees no one snapshots any more). Racy entries are written as such:
+    /// a later daemon hashes them again.
     pub fn save(&mut self, path: &Path) -> io::Result<()> {
         if !self.changed {
+            touch(path);
             return Ok(());
         }
         let mut out = String::with_capacity(self.entries.len() * 120);

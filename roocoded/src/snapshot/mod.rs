@@ -12,17 +12,20 @@
 //! not have), refusing any path whose parent is a symlink, so a tree an agent changed
 //! cannot turn a restore into a write outside the workspace.
 
+pub mod conversation;
 mod index;
 mod manifest;
 mod objects;
+mod prune;
 
 use std::collections::HashMap;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock};
 
 pub use manifest::{Change, FileEntry, Manifest};
-pub use objects::{BlobId, Objects};
+pub use objects::{BlobId, Objects, Swept};
+pub use prune::Pruned;
 
 use crate::permission::secrets::SecretFiles;
 use index::{Index, Stat};
@@ -116,6 +119,8 @@ pub struct Snapshots {
     indexes: Mutex<HashMap<PathBuf, Index>>,
     /// Directories never walked into: RooCode's own (the store itself among them).
     excluded: Vec<PathBuf>,
+    /// Snapshots share it; a prune holds it alone (see `prune`).
+    gate: RwLock<()>,
 }
 
 impl Snapshots {
@@ -127,6 +132,7 @@ impl Snapshots {
             limits,
             indexes: Mutex::new(HashMap::new()),
             excluded: vec![dir.to_path_buf()],
+            gate: RwLock::new(()),
         }
     }
 
@@ -149,6 +155,10 @@ impl Snapshots {
     /// Snapshots the tree at `root` (a real, absolute path). Blocking: call it from a
     /// blocking task.
     pub fn take(&self, root: &Path) -> io::Result<Taken> {
+        let _shared = self
+            .gate
+            .read()
+            .map_err(|_| io::Error::other("the snapshot store's lock is poisoned"))?;
         let index_path = self.index_path(root);
         // Taken out of the map for the walk, so snapshots of other trees do not wait
         // for this one; a concurrent snapshot of the same tree reads the index file
@@ -317,6 +327,7 @@ impl Snapshots {
                 Ok(_) => {
                     std::fs::remove_file(&path).map_err(|e| e.to_string())?;
                     done.removed.push(rel.to_string());
+                    remove_empty_parents(root, &path);
                     Ok(())
                 }
             },
@@ -345,6 +356,19 @@ fn relative(root: &Path, path: &Path) -> Option<String> {
     let parts: Option<Vec<&str>> = rel.components().map(|c| c.as_os_str().to_str()).collect();
     let rel = parts?.join("/");
     is_safe_path(&rel).then_some(rel)
+}
+
+/// Removes the directories above `path` that a removal left empty, up to `root` (a
+/// file the turn created in a new directory takes the directory with it). A directory
+/// that is not empty stays: `remove_dir` refuses it.
+fn remove_empty_parents(root: &Path, path: &Path) {
+    let mut dir = path.parent();
+    while let Some(d) = dir.filter(|d| *d != root && d.starts_with(root)) {
+        if std::fs::remove_dir(d).is_err() {
+            break;
+        }
+        dir = d.parent();
+    }
 }
 
 /// Every existing parent of `rel` under `root` is a real directory, not a symlink.

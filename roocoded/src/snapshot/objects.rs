@@ -3,9 +3,11 @@
 //! so a crash leaves either the whole blob or none, and a blob's name always matches
 //! its content.
 
+use std::collections::HashSet;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use sha2::{Digest, Sha256};
 
@@ -66,12 +68,13 @@ impl Objects {
         self.path(id).is_file()
     }
 
-    /// Stores `bytes` (once: a blob already there is not written again) and returns
-    /// its id.
+    /// Stores `bytes` (once: a blob already there is not written again, only marked
+    /// used now, so that a prune running meanwhile keeps it) and returns its id.
     pub fn put(&self, bytes: &[u8]) -> io::Result<BlobId> {
         let id = BlobId::of(bytes);
         let path = self.path(&id);
         if path.is_file() {
+            touch(&path);
             return Ok(id);
         }
         let dir = path.parent().unwrap_or(&self.dir);
@@ -91,6 +94,64 @@ impl Objects {
             ));
         }
         Ok(bytes)
+    }
+
+    /// Removes every blob not in `live` and not used within `grace` (a blob put or
+    /// touched since belongs to a snapshot not recorded yet).
+    pub fn sweep(&self, live: &HashSet<BlobId>, grace: Duration) -> io::Result<Swept> {
+        let mut swept = Swept::default();
+        let cutoff = SystemTime::now().checked_sub(grace).unwrap_or(UNIX_EPOCH);
+        let fans = match std::fs::read_dir(&self.dir) {
+            Ok(fans) => fans,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(swept),
+            Err(e) => return Err(e),
+        };
+        for fan in fans.flatten() {
+            let fan_name = fan.file_name();
+            let Some(fan_name) = fan_name.to_str().filter(|n| n.len() == 2) else {
+                continue;
+            };
+            let Ok(blobs) = std::fs::read_dir(fan.path()) else {
+                continue;
+            };
+            for blob in blobs.flatten() {
+                let name = blob.file_name();
+                let Some(id) = name
+                    .to_str()
+                    .and_then(|n| BlobId::parse(&format!("{fan_name}{n}")))
+                else {
+                    continue;
+                };
+                let Ok(meta) = blob.metadata() else { continue };
+                let recent = meta.modified().is_ok_and(|m| m >= cutoff);
+                if live.contains(&id) || recent {
+                    swept.kept += 1;
+                    swept.kept_bytes += meta.len();
+                    continue;
+                }
+                std::fs::remove_file(blob.path())?;
+                swept.removed += 1;
+                swept.removed_bytes += meta.len();
+            }
+        }
+        Ok(swept)
+    }
+}
+
+/// What [`Objects::sweep`] did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Swept {
+    pub removed: u64,
+    pub removed_bytes: u64,
+    pub kept: u64,
+    pub kept_bytes: u64,
+}
+
+/// Marks `path` used now (its modification time); a failure only weakens a prune's
+/// grace for it, which the rows recorded soon after cover.
+pub(crate) fn touch(path: &Path) {
+    if let Ok(file) = std::fs::File::options().append(true).open(path) {
+        let _ = file.set_modified(SystemTime::now());
     }
 }
 
@@ -134,5 +195,30 @@ mod tests {
         std::fs::write(objects.path(&id), b"tampered").unwrap();
         let err = objects.get(&id).unwrap_err();
         assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+    }
+
+    #[test]
+    fn a_sweep_keeps_live_and_recent_blobs() {
+        let dir = tempfile::tempdir().unwrap();
+        let objects = Objects::new(dir.path());
+        let live = objects.put(b"live").unwrap();
+        let dead = objects.put(b"dead").unwrap();
+        let recent = objects.put(b"recent").unwrap();
+        let old = SystemTime::now() - Duration::from_secs(3600);
+        for id in [&live, &dead, &recent] {
+            let f = std::fs::File::options()
+                .append(true)
+                .open(objects.path(id))
+                .unwrap();
+            f.set_modified(old).unwrap();
+        }
+        // Put again: used now.
+        objects.put(b"recent").unwrap();
+        let swept = objects
+            .sweep(&HashSet::from([live.clone()]), Duration::from_secs(600))
+            .unwrap();
+        assert_eq!((swept.removed, swept.kept), (1, 2));
+        assert!(objects.contains(&live) && objects.contains(&recent));
+        assert!(!objects.contains(&dead));
     }
 }

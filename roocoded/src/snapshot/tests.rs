@@ -179,3 +179,48 @@ fn a_hard_link_to_a_credentials_file_is_not_copied_either() {
         taken.skipped
     );
 }
+
+#[test]
+fn a_prune_removes_what_no_live_snapshot_or_index_names() {
+    let work = tree();
+    let root = work.path().canonicalize().unwrap();
+    let (_dir, snaps) = store();
+    let kept = snaps.take(&root).unwrap();
+    std::fs::write(root.join("README.md"), "# v2\n").unwrap();
+    age(&root.join("README.md"));
+    let dropped = snaps.take(&root).unwrap();
+    std::fs::write(root.join("README.md"), "# v3\n").unwrap();
+    age(&root.join("README.md"));
+    let now = snaps.take(&root).unwrap();
+    let blob_of = |t: &Taken| t.manifest.files["README.md"].blob.clone();
+    let day = Duration::from_secs(24 * 3600);
+
+    // Only the first snapshot is recorded: v2 (and its manifest) go, v1 stays with the
+    // live manifest, v3 with the tree's index.
+    let pruned = snaps
+        .prune(
+            &[kept.id.to_string()],
+            &[root.display().to_string()],
+            Duration::ZERO,
+            day,
+        )
+        .unwrap();
+    assert_eq!(pruned.indexes, 0);
+    assert!(pruned.blobs.removed >= 2, "{pruned:?}");
+    assert!(snaps.objects().contains(&blob_of(&kept)));
+    assert!(snaps.objects().contains(&kept.id));
+    assert!(!snaps.objects().contains(&blob_of(&dropped)));
+    assert!(!snaps.objects().contains(&dropped.id));
+    assert!(snaps.objects().contains(&blob_of(&now)));
+    // What survived still restores.
+    let restored = snaps.restore(&root, &kept.manifest, &["README.md".into()]);
+    assert_eq!(restored.written, ["README.md"]);
+    assert_eq!(
+        std::fs::read_to_string(root.join("README.md")).unwrap(),
+        "# hi\n"
+    );
+
+    // Within the grace, nothing goes.
+    let grace = snaps.prune(&[], &[], day, day).unwrap();
+    assert_eq!(grace.blobs.removed, 0);
+}

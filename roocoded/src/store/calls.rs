@@ -42,6 +42,14 @@ pub struct ModelCallRow {
     pub stop_reason: Option<String>,
     pub attempts: i64,
     pub error: Option<String>,
+    /// The loop's iteration in its turn (1 for the first call), for loop calls.
+    pub iteration: Option<i64>,
+    /// From sending the request to its stream's first event.
+    pub ttft_ms: Option<i64>,
+    /// The request's size by part, as JSON (`trace::parts::RequestParts`).
+    pub parts: Option<String>,
+    /// When it was recorded (its end); set by the store.
+    pub created_at: i64,
 }
 
 impl Store {
@@ -49,8 +57,8 @@ impl Store {
         sqlx::query(
             "INSERT INTO model_calls (id, session_id, turn_id, agent_id, model, request_bytes, input_tokens,
                 output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, latency_ms, stop_reason,
-                attempts, error, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                attempts, error, created_at, iteration, ttft_ms, parts)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(&c.id)
         .bind(&c.session_id)
@@ -68,6 +76,9 @@ impl Store {
         .bind(c.attempts)
         .bind(&c.error)
         .bind(clock::now_ms())
+        .bind(c.iteration)
+        .bind(c.ttft_ms)
+        .bind(&c.parts)
         .execute(&mut *self.conn().await?)
         .await?;
         Ok(())
@@ -77,7 +88,8 @@ impl Store {
     pub async fn model_calls(&self, session_id: &str) -> Result<Vec<ModelCallRow>, StoreError> {
         Ok(sqlx::query_as::<_, ModelCallRow>(
             "SELECT id, session_id, turn_id, agent_id, model, request_bytes, input_tokens, output_tokens,
-                cache_read_tokens, cache_write_tokens, cost_usd, latency_ms, stop_reason, attempts, error
+                cache_read_tokens, cache_write_tokens, cost_usd, latency_ms, stop_reason, attempts, error,
+                iteration, ttft_ms, parts, created_at
              FROM model_calls WHERE session_id = ? ORDER BY created_at, rowid",
         )
         .bind(session_id)
@@ -171,7 +183,13 @@ mod tests {
             ..ModelCallRow::default()
         };
         store.record_model_call(&call).await.unwrap();
-        assert_eq!(store.model_calls("s1").await.unwrap(), vec![call]);
+        let got = store.model_calls("s1").await.unwrap();
+        assert!(got[0].created_at > 0, "the store stamps it");
+        let call = ModelCallRow {
+            created_at: got[0].created_at,
+            ..call
+        };
+        assert_eq!(got, vec![call]);
     }
 
     /// A successful call of `agent` for `turn` with `model`, `input` tokens and `cost`.

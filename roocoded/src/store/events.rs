@@ -76,6 +76,29 @@ impl EventRow {
 }
 
 impl Store {
+    /// The session's events of the given kinds (`compaction`, `turn_started`, …),
+    /// oldest first: what a trace reads without the stream's deltas.
+    pub async fn events_of_kinds(
+        &self,
+        session_id: &str,
+        kinds: &[&str],
+    ) -> Result<Vec<Event>, StoreError> {
+        let mut query = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
+            "SELECT session_id, seq, ts, agent_id, payload FROM events WHERE session_id = ",
+        );
+        query.push_bind(session_id).push(" AND kind IN (");
+        let mut list = query.separated(", ");
+        for kind in kinds {
+            list.push_bind(*kind);
+        }
+        query.push(") ORDER BY seq");
+        let rows = query
+            .build_query_as::<EventRow>()
+            .fetch_all(&mut *self.conn().await?)
+            .await?;
+        rows.into_iter().map(EventRow::into_event).collect()
+    }
+
     /// Events with `seq > after`, oldest first, at most `limit`.
     pub async fn events_after(
         &self,

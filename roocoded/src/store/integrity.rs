@@ -8,6 +8,10 @@
 //! `<db>.corrupt-<timestamp>[-wal|-shm]` (a stale WAL must never meet a fresh file),
 //! and a fresh, migrated database takes its place. Corrupt data never blocks start-up;
 //! the move is reported as a warning every client shows.
+//!
+//! While the daemon runs, [`Store::check_integrity`] runs the same check on the store's
+//! own connection (`roocode-cli doctor`), and [`Store::page_stats`] tells how much of the
+//! file is free pages.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -103,6 +107,67 @@ pub async fn quick_check(db: &Path, bound: Duration) -> Check {
         Ok(Err(e)) => Check::Failed(e.to_string()),
         Ok(Ok(lines)) if lines.len() == 1 && lines[0] == "ok" => Check::Ok,
         Ok(Ok(lines)) => Check::Corrupt(lines.join("; ")),
+    }
+}
+
+/// How many complaints [`Store::check_integrity`] reads at most (a badly damaged file
+/// would otherwise list one per page).
+const MAX_COMPLAINTS: &str = "PRAGMA quick_check(20)";
+
+/// The pages of the database file: its size and how much of it is free.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageStats {
+    pub page_size: u64,
+    pub pages: u64,
+    /// Pages freed by deleted rows, reused by new ones (the file does not shrink).
+    pub free_pages: u64,
+}
+
+impl PageStats {
+    /// Bytes in free pages.
+    pub fn free_bytes(&self) -> u64 {
+        self.free_pages.saturating_mul(self.page_size)
+    }
+}
+
+impl Store {
+    /// `PRAGMA quick_check` on the store's connection, within `bound`: every other
+    /// query waits meanwhile (a few milliseconds per megabyte). At most 20 complaints
+    /// are read. A check still running at the bound is [`Check::TimedOut`].
+    pub async fn check_integrity(&self, bound: Duration) -> Check {
+        let run = async {
+            let rows: Vec<(String,)> = sqlx::query_as(MAX_COMPLAINTS)
+                .fetch_all(&mut *self.conn().await?)
+                .await?;
+            Ok::<_, StoreError>(rows.into_iter().map(|r| r.0).collect::<Vec<_>>())
+        };
+        match tokio::time::timeout(bound, run).await {
+            Err(_) => Check::TimedOut,
+            Ok(Err(StoreError::Sqlx(e))) if says_corrupt(&e) => Check::Corrupt(e.to_string()),
+            Ok(Err(e)) => Check::Failed(e.to_string()),
+            Ok(Ok(lines)) if lines.len() == 1 && lines[0] == "ok" => Check::Ok,
+            Ok(Ok(lines)) => Check::Corrupt(lines.join("; ")),
+        }
+    }
+
+    /// The page size, page count and free pages of the database.
+    pub async fn page_stats(&self) -> Result<PageStats, StoreError> {
+        let mut conn = self.conn().await?;
+        let (page_size,): (i64,) = sqlx::query_as("PRAGMA page_size")
+            .fetch_one(&mut *conn)
+            .await?;
+        let (pages,): (i64,) = sqlx::query_as("PRAGMA page_count")
+            .fetch_one(&mut *conn)
+            .await?;
+        let (free_pages,): (i64,) = sqlx::query_as("PRAGMA freelist_count")
+            .fetch_one(&mut *conn)
+            .await?;
+        let count = |n: i64| u64::try_from(n).unwrap_or(0);
+        Ok(PageStats {
+            page_size: count(page_size),
+            pages: count(pages),
+            free_pages: count(free_pages),
+        })
     }
 }
 
@@ -358,6 +423,40 @@ mod tests {
         assert!(opened.warnings.is_empty());
         assert!(!clean_marker(&db).exists());
         opened.store.close().await;
+    }
+
+    #[tokio::test]
+    async fn the_running_store_checks_itself_and_counts_its_free_pages() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("roocode.db")).await.unwrap();
+        assert_eq!(
+            store.check_integrity(Duration::from_secs(5)).await,
+            Check::Ok
+        );
+        let stats = store.page_stats().await.unwrap();
+        assert!(stats.page_size >= 512 && stats.pages > 1, "{stats:?}");
+        assert!(stats.free_pages <= stats.pages, "{stats:?}");
+        assert_eq!(stats.free_bytes(), stats.free_pages * stats.page_size);
+        store.close().await;
+        assert!(matches!(
+            store.check_integrity(Duration::from_secs(5)).await,
+            Check::Failed(_)
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_check_that_overruns_its_bound_times_out() {
+        let store = Store::memory().await.unwrap();
+        let held = store.hold_for_test().await;
+        assert_eq!(
+            store.check_integrity(Duration::from_millis(20)).await,
+            Check::TimedOut
+        );
+        drop(held);
+        assert_eq!(
+            store.check_integrity(Duration::from_secs(5)).await,
+            Check::Ok
+        );
     }
 
     #[test]

@@ -40,6 +40,7 @@ mod spelling;
 mod team_cache;
 mod team_tasks;
 mod teams;
+mod trace;
 mod turn_snapshots;
 mod turns;
 
@@ -56,7 +57,8 @@ pub use sessions::{NewSession, SessionRow};
 pub use team_cache::Membership;
 pub use team_tasks::{TaskError, TaskStatus, TeamTask, open_blockers};
 pub use teams::{MemberEnd, MemberRow, MemberState, NewMember, TeamRow};
-pub use turn_snapshots::TurnSnapshot;
+pub use trace::{BodyRow, ToolCallRow};
+pub use turn_snapshots::{SessionTurn, TurnSnapshot};
 pub use turns::{InputRow, TurnState};
 
 /// Migrations embedded from the workspace's `migrations/` folder.

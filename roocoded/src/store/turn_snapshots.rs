@@ -1,6 +1,8 @@
 //! The `turn_snapshots` table: per turn, the manifest of the workspace snapshot taken
-//! before it (see `crate::snapshot`), with how many files it holds and which it left
-//! out, so a rewind can restore them and say what it cannot.
+//! before it (see `crate::snapshot`) and the one taken after it, the conversation as it
+//! was before it, how many files it holds and which it left out, so a rewind can
+//! restore them and say what it cannot; and the `turns` of a session as a rewind
+//! numbers them.
 
 use super::{Store, StoreError};
 
@@ -18,6 +20,59 @@ pub struct TurnSnapshot {
     pub skipped: String,
     pub took_ms: u64,
     pub created_at: i64,
+    /// The workspace as the turn left it (none while it runs, or when the daemon died
+    /// in it).
+    pub after_manifest: Option<String>,
+    /// The conversation before the turn, as a blob of the shadow store.
+    pub conversation: Option<String>,
+    /// When a rewind undid the turn.
+    pub rewound_at: Option<i64>,
+}
+
+/// A turn of a session, in the order they started.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionTurn {
+    pub turn_id: String,
+    pub started_at: i64,
+    pub ended_at: Option<i64>,
+    pub stop_reason: Option<String>,
+    /// The first user message delivered in it, if one was.
+    pub prompt: Option<String>,
+}
+
+const COLUMNS: &str = "turn_id, session_id, root, manifest, files, skipped, took_ms, created_at,
+     after_manifest, conversation, rewound_at";
+
+type Row = (
+    String,
+    String,
+    String,
+    String,
+    i64,
+    String,
+    i64,
+    i64,
+    Option<String>,
+    Option<String>,
+    Option<i64>,
+);
+
+fn from_row(row: Row) -> TurnSnapshot {
+    let (turn_id, session_id, root, manifest, files, skipped, took_ms, created_at, after, conv, rw) =
+        row;
+    TurnSnapshot {
+        turn_id,
+        session_id,
+        root,
+        manifest,
+        files: u64::try_from(files).unwrap_or(0),
+        skipped,
+        took_ms: u64::try_from(took_ms).unwrap_or(0),
+        created_at,
+        after_manifest: after,
+        conversation: conv,
+        rewound_at: rw,
+    }
 }
 
 impl Store {
@@ -27,8 +82,9 @@ impl Store {
         let mut conn = self.conn().await?;
         sqlx::query(
             "INSERT INTO turn_snapshots
-                 (turn_id, session_id, root, manifest, files, skipped, took_ms, created_at)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                 (turn_id, session_id, root, manifest, files, skipped, took_ms, created_at,
+                  after_manifest, conversation, rewound_at)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
              ON CONFLICT (turn_id) DO NOTHING",
         )
         .bind(&snapshot.turn_id)
@@ -39,18 +95,88 @@ impl Store {
         .bind(&snapshot.skipped)
         .bind(i64::try_from(snapshot.took_ms).unwrap_or(i64::MAX))
         .bind(snapshot.created_at)
+        .bind(&snapshot.after_manifest)
+        .bind(&snapshot.conversation)
+        .bind(snapshot.rewound_at)
         .execute(&mut *conn)
         .await?;
+        Ok(())
+    }
+
+    /// Records the workspace as turn `turn_id` left it (or as a rewind left it, for
+    /// the turn before the ones it undid).
+    pub async fn set_turn_after_snapshot(
+        &self,
+        turn_id: &str,
+        manifest: &str,
+    ) -> Result<(), StoreError> {
+        sqlx::query("UPDATE turn_snapshots SET after_manifest = ? WHERE turn_id = ?")
+            .bind(manifest)
+            .bind(turn_id)
+            .execute(&mut *self.conn().await?)
+            .await?;
+        Ok(())
+    }
+
+    /// Marks `turn_ids` undone by a rewind at `at`.
+    pub async fn mark_turns_rewound(&self, turn_ids: &[String], at: i64) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        for id in turn_ids {
+            sqlx::query("UPDATE turn_snapshots SET rewound_at = ? WHERE turn_id = ?")
+                .bind(at)
+                .bind(id)
+                .execute(&mut *conn)
+                .await?;
+        }
         Ok(())
     }
 
     /// The snapshots of `session_id`, oldest first.
     pub async fn turn_snapshots(&self, session_id: &str) -> Result<Vec<TurnSnapshot>, StoreError> {
         let mut conn = self.conn().await?;
-        type Row = (String, String, String, String, i64, String, i64, i64);
+        let rows: Vec<Row> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "SELECT {COLUMNS} FROM turn_snapshots WHERE session_id = ? ORDER BY created_at, rowid"
+        )))
+        .bind(session_id)
+        .fetch_all(&mut *conn)
+        .await?;
+        Ok(rows.into_iter().map(from_row).collect())
+    }
+
+    /// Every blob id the recorded snapshots name (manifests before and after, and
+    /// conversations), and every workspace root they were taken of: what pruning the
+    /// shadow store keeps.
+    pub async fn snapshot_references(&self) -> Result<(Vec<String>, Vec<String>), StoreError> {
+        let mut conn = self.conn().await?;
+        let ids: Vec<(String,)> = sqlx::query_as(
+            "SELECT manifest FROM turn_snapshots
+             UNION SELECT after_manifest FROM turn_snapshots WHERE after_manifest IS NOT NULL
+             UNION SELECT conversation FROM turn_snapshots WHERE conversation IS NOT NULL",
+        )
+        .fetch_all(&mut *conn)
+        .await?;
+        let roots: Vec<(String,)> = sqlx::query_as("SELECT DISTINCT root FROM turn_snapshots")
+            .fetch_all(&mut *conn)
+            .await?;
+        Ok((
+            ids.into_iter().map(|(id,)| id).collect(),
+            roots.into_iter().map(|(r,)| r).collect(),
+        ))
+    }
+
+    /// The turns of `session_id` in the order they started, each with the first user
+    /// message it delivered (from the event log, which rewrites of the context do not
+    /// touch).
+    pub async fn session_turns(&self, session_id: &str) -> Result<Vec<SessionTurn>, StoreError> {
+        let mut conn = self.conn().await?;
+        type Row = (String, i64, Option<i64>, Option<String>, Option<String>);
         let rows: Vec<Row> = sqlx::query_as(
-            "SELECT turn_id, session_id, root, manifest, files, skipped, took_ms, created_at
-             FROM turn_snapshots WHERE session_id = ? ORDER BY created_at, rowid",
+            "SELECT t.id, t.started_at, t.ended_at, t.stop_reason,
+                    (SELECT json_extract(e.payload, '$.text') FROM events e
+                     WHERE e.session_id = t.session_id AND e.kind = 'user_message'
+                       AND json_extract(e.payload, '$.turn_id') = t.id
+                     ORDER BY e.seq LIMIT 1)
+             FROM turns t WHERE t.session_id = ? ORDER BY t.started_at, t.rowid",
         )
         .bind(session_id)
         .fetch_all(&mut *conn)
@@ -58,17 +184,12 @@ impl Store {
         Ok(rows
             .into_iter()
             .map(
-                |(turn_id, session_id, root, manifest, files, skipped, took_ms, created_at)| {
-                    TurnSnapshot {
-                        turn_id,
-                        session_id,
-                        root,
-                        manifest,
-                        files: u64::try_from(files).unwrap_or(0),
-                        skipped,
-                        took_ms: u64::try_from(took_ms).unwrap_or(0),
-                        created_at,
-                    }
+                |(turn_id, started_at, ended_at, stop_reason, prompt)| SessionTurn {
+                    turn_id,
+                    started_at,
+                    ended_at,
+                    stop_reason,
+                    prompt,
                 },
             )
             .collect())
@@ -98,6 +219,9 @@ mod tests {
             skipped: "[]".into(),
             took_ms: 4,
             created_at: 1,
+            after_manifest: None,
+            conversation: Some("cd".repeat(32)),
+            rewound_at: None,
         };
         store.record_turn_snapshot(&snap).await.unwrap();
         store
@@ -107,7 +231,24 @@ mod tests {
             })
             .await
             .unwrap();
-        assert_eq!(store.turn_snapshots(&id).await.unwrap(), [snap]);
+        assert_eq!(store.turn_snapshots(&id).await.unwrap(), std::slice::from_ref(&snap));
+        store
+            .set_turn_after_snapshot("t1", &"ef".repeat(32))
+            .await
+            .unwrap();
+        store.mark_turns_rewound(&["t1".into()], 7).await.unwrap();
+        let (ids, roots) = store.snapshot_references().await.unwrap();
+        assert_eq!(ids.len(), 3, "{ids:?}");
+        assert_eq!(roots, ["/p"]);
+        let got = &store.turn_snapshots(&id).await.unwrap()[0];
+        assert_eq!(
+            got.after_manifest.as_deref(),
+            Some("ef".repeat(32).as_str())
+        );
+        assert_eq!(got.rewound_at, Some(7));
+        let turns = store.session_turns(&id).await.unwrap();
+        assert_eq!(turns.len(), 1);
+        assert_eq!(turns[0].turn_id, "t1");
         store.delete_session(&id).await.unwrap();
         assert!(store.turn_snapshots(&id).await.unwrap().is_empty());
     }

@@ -13,7 +13,7 @@ use tokio_util::sync::CancellationToken;
 use super::bash::{ProcessRecorder, ShellState};
 use super::{Summarizer, TodoList};
 use crate::memory::MemoryDirs;
-use crate::permission::{Call, Decision, PermissionGate, Place, Scope};
+use crate::permission::{Call, Decided, Decision, PermissionGate, Place, Scope};
 
 /// Everything a tool call may know about where it runs.
 #[derive(Debug, Clone)]
@@ -112,13 +112,18 @@ impl ToolContext {
     /// `gate`'s answer for `call` made from here: this context's scope, the directory
     /// the shell would run its next command in, and whether commands are confined.
     pub fn check(&self, gate: &PermissionGate, call: &Call<'_>) -> Decision {
+        self.check_decided(gate, call).decision
+    }
+
+    /// [`ToolContext::check`]'s answer with the permission layer that gave it.
+    pub fn check_decided(&self, gate: &PermissionGate, call: &Call<'_>) -> Decided {
         let shell_cwd = self.shell.next_dir(self);
         let place = Place {
             scope: &self.scope,
             shell_cwd: &shell_cwd,
             confined: self.sandbox.as_ref().is_some_and(|s| s.confines()),
         };
-        gate.check(call, &place)
+        gate.check_decided(call, &place)
     }
 
     /// `path` resolved against the working directory (no canonicalisation).

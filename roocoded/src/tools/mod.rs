@@ -57,7 +57,7 @@ pub mod turn_scope;
 mod typed;
 pub(crate) mod walk;
 mod webfetch;
-mod write;
+pub(crate) mod write;
 
 #[cfg(test)]
 pub(crate) mod test_support;

@@ -273,7 +273,7 @@ pub(super) fn require_fresh_read(
 }
 
 /// The unified diff of a change, with `a/<label>` and `b/<label>` headers.
-pub(super) fn unified_diff(old: &str, new: &str, label: &str) -> String {
+pub(crate) fn unified_diff(old: &str, new: &str, label: &str) -> String {
     similar::TextDiff::from_lines(old, new)
         .unified_diff()
         .context_radius(DIFF_CONTEXT)

@@ -10,6 +10,8 @@ use crate::agent::AgentError;
 use crate::agent::settings::TurnSettings;
 use crate::llm::{self, CallOutcome, LlmError, ModelRequest, Progress};
 use crate::store::ModelCallRow;
+use crate::trace::parts::RequestParts;
+use crate::trace::scrub::Scrubber;
 
 use crate::agent::call_row::{CallOf, call_row};
 
@@ -61,6 +63,7 @@ impl Turn<'_> {
         &self,
         settings: &TurnSettings<'_>,
         message_id: &str,
+        parts: &RequestParts,
         outcome: Option<&CallOutcome>,
         error: Option<&LlmError>,
     ) -> Result<(), AgentError> {
@@ -69,6 +72,13 @@ impl Turn<'_> {
         let call = ModelCallRow {
             // the row shares the id of the assistant message it produced
             id: message_id.to_string(),
+            iteration: Some(i64::from(self.iterations) + 1),
+            ttft_ms: outcome
+                .and_then(|o| o.ttft_ms)
+                .map(|t| i64::try_from(t).unwrap_or(i64::MAX)),
+            parts: (settings.config.trace_recording())
+                .then(|| serde_json::to_string(parts).ok())
+                .flatten(),
             ..call_row(
                 CallOf {
                     session_id: self.id(),
@@ -91,7 +101,38 @@ impl Turn<'_> {
             .await?;
         }
         store.record_model_call(&call).await?;
+        if let (Some(o), Some(cap)) = (outcome, settings.config.trace_bodies_cap()) {
+            self.record_bodies(settings, message_id, o, cap).await;
+        }
         Ok(())
+    }
+
+    /// Keeps the call's request and response, scrubbed of the turn's secrets (a
+    /// failure is logged: the recorder never fails the turn).
+    async fn record_bodies(
+        &self,
+        settings: &TurnSettings<'_>,
+        message_id: &str,
+        outcome: &CallOutcome,
+        cap: u64,
+    ) {
+        let scrubber = Scrubber::for_turn(&settings.env.vars, &settings.config);
+        let request = scrubber.scrub(&String::from_utf8_lossy(&outcome.request_body));
+        let r = &outcome.response;
+        let response = serde_json::json!({
+            "content": r.content,
+            "stop_reason": r.stop_reason.as_str(),
+            "usage": r.usage,
+        });
+        let response = scrubber.scrub(&response.to_string());
+        if let Err(e) = self
+            .engine
+            .store()
+            .record_bodies(self.id(), message_id, &request, &response, cap)
+            .await
+        {
+            tracing::warn!("cannot record the model call's bodies: {e}");
+        }
     }
 }
 

@@ -277,3 +277,22 @@ fn persisted_rules_match_the_call_again() {
     };
     assert_eq!(rules.evaluate("Edit", &subject, &bases), None);
 }
+
+#[test]
+fn a_rule_allowed_always_tells_its_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path();
+    let file = root.join(LOCAL_CONFIG);
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, "# mine\npermissions:\n  allow:\n    - Read\n").unwrap();
+    let origin = append_allow_rule_at(root, "Bash(make)").unwrap();
+    assert_eq!(origin, RuleOrigin::new(file, 5));
+    // Already there: the line it has.
+    assert_eq!(append_allow_rule_at(root, "Read").unwrap().line, 4);
+    // Read back, the configuration says the same.
+    let config = Config::load(&root.join("no-user-dir"), root).unwrap();
+    assert_eq!(
+        config.permissions.origin(RuleKind::Allow, "Bash(make)"),
+        Some(&origin)
+    );
+}

@@ -20,8 +20,8 @@
 use std::os::unix::fs::MetadataExt as _;
 use std::path::Path;
 
-use crate::permission::Decision;
 use crate::permission::modes::{self, Mode};
+use crate::permission::{Decided, DecidedBy};
 
 /// The number of links of the regular file at `real`, if it has more than one.
 pub fn extra_links(real: &Path) -> Option<u64> {
@@ -43,24 +43,27 @@ pub fn ask_for_hard_link(
     real: &Path,
     write: bool,
     allowed_by_rule: bool,
-) -> Option<Decision> {
+) -> Option<Decided> {
     let links = extra_links(real)?;
+    if !write && allowed_by_rule {
+        return None;
+    }
     let why = format!(
         "it has {links} hard links: the same file has other names, possibly outside the \
          project, which RooCode cannot see"
     );
-    if write {
-        return Some(modes::ask(
-            mode,
-            format!("{tool} wants to write {} ({why})", shown.display()),
-        ));
-    }
-    if allowed_by_rule {
-        return None;
-    }
-    Some(modes::ask(
+    let doing = if write { "write" } else { "read" };
+    let decision = modes::ask(
         mode,
-        format!("{tool} wants to read {} ({why})", shown.display()),
+        format!("{tool} wants to {doing} {} ({why})", shown.display()),
+    );
+    Some(Decided::new(
+        decision,
+        DecidedBy::HardLink {
+            path: shown.to_path_buf(),
+            links,
+            write,
+        },
     ))
 }
 

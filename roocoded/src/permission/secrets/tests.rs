@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::permission::test_support::{Facts, Judge, Project};
-use crate::permission::{GateSettings, PermissionGate, Rules};
+use crate::permission::{Decision, GateSettings, PermissionGate, Rules};
 
 #[test]
 fn secret_names_and_their_look_alikes() {
@@ -104,12 +104,17 @@ fn symlinks_and_hard_links_are_matched_by_the_real_file() {
     let real = std::fs::canonicalize(&link).unwrap();
     assert_eq!(
         files.classify(&link, &real, None),
-        Some(Why::Name { pattern: ".env" })
+        Some(Why::Name {
+            pattern: ".env".into()
+        })
     );
     let hard = p.path("docs/readme.md");
     // Without the project, a hard link's other names are unknown.
     assert_eq!(SecretFiles::new(None).classify_path(&hard, &hard), None);
-    assert_eq!(files.classify_path(&hard, &hard), Some(Why::Link(env)));
+    assert_eq!(
+        files.classify_path(&hard, &hard),
+        Some(Why::Link { other: env })
+    );
     let plain = p.write("docs/plain.md", "x");
     assert_eq!(files.classify_path(&plain, &plain), None);
 }
@@ -127,13 +132,17 @@ fn home_places_and_hard_links_into_them() {
     let config = real_home.join(".ssh/config");
     assert_eq!(
         files.classify(&config, &config, None),
-        Some(Why::HomePlace(real_home.join(".ssh")))
+        Some(Why::HomePlace {
+            place: real_home.join(".ssh")
+        })
     );
     let inside = p.path("innocent.txt");
     let meta = std::fs::metadata(&inside).unwrap();
     assert_eq!(
         files.classify(&inside, &inside, Some(&meta)),
-        Some(Why::Link(real_home.join(".ssh/work")))
+        Some(Why::Link {
+            other: real_home.join(".ssh/work")
+        })
     );
 }
 

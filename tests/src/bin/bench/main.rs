@@ -45,6 +45,7 @@ mod harness;
 mod history;
 mod mcp;
 mod proxy;
+mod recorder;
 mod resume;
 mod sandbox_cost;
 mod team;
@@ -121,6 +122,13 @@ enum Cmd {
         #[arg(long, default_value_t = 100)]
         tools: usize,
     },
+    /// What the flight recorder costs: recording off vs on, without and with bodies.
+    Recorder {
+        #[arg(long, default_value_t = 50)]
+        iterations: usize,
+        #[arg(long, default_value_t = 5)]
+        runs: usize,
+    },
     /// Prints the generated long history as JSONL (for `roocode-cli import`).
     History {
         #[arg(long, default_value_t = resume::LONG_MESSAGES)]
@@ -133,7 +141,13 @@ fn main() -> anyhow::Result<()> {
     match args.cmd {
         Some(Cmd::Measure { argv }) => return measure(&argv),
         Some(Cmd::History { messages }) => return print_history(messages),
-        Some(Cmd::Sandbox { .. } | Cmd::Agents { .. } | Cmd::Team { .. } | Cmd::Mcp { .. })
+        Some(
+            Cmd::Sandbox { .. }
+            | Cmd::Agents { .. }
+            | Cmd::Team { .. }
+            | Cmd::Mcp { .. }
+            | Cmd::Recorder { .. },
+        )
         | None => {}
     }
     tokio::runtime::Builder::new_multi_thread()
@@ -199,7 +213,11 @@ async fn daemon_memory(b: &Bench) -> anyhow::Result<(f64, f64)> {
 
 async fn bench(args: Args) -> anyhow::Result<()> {
     if let Some(
-        cmd @ (Cmd::Sandbox { .. } | Cmd::Agents { .. } | Cmd::Team { .. } | Cmd::Mcp { .. }),
+        cmd @ (Cmd::Sandbox { .. }
+        | Cmd::Agents { .. }
+        | Cmd::Team { .. }
+        | Cmd::Mcp { .. }
+        | Cmd::Recorder { .. }),
     ) = &args.cmd
     {
         let b = Bench {
@@ -225,6 +243,7 @@ async fn bench(args: Args) -> anyhow::Result<()> {
                 pace_ms,
             } => team::run(b, teammates, messages, batch, pace_ms).await,
             Cmd::Mcp { calls, tools } => mcp::run(b, calls, tools).await,
+            Cmd::Recorder { iterations, runs } => recorder::run(b, iterations, runs).await,
             _ => Ok(()),
         };
     }

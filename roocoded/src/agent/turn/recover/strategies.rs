@@ -246,6 +246,7 @@ impl Turn<'_> {
             max_tokens: 1_024,
         };
         let id = uuid::Uuid::now_v7().to_string();
+        let parts = crate::trace::parts::measure(&request);
         let span = tracing::info_span!("model_call", model = %model.spec, purpose = "summarize");
         let called = tracing::Instrument::instrument(
             llm::call_model(
@@ -264,11 +265,12 @@ impl Turn<'_> {
                 return Ok(Applied::End(self.cancelled().await?));
             }
             Err(e) => {
-                self.record_call(settings, &id, None, Some(&e)).await?;
+                self.record_call(settings, &id, &parts, None, Some(&e))
+                    .await?;
                 return Ok(Applied::Next(format!("the summary call failed: {e}")));
             }
         };
-        self.record_call(settings, &id, Some(&outcome), None)
+        self.record_call(settings, &id, &parts, Some(&outcome), None)
             .await?;
         let note = outcome.response.text();
         if note.trim().is_empty() {

@@ -1,77 +1,27 @@
-//! `doctor.run`: the daemon's part of `roocode-cli doctor` — its build, the command
-//! sandbox on this kernel for the caller's project, the config files that apply there
-//! (every problem of each, with its line and column) and whether the providers' keys are
-//! set (never their values).
+//! The doctor's checks of a project's setup: the config files that apply there (every
+//! problem of each, with its line and column), the command sandbox on this kernel for
+//! it, and whether the providers' keys are set (never their values) so the model its
+//! sessions would use resolves.
 
 use std::path::{Path, PathBuf};
 
-use roocode_protocol::api::{DoctorApiServer, RpcResult};
-use roocode_protocol::doctor::{CheckStatus, DoctorCheck, DoctorReport};
+use roocode_protocol::doctor::{CheckStatus, DoctorCheck};
 use roocode_protocol::session::ClientEnv;
 
-use super::Handler;
 use crate::config::{Config, ConfigError, Problem};
 use crate::sandbox::{SandboxSettings, capabilities, report};
 
-#[jsonrpsee::core::async_trait]
-impl DoctorApiServer for Handler {
-    async fn run(&self, cwd: String, env: ClientEnv) -> RpcResult<DoctorReport> {
-        let ctx = self.0.clone();
-        let report = tokio::task::spawn_blocking(move || {
-            doctor(
-                &ctx.paths.user_dir,
-                Path::new(&cwd),
-                &env,
-                ctx.started.elapsed(),
-            )
-        })
-        .await
-        .unwrap_or_else(|e| DoctorReport {
-            build_id: roocode_protocol::BUILD_ID.to_string(),
-            checks: vec![DoctorCheck::new(
-                "daemon",
-                CheckStatus::Fail,
-                format!("the checks failed: {e}"),
-            )],
-        });
-        Ok(report)
-    }
-}
-
-fn doctor(
-    user_dir: &Path,
-    cwd: &Path,
-    env: &ClientEnv,
-    uptime: std::time::Duration,
-) -> DoctorReport {
-    let mut checks = vec![DoctorCheck::new(
-        "daemon",
-        CheckStatus::Ok,
-        format!(
-            "reachable, pid {}, up {} s, build {}",
-            std::process::id(),
-            uptime.as_secs(),
-            roocode_protocol::BUILD_ID
-        ),
-    )];
-    let root = if cwd.is_absolute() && cwd.is_dir() {
-        crate::project::root(cwd)
-    } else {
-        checks.push(DoctorCheck::new(
-            "config",
-            CheckStatus::Fail,
-            format!("`{}` is not an existing absolute directory", cwd.display()),
-        ));
-        return finish(checks);
-    };
+/// The checks of the project at `root` for a client with `env`, in order: each config
+/// file, the sandbox, the keys and the model. Blocking.
+pub(super) fn checks(user_dir: &Path, root: &Path, env: &ClientEnv) -> Vec<DoctorCheck> {
     let files = [
         user_dir.join("config.yaml"),
         root.join(".roocode").join("config.yaml"),
         root.join(".roocode").join("config.local.yaml"),
     ];
-    checks.extend(files.iter().map(config_check));
-    let config = Config::load(user_dir, &root).unwrap_or_default();
-    match SandboxSettings::load(user_dir, &root) {
+    let mut checks: Vec<DoctorCheck> = files.iter().map(config_check).collect();
+    let config = Config::load(user_dir, root).unwrap_or_default();
+    match SandboxSettings::load(user_dir, root) {
         Ok(settings) => checks.extend(report::doctor_checks(capabilities(), &settings)),
         Err(e) => checks.push(DoctorCheck::new(
             "sandbox",
@@ -80,14 +30,7 @@ fn doctor(
         )),
     }
     checks.extend(key_checks(env, &config));
-    finish(checks)
-}
-
-fn finish(checks: Vec<DoctorCheck>) -> DoctorReport {
-    DoctorReport {
-        build_id: roocode_protocol::BUILD_ID.to_string(),
-        checks,
-    }
+    checks
 }
 
 fn config_check(file: &PathBuf) -> DoctorCheck {

@@ -1,0 +1,183 @@
+//! The flight recorder's account of one tool call (`tool_calls`, issue 16): what the
+//! permission layer answered and which layer gave the answer, whether a hook changed
+//! it, what the human said when asked, how the call ended and how long the tool ran.
+//! The executor fills a [`Trail`] as the call goes through those steps and records it
+//! with the result; a failure to record is logged, never the call's failure.
+
+use roocode_protocol::content::ContentBlock;
+use serde_json::{Value, json};
+
+use super::executor::Call;
+use crate::permission::Decision;
+use crate::store::{Store, ToolCallRow};
+
+/// A recorded input longer than this is cut.
+const INPUT_CAP: usize = 4_000;
+
+/// How a call went through permission, filled as it goes.
+#[derive(Debug, Clone)]
+pub(super) struct Trail {
+    /// `allow`, `ask`, `deny`, or `none` (it never reached the permission layer).
+    pub decision: &'static str,
+    /// Who decided, with `layer` and `why` (see `permission::DecidedBy`).
+    pub decided_by: Value,
+    /// What a human (or a `permission_request` hook) answered, when asked.
+    pub answered_by: Option<String>,
+    /// Set when the call did not run: `denied`, `cancelled`.
+    pub stopped: Option<&'static str>,
+    /// Unix milliseconds.
+    pub started_at: i64,
+}
+
+impl Trail {
+    /// A call not checked yet (unknown tool, invalid input, cancelled first).
+    pub fn new() -> Trail {
+        Trail {
+            decision: "none",
+            decided_by: json!({
+                "layer": "not_checked",
+                "why": "the call never reached the permission layer (unknown tool, invalid input, or cancelled first)",
+            }),
+            answered_by: None,
+            stopped: None,
+            started_at: crate::clock::now_ms(),
+        }
+    }
+
+    /// The permission layer's answer and who gave it.
+    pub fn decided(&mut self, decision: &Decision, decided_by: Value) {
+        self.decision = decision_name(decision);
+        self.decided_by = decided_by;
+    }
+
+    /// A `pre_tool_use` hook turned the gate's answer into `decision`.
+    pub fn hook_changed(&mut self, decision: &Decision) {
+        let before = self.decision;
+        let after = decision_name(decision);
+        if before == after {
+            return;
+        }
+        self.decided_by = json!({
+            "layer": "hook",
+            "why": format!("a pre_tool_use hook changed the answer from {before} to {after}"),
+            "gate": self.decided_by.take(),
+        });
+        self.decision = after;
+    }
+
+    /// A `pre_tool_use` hook blocked the call.
+    pub fn hook_blocked(&mut self) {
+        self.hook_changed(&Decision::Deny {
+            reason: String::new(),
+        });
+        self.stopped = Some("denied");
+    }
+}
+
+/// The gate's answer for a call, with who gave it.
+pub(super) struct GateAnswer {
+    pub decision: Decision,
+    pub by: Value,
+}
+
+/// Asks the gate about `call` made from `ctx`, in a `permission` span (the name the
+/// OTLP export gives the decision too).
+pub(super) fn gate_answer(
+    ctx: &crate::tools::ToolContext,
+    gate: &crate::permission::PermissionGate,
+    call: &crate::permission::Call<'_>,
+) -> GateAnswer {
+    let span = tracing::info_span!(
+        "permission",
+        tool = call.tool,
+        layer = tracing::field::Empty
+    );
+    let _entered = span.enter();
+    let decided = ctx.check_decided(gate, call);
+    span.record("layer", decided.by.layer());
+    let by = decided.record();
+    GateAnswer {
+        decision: decided.decision,
+        by,
+    }
+}
+
+fn decision_name(decision: &Decision) -> &'static str {
+    match decision {
+        Decision::Allow => "allow",
+        Decision::Ask { .. } => "ask",
+        Decision::Deny { .. } => "deny",
+    }
+}
+
+/// Records `call`'s trail with its result (`block`, a tool result) and the tool's own
+/// time.
+pub(super) async fn record(
+    store: &Store,
+    of: (&str, &str, &str),
+    call: &Call,
+    trail: &Trail,
+    block: &ContentBlock,
+    duration_ms: u64,
+) {
+    let (session_id, turn_id, agent_id) = of;
+    let (is_error, content) = match block {
+        ContentBlock::ToolResult {
+            is_error, content, ..
+        } => (*is_error, content.as_str()),
+        _ => (false, ""),
+    };
+    let outcome = match (trail.stopped, is_error) {
+        (Some(stopped), _) => stopped,
+        (None, true) if content == super::turn::INTERRUPTED_BY_USER => "cancelled",
+        (None, true) => "error",
+        (None, false) => "ok",
+    };
+    let input = crate::tools::output::truncate_chars(&call.input.to_string(), INPUT_CAP);
+    let row = ToolCallRow {
+        session_id: session_id.to_string(),
+        call_id: call.id.clone(),
+        turn_id: turn_id.to_string(),
+        agent_id: agent_id.to_string(),
+        model_call_id: None,
+        tool: call.name.clone(),
+        input,
+        decision: trail.decision.to_string(),
+        decided_by: trail.decided_by.to_string(),
+        answered_by: trail.answered_by.clone(),
+        outcome: outcome.to_string(),
+        error: is_error.then(|| crate::tools::output::truncate_chars(content, 500)),
+        started_at: trail.started_at,
+        duration_ms: i64::try_from(duration_ms).unwrap_or(i64::MAX),
+    };
+    if let Err(e) = store.record_tool_call(&row).await {
+        tracing::warn!("cannot record the tool call in the trace: {e}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_hook_that_changes_the_answer_is_who_decided() {
+        let mut trail = Trail::new();
+        trail.decided(
+            &Decision::Allow,
+            json!({"layer": "mode", "why": "acceptEdits"}),
+        );
+        trail.hook_changed(&Decision::Allow);
+        assert_eq!(
+            trail.decided_by["layer"], "mode",
+            "unchanged: the gate decided"
+        );
+        trail.hook_changed(&Decision::Ask {
+            reason: "hook".into(),
+        });
+        assert_eq!(trail.decision, "ask");
+        assert_eq!(trail.decided_by["layer"], "hook");
+        assert_eq!(trail.decided_by["gate"]["layer"], "mode");
+        trail.hook_blocked();
+        assert_eq!((trail.decision, trail.stopped), ("deny", Some("denied")));
+    }
+}

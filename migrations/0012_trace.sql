@@ -1,6 +1,6 @@
 -- The flight recorder (issue 16): per model call also its iteration in the turn, the
--- time to the stream's first event and the request's size split by part (JSON, see
--- `trace::parts`); per tool call who decided it may run (JSON, see
+-- time to the stream's first event, the request's size split by part (JSON, see
+-- `trace::parts`) and its purpose; per tool call who decided it may run (JSON, see
 -- `permission::DecidedBy`), who answered when a human was asked, how long it ran and
 -- how it ended; and the request and response bodies, scrubbed of secrets, capped per
 -- session (`trace.max_body_mb`).
@@ -8,6 +8,10 @@
 ALTER TABLE model_calls ADD COLUMN iteration INTEGER;
 ALTER TABLE model_calls ADD COLUMN ttft_ms INTEGER;
 ALTER TABLE model_calls ADD COLUMN parts TEXT;
+-- What the call was for: `conversation` (the loop's own), `summarize` (recovery's
+-- note of where the task stands), `compaction`, `tool:WebFetch`; replay serves each
+-- purpose its own recorded answers.
+ALTER TABLE model_calls ADD COLUMN purpose TEXT;
 
 CREATE TABLE tool_calls (
     session_id    TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,

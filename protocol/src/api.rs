@@ -15,6 +15,7 @@ use crate::event::Event;
 use crate::hooks::{HookInfo, HookList};
 use crate::mcp::{McpApproval, McpServerInfo};
 use crate::prune::{PruneParams, PruneReport};
+use crate::replay::{ReplayParams, ReplayStarted};
 use crate::rewind::{RewindParams, RewindPlan, TurnSummary};
 use crate::session::{
     ClientEnv, CommandInfo, CommandOutput, CreateParams, ExportPage, HistoryPage, ImportParams,
@@ -146,6 +147,11 @@ pub trait SessionApi {
     /// The flight recorder's timeline of the session (see [`crate::trace`]).
     #[method(name = "trace", param_kind = map)]
     async fn trace(&self, session_id: String) -> RpcResult<SessionTrace>;
+
+    /// Runs a recorded session again against its recorded model answers, in a scratch
+    /// copy of its project (see [`crate::replay`]); returns once the replay started.
+    #[method(name = "replay", param_kind = map)]
+    async fn replay(&self, params: ReplayParams) -> RpcResult<ReplayStarted>;
 
     /// Replays the events after `since_seq` (0: all), then follows live. The first
     /// item is a `snapshot`; a client that falls behind gets `resync` and the end.

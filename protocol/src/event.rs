@@ -162,9 +162,18 @@ pub enum EventPayload {
         #[serde(flatten)]
         usage: Usage,
     },
+    /// The context was compacted: about `before_tokens` → `after_tokens`; `summarized`
+    /// messages were replaced by a summary (`how: summary`) or dropped (`how:
+    /// dropped`, when no summary could be written), `kept` stayed as they were.
     Compaction {
         before_tokens: u64,
         after_tokens: u64,
+        #[serde(default)]
+        summarized: u64,
+        #[serde(default)]
+        kept: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        how: Option<String>,
     },
     /// A step failed and recovery acts (DESIGN.md §11): the failure's `category`
     /// (`rate_limited`, `context_overflow`, `edit_error`, …), the `strategy` tried
@@ -221,6 +230,35 @@ pub enum EventPayload {
         kept: u64,
         #[serde(default)]
         messages_removed: u64,
+    },
+    /// A replay (`session.replay`) found the session going otherwise than its
+    /// recording: `kind` is `tool_result` (a result that differs), `call_not_recorded`
+    /// (a tool call the recording does not have), `call_not_made` (a recorded call the
+    /// replay never made), `model_call_not_recorded` (the agent asked the model more
+    /// often than it was recorded to), `agent_not_recorded`, `denied` (the gate now
+    /// refuses a call the recording ran); `expected` and `actual` are the two results
+    /// (cut) when they differ.
+    ReplayDivergence {
+        kind: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        call_id: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tool: Option<String>,
+        message: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        expected: Option<String>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        actual: Option<String>,
+    },
+    /// A replay ended: how many recorded model answers it used (of how many), how many
+    /// tool calls it compared, how many divergences it found, and one line for a person.
+    ReplayFinished {
+        recorded_session_id: String,
+        model_calls: u64,
+        recorded_model_calls: u64,
+        tool_calls: u64,
+        divergences: u64,
+        message: String,
     },
     TurnCompleted {
         turn_id: String,
@@ -340,6 +378,8 @@ impl EventPayload {
             EventPayload::ModelChanged { .. } => "model_changed",
             EventPayload::ContextCleared => "context_cleared",
             EventPayload::Rewound { .. } => "rewound",
+            EventPayload::ReplayDivergence { .. } => "replay_divergence",
+            EventPayload::ReplayFinished { .. } => "replay_finished",
             EventPayload::TurnCompleted { .. } => "turn_completed",
             EventPayload::AgentSpawned { .. } => "agent_spawned",
             EventPayload::AgentProgress { .. } => "agent_progress",

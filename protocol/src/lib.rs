@@ -17,6 +17,7 @@
 //! - [`short_id`]: the short session ids people see and type.
 //! - [`paths`]: where the daemon's files live (shared so clients find the socket).
 //! - [`prune`]: what `daemon.prune` removes from RooCode's data.
+//! - [`replay`]: `session.replay`, a recorded session run again offline.
 //! - [`schema`]: the JSON Schema of all of it, for clients not written in Rust.
 //!
 //! Connecting, auto-start and the event feed clients share live in `roocode-client`.
@@ -51,6 +52,7 @@ pub mod mode;
 pub mod paths;
 pub mod prune;
 pub mod question;
+pub mod replay;
 pub mod rewind;
 pub mod schema;
 pub mod session;

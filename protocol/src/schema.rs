@@ -16,6 +16,7 @@ use crate::error::{KNOWN_CODES, RpcErrorData};
 use crate::event::Event;
 use crate::mcp::{McpApproval, McpServerInfo};
 use crate::prune::{PruneParams, PruneReport};
+use crate::replay::{ReplayParams, ReplayStarted};
 use crate::rewind::{RewindParams, RewindPlan, TurnSummary};
 use crate::session::{
     ClientEnv, CommandInfo, CommandOutput, CreateParams, ExportPage, HistoryPage, ImportParams,
@@ -57,6 +58,8 @@ pub fn protocol_schema() -> Value {
     generator.subschema_for::<McpApproval>();
     generator.subschema_for::<TurnSummary>();
     generator.subschema_for::<RewindParams>();
+    generator.subschema_for::<ReplayParams>();
+    generator.subschema_for::<ReplayStarted>();
     generator.subschema_for::<RewindPlan>();
     generator.subschema_for::<SessionTrace>();
     generator.subschema_for::<PruneParams>();

@@ -97,7 +97,7 @@ pub struct IterationTrace {
 /// Something that happened in a turn besides model and tool calls.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct StepTrace {
-    /// `compaction`, `recovery`, `injection`, `rewound`, `context_cleared`, `error`.
+    /// `compaction`, `recovery`, `injected`, `rewound`, `context_cleared`, `error`.
     pub kind: String,
     /// The event's sequence number in the session's log.
     pub seq: u64,

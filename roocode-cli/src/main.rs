@@ -4,6 +4,8 @@
 
 mod agents;
 mod attach;
+mod color;
+mod completions;
 mod connect;
 mod daemon_cmd;
 mod daemon_exit;
@@ -17,12 +19,14 @@ mod input;
 mod logs;
 mod mailbox;
 mod mcp;
+mod otlp;
 mod output;
 mod pending;
 mod prompt;
 mod prune;
 mod questions;
 mod render;
+mod replay;
 mod request_ids;
 mod respond;
 mod rewind;
@@ -39,10 +43,11 @@ mod terminal;
 #[cfg(test)]
 mod test_support;
 mod timefmt;
+mod trace;
 mod turn;
 mod wait_agents;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 use crate::agents::AgentsArgs;
 use crate::attach::AttachArgs;
@@ -61,6 +66,10 @@ use crate::team::TeamArgs;
 #[derive(Debug, Parser)]
 #[command(name = "roocode-cli", version = roocode_protocol::BUILD_ID)]
 struct Cli {
+    /// When to colour the output: auto (on a terminal, unless NO_COLOR is set or TERM
+    /// is dumb), always, never. JSON output is never coloured.
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t)]
+    color: color::ColorChoice,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -96,6 +105,12 @@ enum Cmd {
     /// Undo turns: put the files and/or the conversation back as they were before one
     /// (the plan and its diffs first, then asks unless --yes).
     Rewind(RewindArgs),
+    /// A session's timeline from the flight recorder: turns, model calls, tool calls
+    /// and who allowed them (`--why CALL_ID`), sub-agents; `--json`, `--otlp FILE`.
+    Trace(trace::TraceArgs),
+    /// Run a recorded session again against its recorded model answers (no network, no
+    /// key) in a scratch copy of its project, and report where it diverges.
+    Replay(replay::ReplayArgs),
     /// Delete a session.
     Rm {
         /// The session (its short id as `sessions` shows it, the full id, or a unique prefix of it).
@@ -128,10 +143,14 @@ enum Cmd {
     /// Hooks: list them (where each is configured, whether it runs, its last result);
     /// approve the project's.
     Hooks(hooks::HooksArgs),
+    /// Print the completion script of a shell (bash, zsh, fish); see the README to
+    /// install it.
+    Completions(completions::CompletionsArgs),
 }
 
 fn main() {
     let cli = Cli::parse();
+    color::init(cli.color);
     // An unusable ROOCODE_HOME (relative, a file) is a usage error of every command.
     if let Err(e) = roocode_protocol::paths::Paths::from_env() {
         err_line(&format!("error: {e}"));
@@ -167,6 +186,8 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Cmd::Export { id } => session_cmds::export(&id).await,
         Cmd::Import(args) => import::run(args).await,
         Cmd::Rewind(args) => rewind::run(args).await,
+        Cmd::Trace(args) => trace::run(args).await,
+        Cmd::Replay(args) => replay::run(args).await,
         Cmd::Rm { id } => session_cmds::remove(&id).await,
         Cmd::Pending(args) => pending::run(args).await,
         Cmd::Approve(args) => respond::approve(args).await,
@@ -182,6 +203,7 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Cmd::Mailbox(args) => mailbox::run(args).await,
         Cmd::Mcp(args) => mcp::run(args).await,
         Cmd::Hooks(args) => hooks::run(args).await,
+        Cmd::Completions(args) => Ok(completions::run(&args, Cli::command())),
     }
 }
 
@@ -331,6 +353,58 @@ mod tests {
     }
 
     #[test]
+    fn replay_command() {
+        match parse(&["replay", "019a", "--into", "/tmp/r", "--prepare"])
+            .unwrap()
+            .cmd
+        {
+            Cmd::Replay(r) => {
+                assert_eq!((r.id.as_str(), r.into.as_deref()), ("019a", Some("/tmp/r")));
+                assert!(r.prepare);
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(parse(&["replay"]).unwrap_err().exit_code(), 2);
+    }
+
+    #[test]
+    fn trace_command() {
+        match parse(&["trace", "019a"]).unwrap().cmd {
+            Cmd::Trace(t) => {
+                assert_eq!(t.id, "019a");
+                assert!(t.turn.is_none() && t.agent.is_none() && !t.json);
+                assert!(t.why.is_none() && t.otlp.is_none());
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse(&["trace", "019a", "--turn", "2", "--agent", "scout", "--json"])
+            .unwrap()
+            .cmd
+        {
+            Cmd::Trace(t) => {
+                assert!(t.turn == Some(2) && t.agent.as_deref() == Some("scout") && t.json)
+            }
+            other => panic!("{other:?}"),
+        }
+        match parse(&["trace", "019a", "--why", "toolu_01"]).unwrap().cmd {
+            Cmd::Trace(t) => assert_eq!(t.why.as_deref(), Some("toolu_01")),
+            other => panic!("{other:?}"),
+        }
+        match parse(&["trace", "019a", "--otlp", "t.json"]).unwrap().cmd {
+            Cmd::Trace(t) => assert_eq!(t.otlp.as_deref(), Some(std::path::Path::new("t.json"))),
+            other => panic!("{other:?}"),
+        }
+        for args in [
+            &["trace"][..],
+            &["trace", "a", "--json", "--why", "c"],
+            &["trace", "a", "--why", "c", "--otlp", "f"],
+            &["trace", "a", "--turn", "x"],
+        ] {
+            assert_eq!(parse(args).unwrap_err().exit_code(), 2, "{args:?}");
+        }
+    }
+
+    #[test]
     fn agent_commands() {
         use crate::agents::AgentsCmd;
         match parse(&["agents", "--json", "-s", "019a"]).unwrap().cmd {
@@ -404,6 +478,33 @@ mod tests {
         ] {
             assert_eq!(parse(args).unwrap_err().exit_code(), 2, "{args:?}");
         }
+    }
+
+    #[test]
+    fn colour_and_completions() {
+        use crate::color::ColorChoice;
+        assert_eq!(parse(&["sessions"]).unwrap().color, ColorChoice::Auto);
+        // Global: before or after the command.
+        assert_eq!(
+            parse(&["--color", "never", "sessions"]).unwrap().color,
+            ColorChoice::Never
+        );
+        assert_eq!(
+            parse(&["send", "--color=always", "x"]).unwrap().color,
+            ColorChoice::Always
+        );
+        let err = parse(&["--color", "purple", "sessions"]).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.to_string().contains("auto, always, never"), "{err}");
+        match parse(&["completions", "zsh"]).unwrap().cmd {
+            Cmd::Completions(c) => assert_eq!(c.shell, completions::Shell::Zsh),
+            other => panic!("{other:?}"),
+        }
+        // An unknown shell is a usage error naming the known ones.
+        let err = parse(&["completions", "powershell"]).unwrap_err();
+        assert_eq!(err.exit_code(), 2);
+        assert!(err.to_string().contains("bash, zsh, fish"), "{err}");
+        assert_eq!(parse(&["completions"]).unwrap_err().exit_code(), 2);
     }
 
     #[test]

@@ -41,7 +41,11 @@ fn trace_id(session_id: &str) -> String {
     if hex.len() == 32 {
         return hex.to_ascii_lowercase();
     }
-    format!("{:016x}{:016x}", fnv(session_id), fnv(&format!("{session_id}/trace")))
+    format!(
+        "{:016x}{:016x}",
+        fnv(session_id),
+        fnv(&format!("{session_id}/trace"))
+    )
 }
 
 /// 16 hex digits naming a span by what it is.
@@ -130,11 +134,11 @@ fn turn_spans(
         .iterations
         .iter()
         .map(|i| i.at)
-        .chain(turn.iterations.iter().flat_map(|i| {
-            i.tools
+        .chain(
+            turn.iterations
                 .iter()
-                .map(|t| t.started_at + t.duration_ms as i64)
-        }))
+                .flat_map(|i| i.tools.iter().map(|t| t.started_at + t.duration_ms as i64)),
+        )
         .max()
         .unwrap_or(turn.started_at);
     let mut attributes = vec![
@@ -350,7 +354,9 @@ mod tests {
     }
 
     fn is_hex(s: &str, len: usize) -> bool {
-        s.len() == len && s.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+        s.len() == len
+            && s.bytes()
+                .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
     }
 
     #[test]
@@ -365,7 +371,14 @@ mod tests {
         let names: Vec<&str> = spans.iter().map(|s| s["name"].as_str().unwrap()).collect();
         assert_eq!(
             names,
-            ["turn", "model_call", "model_attempt", "tool_call", "permission", "turn"]
+            [
+                "turn",
+                "model_call",
+                "model_attempt",
+                "tool_call",
+                "permission",
+                "turn"
+            ]
         );
         let by_name = |name: &str| spans.iter().find(|s| s["name"] == name).unwrap();
         for span in spans {
@@ -382,7 +395,10 @@ mod tests {
         assert_eq!(turn["startTimeUnixNano"], "1700000000000000000");
         let call = by_name("model_call");
         assert_eq!(call["parentSpanId"], turn["spanId"]);
-        assert_eq!(call["startTimeUnixNano"], "1700000000100000000", "at − latency");
+        assert_eq!(
+            call["startTimeUnixNano"], "1700000000100000000",
+            "at − latency"
+        );
         assert!(call["attributes"].as_array().unwrap().contains(&json!({
             "key": "gen_ai.usage.input_tokens", "value": {"intValue": "120"}
         })));
@@ -392,9 +408,14 @@ mod tests {
         assert_eq!(tool["status"]["code"], 2);
         let permission = by_name("permission");
         assert_eq!(permission["parentSpanId"], tool["spanId"]);
-        assert!(permission["attributes"].as_array().unwrap().contains(&json!({
-            "key": "roocode.layer", "value": {"stringValue": "path_sandbox"}
-        })));
+        assert!(
+            permission["attributes"]
+                .as_array()
+                .unwrap()
+                .contains(&json!({
+                    "key": "roocode.layer", "value": {"stringValue": "path_sandbox"}
+                }))
+        );
         // The sub-agent's turn hangs under the turn that started it.
         assert_eq!(spans[5]["parentSpanId"], turn["spanId"]);
     }

@@ -6,15 +6,27 @@
 //!
 //! Text bound for a terminal loses its control characters but newlines and tabs
 //! ([`for_terminal`]): the model's words (its answers, tool output, team messages)
-//! cannot move the cursor, retitle the window, set the clipboard or hide lines. The CLI
-//! itself writes none; redirected output is left as it is.
+//! cannot move the cursor, retitle the window, set the clipboard or hide lines.
+//! Redirected output is left as it is.
+//!
+//! The only escape sequences the CLI writes are its own colours, added after that
+//! cleaning when [`crate::color`] allows them for the stream: stderr lines by their
+//! label ([`crate::color::labelled`]), and stdout text a command styles itself
+//! ([`Sink::out_styled`]).
 
+use std::borrow::Cow;
 use std::io::{ErrorKind, IsTerminal, Write};
+
+use crate::color::{self, Styled};
 
 /// The two output streams of a command.
 pub trait Sink {
     /// Writes `text` to stdout as is.
     fn out(&mut self, text: &str);
+    /// Writes styled `text` to stdout: coloured when stdout may be, else as [`Sink::out`].
+    fn out_styled(&mut self, text: &Styled) {
+        self.out(&text.text());
+    }
     /// Writes one line to stderr (a newline is added).
     fn err_line(&mut self, line: &str);
     /// Writes `text` to stderr without a newline: where the user types an answer.
@@ -68,6 +80,18 @@ impl Sink for Stdio {
         self.stdout_mid_line = !text.ends_with('\n');
     }
 
+    fn out_styled(&mut self, text: &Styled) {
+        let plain = text.text();
+        if plain.is_empty() {
+            return;
+        }
+        if self.both_terminals {
+            self.end_prompt();
+        }
+        write_stdout(&text.render(color::stdout(), cleaning(terminals().0)));
+        self.stdout_mid_line = !plain.ends_with('\n');
+    }
+
     fn err_line(&mut self, line: &str) {
         self.end_prompt();
         if self.both_terminals && self.stdout_mid_line {
@@ -98,12 +122,22 @@ impl Sink for Stdio {
 
 /// `text` without the control characters a terminal would act on: every C0 and C1
 /// control, ESC and DEL included, but newlines and tabs.
-pub fn for_terminal(text: &str) -> std::borrow::Cow<'_, str> {
+pub fn for_terminal(text: &str) -> Cow<'_, str> {
     let unsafe_char = |c: char| c.is_control() && c != '\n' && c != '\t';
     if !text.chars().any(unsafe_char) {
-        return std::borrow::Cow::Borrowed(text);
+        return Cow::Borrowed(text);
     }
-    std::borrow::Cow::Owned(text.chars().filter(|c| !unsafe_char(*c)).collect())
+    Cow::Owned(text.chars().filter(|c| !unsafe_char(*c)).collect())
+}
+
+/// How text bound for a stream is cleaned: [`for_terminal`] on a terminal, else not.
+fn cleaning(terminal: bool) -> fn(&str) -> Cow<'_, str> {
+    if terminal { for_terminal } else { as_is }
+}
+
+/// `text` unchanged.
+fn as_is(text: &str) -> Cow<'_, str> {
+    Cow::Borrowed(text)
 }
 
 /// Whether stdout and stderr are terminals (looked at once).
@@ -119,11 +153,11 @@ fn terminals() -> (bool, bool) {
 
 /// Writes `text` to stdout and flushes it; exits 0 at once if stdout is a closed pipe.
 pub fn out(text: &str) {
-    let text = if terminals().0 {
-        for_terminal(text)
-    } else {
-        std::borrow::Cow::Borrowed(text)
-    };
+    write_stdout(&cleaning(terminals().0)(text));
+}
+
+/// Writes `text`, already cleaned, to stdout (see [`out`]).
+fn write_stdout(text: &str) {
     let mut stdout = std::io::stdout().lock();
     let result = stdout
         .write_all(text.as_bytes())
@@ -142,12 +176,14 @@ pub fn out_line(line: &str) {
     out(&format!("{line}\n"));
 }
 
-/// Writes one line to stderr, ignoring failures (there is nowhere left to report them).
+/// Writes one line to stderr, ignoring failures (there is nowhere left to report them);
+/// its label is coloured when stderr may be ([`color::labelled`]).
 pub fn err_line(line: &str) {
-    let line = if terminals().1 {
-        for_terminal(line)
+    let line = cleaning(terminals().1)(line);
+    let line = if color::stderr() {
+        Cow::Owned(color::labelled(&line).render(true, as_is))
     } else {
-        std::borrow::Cow::Borrowed(line)
+        line
     };
     let mut stderr = std::io::stderr().lock();
     let _ = writeln!(stderr, "{line}");
@@ -155,11 +191,7 @@ pub fn err_line(line: &str) {
 
 /// Writes `text` to stderr as is and flushes it, ignoring failures.
 pub fn err_text(text: &str) {
-    let text = if terminals().1 {
-        for_terminal(text)
-    } else {
-        std::borrow::Cow::Borrowed(text)
-    };
+    let text = cleaning(terminals().1)(text);
     let mut stderr = std::io::stderr().lock();
     let _ = stderr
         .write_all(text.as_bytes())
@@ -169,11 +201,12 @@ pub fn err_text(text: &str) {
 #[cfg(test)]
 mod tests {
     use super::for_terminal;
+    use std::borrow::Cow;
 
     #[test]
     fn terminal_text_keeps_lines_and_tabs_but_no_control_sequence() {
         assert_eq!(for_terminal("plain\ttext\n"), "plain\ttext\n");
-        assert!(matches!(for_terminal("ok"), std::borrow::Cow::Borrowed(_)));
+        assert!(matches!(for_terminal("ok"), Cow::Borrowed(_)));
         assert_eq!(
             for_terminal("a\x1b[2Jb\x1b]0;title\x07c\r\nd\u{9b}31me\x7f"),
             "a[2Jb]0;titlec\nd31me"

@@ -299,6 +299,7 @@ impl Transcript {
             EventPayload::Compaction {
                 before_tokens,
                 after_tokens,
+                ..
             } => self.line(
                 &mut out,
                 &format!("(context compacted: {before_tokens} → {after_tokens} tokens)"),
@@ -316,6 +317,15 @@ impl Transcript {
             EventPayload::Rewound { .. } => {
                 if let Some(rewound) = roocode_client::rewind::Rewound::of(&ev.payload) {
                     self.line(&mut out, &format!("({})", rewound.line()));
+                }
+            }
+            // A replay's findings, as the TUI shows them (`roocode_client::replay`).
+            EventPayload::ReplayDivergence { .. } | EventPayload::ReplayFinished { .. } => {
+                if let Some(line) = roocode_client::replay::line(&ev.payload) {
+                    self.line(&mut out, &line);
+                }
+                for detail in roocode_client::replay::details(&ev.payload) {
+                    self.line(&mut out, &detail);
                 }
             }
             EventPayload::TurnCompleted {

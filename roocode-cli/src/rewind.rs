@@ -15,12 +15,16 @@
 //! terminal it refuses (exit 2); declining exits 1, as does a file that could not be
 //! put back. `--json` prints the applied plan as JSON with `--yes`, and without it only
 //! the plan (a dry run that never asks).
+//!
+//! Where stdout may be coloured ([`crate::color`]), the plan's diffs are: added lines
+//! green, removed lines red, conflicts yellow.
 
 use clap::Args;
 use roocode_client::rewind::{self as shown, Rewound};
 use roocode_protocol::api::SessionApiClient;
 use roocode_protocol::rewind::{RewindParams, RewindPlan, RewindScope};
 
+use crate::color::{Style, Styled};
 use crate::failure::{Failure, UsageError};
 use crate::output::{Sink, Stdio, out_line};
 use crate::session_cmds;
@@ -122,7 +126,7 @@ pub async fn run(args: RewindArgs) -> anyhow::Result<i32> {
         return Ok(0);
     }
     if !args.json {
-        sink.out(&plan_text(&plan, session.shown_id()));
+        sink.out_styled(&plan_text(&plan, session.shown_id()));
     }
     if shown::is_noop(&plan) {
         sink.err_line("nothing to rewind: the plan changes no file and no message");
@@ -174,70 +178,92 @@ pub async fn run(args: RewindArgs) -> anyhow::Result<i32> {
 /// Indentation of a diff under its file.
 const DIFF_INDENT: &str = "      ";
 
-/// The plan as the user reads it before confirming.
-fn plan_text(plan: &RewindPlan, shown_id: &str) -> String {
-    let mut out = format!(
+/// The style of a line of a unified diff.
+fn diff_style(line: &str) -> Option<Style> {
+    if line.starts_with("+++") || line.starts_with("---") {
+        Some(Style::DiffFile)
+    } else if line.starts_with("@@") {
+        Some(Style::Hunk)
+    } else if line.starts_with('+') {
+        Some(Style::Added)
+    } else if line.starts_with('-') {
+        Some(Style::Removed)
+    } else {
+        None
+    }
+}
+
+/// The plan as the user reads it before confirming, its diffs and conflicts styled.
+fn plan_text(plan: &RewindPlan, shown_id: &str) -> Styled {
+    let mut out = Styled::default();
+    out.push(format!(
         "Rewind of session {shown_id} to before {} ({})\n",
         shown::undone_turns(plan.turn, plan.last_turn),
         shown::scope_name(plan.scope)
-    );
+    ));
     if plan.scope.files() {
         if plan.files.is_empty() {
-            out.push_str("\nFiles: none to put back\n");
+            out.push("\nFiles: none to put back\n");
         } else {
-            out.push_str(&format!("\nFiles ({}):\n", plan.files.len()));
+            out.push(format!("\nFiles ({}):\n", plan.files.len()));
         }
         for f in &plan.files {
-            out.push_str(&format!(
+            out.push(format!(
                 "  {:<8} {}\n",
                 shown::action_word(f.action),
                 f.path
             ));
             if let Some(why) = &f.conflict {
-                out.push_str(&format!(
-                    "           conflict: {why}; kept unless you choose to overwrite it\n"
-                ));
+                out.push("           ");
+                out.push_styled(
+                    Style::Conflict,
+                    format!("conflict: {why}; kept unless you choose to overwrite it"),
+                );
+                out.push("\n");
             }
             if let Some(diff) = f.diff.as_deref().filter(|d| !d.trim().is_empty()) {
                 for line in diff.trim_end_matches('\n').lines() {
-                    out.push_str(DIFF_INDENT);
-                    out.push_str(line);
-                    out.push('\n');
+                    out.push(DIFF_INDENT);
+                    match diff_style(line) {
+                        Some(style) => out.push_styled(style, line),
+                        None => out.push(line),
+                    }
+                    out.push("\n");
                 }
             }
         }
         if !plan.not_restorable.is_empty() {
-            out.push_str(&format!(
+            out.push(format!(
                 "\nCannot be restored ({}), the snapshots do not hold them:\n",
                 plan.not_restorable.len()
             ));
             for n in &plan.not_restorable {
-                out.push_str(&format!("  {}: {}\n", n.path, n.why));
+                out.push(format!("  {}: {}\n", n.path, n.why));
             }
         }
         for note in &plan.notes {
-            out.push_str(&format!("\nNote: {note}\n"));
+            out.push(format!("\nNote: {note}\n"));
         }
     } else {
-        out.push_str("\nFiles: left as they are (--conversation)\n");
+        out.push("\nFiles: left as they are (--conversation)\n");
     }
     if plan.scope.conversation() {
         if plan.messages_removed == 0 {
-            out.push_str("\nConversation: nothing to remove\n");
+            out.push("\nConversation: nothing to remove\n");
         } else {
-            out.push_str(&format!(
+            out.push(format!(
                 "\nConversation: {} removed",
                 shown::plural(plan.messages_removed, "message", "messages")
             ));
             if plan.prompt.trim().is_empty() {
-                out.push('\n');
+                out.push("\n");
             } else {
-                out.push_str(", with the prompt that began the turn:\n");
-                out.push_str(&quoted(&plan.prompt));
+                out.push(", with the prompt that began the turn:\n");
+                out.push(quoted(&plan.prompt));
             }
         }
     } else {
-        out.push_str("\nConversation: kept (--files)\n");
+        out.push("\nConversation: kept (--files)\n");
     }
     out
 }
@@ -334,7 +360,7 @@ mod tests {
     #[test]
     fn the_plan_shows_each_file_its_diff_conflicts_and_the_dropped_prompt() {
         assert_eq!(
-            plan_text(&plan(), "7c5e01b2"),
+            plan_text(&plan(), "7c5e01b2").text(),
             "\
 Rewind of session 7c5e01b2 to before turn 2 of 3 and turn 3 after it (files and conversation)
 
@@ -360,15 +386,40 @@ Conversation: 6 messages removed, with the prompt that began the turn:
     }
 
     #[test]
+    fn the_plans_diff_is_coloured_added_green_removed_red_conflicts_yellow() {
+        let text = plan_text(&plan(), "7c5e01b2").render(true, crate::output::for_terminal);
+        for want in [
+            "      \x1b[1m--- a/src/a.rs\x1b[0m\n",
+            "      \x1b[1m+++ b/src/a.rs\x1b[0m\n",
+            "      \x1b[36m@@ -1 +1 @@\x1b[0m\n",
+            "      \x1b[31m-new\x1b[0m\n      \x1b[32m+old\x1b[0m\n  remove   notes.txt\n",
+            "           \x1b[33mconflict: changed after turn 3",
+            "overwrite it\x1b[0m\n",
+        ] {
+            assert!(text.contains(want), "{want:?} in {text:?}");
+        }
+        assert!(text.starts_with("Rewind of session 7c5e01b2"), "{text:?}");
+        // Without colour: the same text as before, not one escape.
+        let plain = plan_text(&plan(), "7c5e01b2").render(false, crate::output::for_terminal);
+        assert_eq!(plain, plan_text(&plan(), "7c5e01b2").text());
+        assert!(!plain.contains('\x1b'));
+        // A diff's own escape sequences are cleaned for a terminal, coloured or not.
+        let mut p = plan();
+        p.files[0].diff = Some("+\x1b[2Jhidden\n".into());
+        let text = plan_text(&p, "x").render(true, crate::output::for_terminal);
+        assert!(text.contains("\x1b[32m+[2Jhidden\x1b[0m"), "{text:?}");
+    }
+
+    #[test]
     fn a_plan_of_one_scope_says_what_it_leaves() {
         let mut p = plan();
         p.scope = RewindScope::Files;
-        let text = plan_text(&p, "x");
+        let text = plan_text(&p, "x").text();
         assert!(text.contains("(files only)"), "{text}");
         assert!(text.ends_with("\nConversation: kept (--files)\n"), "{text}");
         p.scope = RewindScope::Conversation;
         p.files.clear();
-        let text = plan_text(&p, "x");
+        let text = plan_text(&p, "x").text();
         assert!(
             text.contains("Files: left as they are (--conversation)"),
             "{text}"

@@ -3,8 +3,8 @@
 //! starting the daemon when nothing answers ([`autostart`]), following a session's
 //! numbered events without losing or repeating one ([`feed`]), naming a tool call on
 //! one line ([`display`]), sub-agents and their events ([`agents`]), teams and theirs
-//! ([`teams`]), rewinds ([`rewind`]), and the environment a client forwards
-//! ([`mod@env`]).
+//! ([`teams`]), rewinds ([`rewind`]), replays ([`replay`]), a session's transcript for people
+//! ([`transcript`]), a session's trace as lines and "why" ([`mod@trace`]), and the environment a client forwards ([`mod@env`]).
 //!
 //! The wire types and RPC traits themselves live in `roocode-protocol`, which the
 //! daemon shares; nothing here is used by the daemon.
@@ -15,10 +15,13 @@ pub mod connect;
 pub mod display;
 pub mod env;
 pub mod feed;
+pub mod replay;
 pub mod rewind;
 pub mod rpc_error;
 pub mod sequence;
 pub mod teams;
+pub mod trace;
+pub mod transcript;
 
 pub use connect::{ConnectError, RpcClient, build_mismatch_warning, connect, connect_raw};
 pub use env::client_env;

@@ -38,6 +38,12 @@ pub enum ActionResult {
     RewindPlan(Box<RewindPlan>),
     /// A rewind request failed: the daemon's message, for the rewind dialog.
     RewindFailed(String),
+    /// `/export` wrote the transcript to this file.
+    Exported(std::path::PathBuf),
+    /// The session's trace (`session.trace`), for the trace view.
+    Trace(Box<roocode_protocol::trace::SessionTrace>),
+    /// Fetching the trace failed: the daemon's message, for the trace view.
+    TraceFailed(String),
 }
 
 /// Performs `action` in the background; results go to `tx`.
@@ -143,6 +149,14 @@ pub fn perform(
                     Err(e) => ActionResult::RewindFailed(roocode_tui::hints::describe(&e)),
                 }))
             }
+            // Failures go to the trace view, as the rewind dialog's do.
+            Action::Trace => Ok(Some(
+                match SessionApiClient::trace(&*rpc, session_id).await {
+                    Ok(trace) => ActionResult::Trace(Box::new(trace)),
+                    Err(e) => ActionResult::TraceFailed(roocode_tui::hints::describe(&e)),
+                },
+            )),
+            Action::Export(file) => Ok(Some(export(&rpc, session_id, file).await)),
             Action::Quit | Action::Resume => Ok(None),
             Action::RefreshCommands => {
                 let env = roocode_client::client_env(&std::env::current_dir().unwrap_or_default());
@@ -161,4 +175,44 @@ pub fn perform(
             }
         }
     });
+}
+
+/// `/export [file]`: the session's transcript as Markdown, written to `file` or the
+/// default name beside the session ([`roocode_tui::export`]).
+async fn export(
+    rpc: &roocode_client::RpcClient,
+    session_id: String,
+    file: Option<String>,
+) -> ActionResult {
+    use roocode_client::transcript::{self, Format};
+    let failed = |e: &jsonrpsee::core::client::Error| {
+        ActionResult::Error(format!(
+            "cannot export the transcript: {}",
+            roocode_tui::hints::describe(e)
+        ))
+    };
+    let info = match SessionApiClient::get(rpc, session_id).await {
+        Ok(info) => info,
+        Err(e) => return failed(&e),
+    };
+    let events = match transcript::load(rpc, &info.id).await {
+        Ok(events) => events,
+        Err(e) => return failed(&e),
+    };
+    let text = transcript::render(&info.title, &info.id, &events, Format::Markdown);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX));
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from);
+    let path = roocode_tui::export::target(
+        std::path::Path::new(&info.cwd),
+        home.as_deref(),
+        file.as_deref(),
+        info.shown_id(),
+        now,
+    );
+    match roocode_tui::export::write_new(&path, &text) {
+        Ok(()) => ActionResult::Exported(path),
+        Err(e) => ActionResult::Error(format!("cannot export the transcript: {e}")),
+    }
 }

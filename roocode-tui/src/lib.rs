@@ -6,6 +6,9 @@
 //!   events, keys, paste, mouse and ticks, returning [`Action`]s.
 //! - [`picker`]: [`Picker`], the start screen choosing a session.
 //! - [`rewind`]: the rewind dialog of `/rewind` and Esc Esc (turns, plan, confirm).
+//! - [`export`]: `/export`'s file (its name, written atomically, never over another).
+//! - [`trace_view`]: the trace view of Ctrl+T (the session's timeline, and why each
+//!   tool call was allowed, denied or asked).
 //! - [`agents`]: the attached session's sub-agents, live (the agents panel, Ctrl+B).
 //! - [`view`]: drawing; [`markdown`], [`diff`], [`wrap`]: text to terminal lines.
 //! - [`transcript`]: the conversation, with per-entry line caches.
@@ -30,6 +33,7 @@ pub mod bench_support;
 pub mod completion;
 pub mod dialog;
 pub mod diff;
+pub mod export;
 pub mod hints;
 pub mod input;
 pub mod markdown;
@@ -39,6 +43,7 @@ pub mod rewind;
 pub mod spinner;
 pub mod theme;
 pub mod tool_summary;
+pub mod trace_view;
 pub mod transcript;
 pub mod view;
 pub mod wrap;

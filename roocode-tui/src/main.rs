@@ -316,6 +316,9 @@ async fn ui(
                 Some(ActionResult::Turns(turns)) => app.set_turns(turns),
                 Some(ActionResult::RewindPlan(plan)) => app.rewind_answer(*plan),
                 Some(ActionResult::RewindFailed(e)) => app.rewind_failed(&e),
+                Some(ActionResult::Exported(path)) => app.exported(&path),
+                Some(ActionResult::Trace(trace)) => app.set_trace(*trace),
+                Some(ActionResult::TraceFailed(e)) => app.trace_failed(&e),
                 None => {}
             },
             _ = tick.tick() => app.on_tick(),

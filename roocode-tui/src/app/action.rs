@@ -47,9 +47,16 @@ pub enum Action {
     /// answer to [`super::App::rewind_answer`], a failure to
     /// [`super::App::rewind_failed`].
     Rewind(RewindRequest),
+    /// Ctrl+T, or `r` in the trace view: fetch `session.trace` and pass it to
+    /// [`super::App::set_trace`], a failure to [`super::App::trace_failed`].
+    Trace,
     /// A turn ended: fetch `commands.list` again (skills and command files may have
     /// changed) and pass it to [`super::App::set_commands`].
     RefreshCommands,
+    /// `/export [FILE]`: write the session's transcript as Markdown to FILE (`None`:
+    /// the default name; see [`crate::export`]) and pass the path written to
+    /// [`super::App::exported`], a failure to [`super::App::show_error`].
+    Export(Option<String>),
 }
 
 /// The state of the link to the daemon, shown in the status bar.

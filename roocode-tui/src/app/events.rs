@@ -122,6 +122,7 @@ impl App {
             EventPayload::Compaction {
                 before_tokens,
                 after_tokens,
+                ..
             } => t.notice(
                 format!(
                     "context compacted: {} → {} tokens",
@@ -169,6 +170,15 @@ impl App {
                     } else {
                         t.notice(r.line(), theme::DIM);
                     }
+                }
+            }
+            EventPayload::ReplayDivergence { .. } | EventPayload::ReplayFinished { .. } => {
+                if let Some(line) = roocode_client::replay::line(&ev.payload) {
+                    let style = match &ev.payload {
+                        EventPayload::ReplayFinished { divergences: 0, .. } => theme::DIM,
+                        _ => theme::WARN,
+                    };
+                    t.notice(line, style);
                 }
             }
             EventPayload::TurnCompleted {

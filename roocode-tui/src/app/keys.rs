@@ -1,9 +1,10 @@
-//! Keys to actions. In order: Ctrl+C (exit rules), the rewind dialog while it is open
-//! (unless a request's dialog shows over it), scrolling (PageUp/PageDown,
-//! Ctrl+Home/Ctrl+End), the open dialog, the open panel, the global keys (Ctrl+P panel,
-//! Ctrl+O expand tool calls, Shift+Tab mode, Esc, and Ctrl+B while a foreground
-//! sub-agent runs: move it to the background), slash completion (Tab, Up/Down), then
-//! the input box (Enter sends, `/resume` and `/rewind` are the TUI's own; End at the
+//! Keys to actions. In order: Ctrl+C (exit rules), the rewind dialog and the trace
+//! view while open (unless a request's dialog shows over them), scrolling
+//! (PageUp/PageDown, Ctrl+Home/Ctrl+End), the open dialog, the open panel, the global
+//! keys (Ctrl+P panel, Ctrl+O expand tool calls, Ctrl+T trace view, Shift+Tab mode,
+//! Esc, and Ctrl+B while a foreground sub-agent runs: move it to the background),
+//! slash completion (Tab, Up/Down), then
+//! the input box (Enter sends, `/resume`, `/rewind` and `/export` are the TUI's own; End at the
 //! end of a line follows the bottom; Ctrl+B with no foreground sub-agent is
 //! cursor-left). Esc hides the completion list, else cancels the running turn; when
 //! idle, a second Esc within [`ESC_ESC_TICKS`] (any other key between breaks the pair)
@@ -14,6 +15,7 @@
 use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers};
 use roocode_protocol::Mode;
 
+use super::export::EXPORT_COMMAND;
 use super::rewind::REWIND_COMMAND;
 use super::{Action, App, CTRL_C_TICKS, ESC_ESC_TICKS};
 use crate::completion;
@@ -48,6 +50,9 @@ impl App {
         }
         if self.rewind.is_some() && self.prompts.shown().is_none() {
             return self.rewind_key(key);
+        }
+        if self.trace.is_some() && self.prompts.shown().is_none() {
+            return self.trace_key(key);
         }
         if self.scroll_key(key) {
             return Vec::new();
@@ -108,12 +113,16 @@ impl App {
         }
     }
 
-    /// A slash command line: the TUI's own (`/resume`, `/rewind`), or the daemon's.
+    /// A slash command line: the TUI's own (`/resume`, `/rewind`, `/export`), or the
+    /// daemon's.
     fn command(&mut self, line: &str) -> Vec<Action> {
         match line.strip_prefix('/') {
             Some("resume") => vec![Action::Resume],
             Some(REWIND_COMMAND) => self.open_rewind(),
-            _ => vec![Action::Command(line.to_owned())],
+            _ => match roocode_protocol::command::parse(line) {
+                Some(c) if c.name == EXPORT_COMMAND => self.export(c.args),
+                _ => vec![Action::Command(line.to_owned())],
+            },
         }
     }
 
@@ -169,6 +178,7 @@ impl App {
                 self.expand_all = !self.expand_all;
                 self.transcript.reset_expansion();
             }
+            KeyCode::Char('t') if ctrl => return Some(self.open_trace()),
             KeyCode::BackTab => {
                 let mode = next_mode(self.session.mode);
                 self.session.mode = mode;

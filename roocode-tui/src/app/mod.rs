@@ -2,14 +2,18 @@
 //! daemon events ([`App::on_event`]), terminal input ([`App::on_key`],
 //! [`App::on_paste`], [`App::on_mouse`]) and ticks, performs the [`Action`]s it returns,
 //! and calls [`App::draw`]. Reduction of events lives in `events`, keys in `keys`, the
-//! rewind dialog's requests and answers in `rewind`, drawing in [`crate::view`].
+//! rewind dialog's requests and answers in `rewind`, the trace view's (Ctrl+T) in
+//! `trace`, drawing in [`crate::view`].
 
 mod action;
 mod events;
+mod export;
 mod keys;
+mod own_commands;
 mod rewind;
 mod scroll;
 mod status;
+mod trace;
 
 use std::collections::HashMap;
 
@@ -30,6 +34,7 @@ use crate::dialog::Prompts;
 use crate::input::Input;
 use crate::panel::Panel;
 use crate::rewind::RewindDialog;
+use crate::trace_view::TraceView;
 use crate::transcript::{RenderCtx, Transcript};
 
 /// Lines scrolled by one mouse wheel notch.
@@ -86,6 +91,8 @@ pub struct App {
     pub(crate) esc_until: Option<u64>,
     /// The rewind dialog (`/rewind`, Esc Esc), while open.
     pub(crate) rewind: Option<RewindDialog>,
+    /// The trace view (Ctrl+T), while open.
+    pub(crate) trace: Option<TraceView>,
     pub(crate) quit: bool,
     pub(crate) drawn: DrawnLayout,
     /// The tool call of each permission request and question seen.
@@ -104,7 +111,7 @@ impl App {
         let mut app = App {
             status: Status::default(),
             session: session.clone(),
-            commands: rewind::with_rewind(commands),
+            commands: export::with_export(rewind::with_rewind(commands)),
             transcript: Transcript::default(),
             input: Input::default(),
             completion: Completion::default(),
@@ -120,6 +127,7 @@ impl App {
             ctrl_c_until: None,
             esc_until: None,
             rewind: None,
+            trace: None,
             quit: false,
             drawn: DrawnLayout::default(),
             calls_of_requests: HashMap::new(),
@@ -185,7 +193,7 @@ impl App {
     /// The session's slash commands again (skills and command files are read at use,
     /// so the list changes as they do).
     pub fn set_commands(&mut self, commands: Vec<CommandInfo>) {
-        self.commands = rewind::with_rewind(commands);
+        self.commands = export::with_export(rewind::with_rewind(commands));
     }
 
     pub fn take_team_refresh(&mut self) -> bool {
@@ -316,3 +324,5 @@ mod key_tests;
 mod rewind_tests;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod trace_tests;

@@ -31,26 +31,10 @@ fn rewind_command() -> CommandInfo {
     }
 }
 
-/// `commands` with `/rewind` among the local ones (after them, before skills and the
-/// rest), unless the daemon lists a local `/rewind` itself; another command of that
-/// name is shadowed by it, since the TUI runs `/rewind`.
-pub(crate) fn with_rewind(mut commands: Vec<CommandInfo>) -> Vec<CommandInfo> {
-    if commands
-        .iter()
-        .any(|c| c.name == REWIND_COMMAND && c.kind == "local")
-    {
-        return commands;
-    }
-    for c in commands.iter_mut().filter(|c| c.name == REWIND_COMMAND) {
-        c.shadowed_by
-            .get_or_insert_with(|| "the TUI's /rewind".to_owned());
-    }
-    let at = commands
-        .iter()
-        .position(|c| c.kind != "local")
-        .unwrap_or(commands.len());
-    commands.insert(at, rewind_command());
-    commands
+/// `commands` with `/rewind` among the local ones, unless the daemon lists it; another
+/// command of that name is shadowed by it, since the TUI runs `/rewind`.
+pub(crate) fn with_rewind(commands: Vec<CommandInfo>) -> Vec<CommandInfo> {
+    super::own_commands::with_own(commands, rewind_command())
 }
 
 impl App {

@@ -79,20 +79,7 @@ pub fn draw(app: &App, area: Rect, buf: &mut Buffer) -> Option<Position> {
     let height = lines.len().min(max_lines) as u16 + 2;
     let rect = centered(area, width, height);
     Clear.render(rect, buf);
-    let block = Block::bordered()
-        .border_type(BorderType::Rounded)
-        .border_style(theme::DIALOG_BORDER)
-        .title_top(Line::from(Span::styled(
-            title,
-            theme::DIALOG_BORDER.add_modifier(Modifier::BOLD),
-        )));
-    let inner = block.inner(rect);
-    block.render(rect, buf);
-    let inner = Rect {
-        x: inner.x + 1,
-        width: inner.width.saturating_sub(2),
-        ..inner
-    };
+    let inner = frame(title, rect, buf);
     // Keep the last lines (the keys and the field) when the dialog is cut.
     let skip = lines.len().saturating_sub(inner.height as usize);
     let keep_head = if skip > 0 { 2.min(lines.len()) } else { 0 };
@@ -329,4 +316,23 @@ pub(super) fn keys(list: &[(&str, &str)]) -> Line<'static> {
         spans.push(Span::raw(format!(" {label}")));
     }
     Line::from(spans)
+}
+
+/// A dialog's rounded border with its bold `title` drawn over `rect`; the area inside,
+/// a column of margin on each side.
+pub(super) fn frame(title: String, rect: Rect, buf: &mut Buffer) -> Rect {
+    let block = Block::bordered()
+        .border_type(BorderType::Rounded)
+        .border_style(theme::DIALOG_BORDER)
+        .title_top(Line::from(Span::styled(
+            title,
+            theme::DIALOG_BORDER.add_modifier(Modifier::BOLD),
+        )));
+    let inner = block.inner(rect);
+    block.render(rect, buf);
+    Rect {
+        x: inner.x + 1,
+        width: inner.width.saturating_sub(2),
+        ..inner
+    }
 }

@@ -99,6 +99,7 @@ fn hints(app: &App, width: usize) -> Line<'static> {
         ("^P", "panel"),
         ("⇧Tab", "mode"),
         ("^C", "exit"),
+        ("^T", "trace"),
     ]);
     let mut spans = vec![Span::raw(" ")];
     let mut used = 2;

@@ -1,7 +1,7 @@
 //! Drawing the [`App`]: the conversation on top (with the side panel on its right when
 //! the terminal is wide, over it when narrow), the input box, the status bar, and the
-//! overlays — slash completion above the input, the rewind dialog and, over it, the
-//! modal dialog of a request. Nothing here
+//! overlays — slash completion above the input, the rewind dialog, the trace view
+//! (Ctrl+T) and, over them, the modal dialog of a request. Nothing here
 //! assumes a width: every frame lays out from the frame's area.
 
 mod conversation;
@@ -14,6 +14,9 @@ mod rewind;
 mod rewind_tests;
 mod status;
 mod team;
+mod trace;
+#[cfg(test)]
+mod trace_tests;
 
 use ratatui::Frame;
 use ratatui::layout::{Constraint, Layout, Rect};
@@ -61,11 +64,17 @@ pub fn draw(app: &mut App, frame: &mut Frame) {
     if let Some(d) = app.rewind.as_mut() {
         rewind::draw(d, main, frame.buffer_mut());
     }
+    if let Some(v) = app.trace.as_mut() {
+        trace::draw(v, app.session.shown_id(), main, frame.buffer_mut());
+    }
     let dialog_cursor = dialog::draw(app, main, frame.buffer_mut());
     match (dialog_cursor, cursor) {
         (Some(c), _) => frame.set_cursor_position(c),
         (None, Some(c))
-            if app.prompts.shown().is_none() && !app.panel.open && app.rewind.is_none() =>
+            if app.prompts.shown().is_none()
+                && !app.panel.open
+                && app.rewind.is_none()
+                && app.trace.is_none() =>
         {
             frame.set_cursor_position(c);
         }

@@ -7,9 +7,9 @@
 
 use ratatui::buffer::Buffer;
 use ratatui::layout::Rect;
-use ratatui::style::{Modifier, Style};
+use ratatui::style::Style;
 use ratatui::text::{Line, Span};
-use ratatui::widgets::{Block, BorderType, Clear, Widget};
+use ratatui::widgets::{Clear, Widget};
 use roocode_client::rewind as shown;
 use roocode_protocol::rewind::{FileAction, RewindPlan, RewindScope, TurnSummary};
 
@@ -46,20 +46,7 @@ pub fn draw(d: &mut RewindDialog, area: Rect, buf: &mut Buffer) {
         Some(p) => format!(" Rewind · turn {} of {}{busy} ", p.turn, p.last_turn),
         None => format!(" Rewind · choose a turn to undo{busy} "),
     };
-    let block = Block::bordered()
-        .border_type(BorderType::Rounded)
-        .border_style(theme::DIALOG_BORDER)
-        .title_top(Line::from(Span::styled(
-            title,
-            theme::DIALOG_BORDER.add_modifier(Modifier::BOLD),
-        )));
-    let inner = block.inner(rect);
-    block.render(rect, buf);
-    let inner = Rect {
-        x: inner.x + 1,
-        width: inner.width.saturating_sub(2),
-        ..inner
-    };
+    let inner = super::dialog::frame(title, rect, buf);
     let w = inner.width as usize;
     let mut foot = Vec::new();
     if let Some(e) = &d.error {

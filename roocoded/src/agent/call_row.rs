@@ -2,7 +2,7 @@
 //! built in one place so every kind records the same fields the same way.
 
 use crate::llm::{CallOutcome, ResolvedModel};
-use crate::store::ModelCallRow;
+use crate::store::{ModelCallRow, Purpose};
 
 /// Who made a call: the session, the turn (or [`crate::store::COMPACTION_TURN_ID`],
 /// [`crate::store::tool_turn_id`]) and the agent (the session id for the main agent).
@@ -10,6 +10,7 @@ pub(super) struct CallOf<'a> {
     pub session_id: &'a str,
     pub turn_id: &'a str,
     pub agent_id: &'a str,
+    pub purpose: Purpose,
 }
 
 /// The row of a call to `model`: usage, cost, latency and stop reason from `outcome`
@@ -27,6 +28,7 @@ pub(super) fn call_row(
         agent_id: of.agent_id.to_string(),
         model: model.spec.clone(),
         error,
+        purpose: Some(of.purpose.as_str().to_string()),
         ..ModelCallRow::default()
     };
     if let Some(o) = outcome {

@@ -12,6 +12,7 @@ use crate::context::compact;
 use crate::llm::{self, ModelRequest, ResolvedModel};
 use crate::recovery::{RetryPolicy, call_retrying};
 use crate::store::COMPACTION_TURN_ID;
+use crate::trace::bodies::BodyRecorder;
 
 use super::call_row::{CallOf, call_row};
 
@@ -20,6 +21,8 @@ pub(super) struct SummaryCall<'a> {
     pub model: &'a ResolvedModel,
     pub policy: &'a RetryPolicy,
     pub cancel: &'a CancellationToken,
+    /// Keeps the call's bodies (`None`: `trace.bodies` is off).
+    pub bodies: Option<BodyRecorder>,
 }
 
 /// By hand, only the last iteration is kept verbatim.
@@ -56,6 +59,7 @@ impl Engine {
             model,
             policy,
             cancel,
+            bodies,
         } = call;
         let Some(cut) = compaction_cut(context, keep, model) else {
             return Ok(None);
@@ -73,11 +77,24 @@ impl Engine {
             max_tokens: 8_192,
         };
         let span = tracing::info_span!("model_call", model = %model.spec, purpose = "compaction");
-        let called = tracing::Instrument::instrument(
-            call_retrying(model, &request, policy, cancel, &mut |_| {}),
-            span,
-        )
-        .await;
+        let called = match self.replays.agent(session_id) {
+            Some(feed) => {
+                feed.answer(
+                    crate::store::Purpose::Compaction,
+                    model,
+                    &request,
+                    &mut |_| {},
+                )
+                .await
+            }
+            None => {
+                tracing::Instrument::instrument(
+                    call_retrying(model, &request, policy, cancel, &mut |_| {}),
+                    span,
+                )
+                .await
+            }
+        };
         // No summary (the call failed, or wrote nothing): the oldest iterations go
         // instead, so the turn can go on. A cancel is the user's, and stops here.
         let max_kept = model.context_window / 2;
@@ -103,24 +120,30 @@ impl Engine {
             }
         };
         let summary = outcome.response.text();
+        let kept = context.len() - cut;
         let new = compact::compacted(&summary, &context[cut..]);
         let after = compact::estimate(&new);
         self.store.replace_context(session_id, &new).await?;
         context.replace(new);
         let u = &outcome.response.usage;
         self.store.add_session_usage(session_id, u).await?;
-        self.store
-            .record_model_call(&call_row(
-                CallOf {
-                    session_id,
-                    turn_id: COMPACTION_TURN_ID,
-                    agent_id: session_id,
-                },
-                model,
-                Some(&outcome),
-                None,
-            ))
-            .await?;
+        let row = call_row(
+            CallOf {
+                session_id,
+                turn_id: COMPACTION_TURN_ID,
+                agent_id: session_id,
+                purpose: crate::store::Purpose::Compaction,
+            },
+            model,
+            Some(&outcome),
+            None,
+        );
+        self.store.record_model_call(&row).await?;
+        if let Some(bodies) = &bodies {
+            bodies
+                .record(&self.store, session_id, &row.id, &outcome)
+                .await;
+        }
         self.events
             .append(
                 session_id,
@@ -128,6 +151,9 @@ impl Engine {
                 EventPayload::Compaction {
                     before_tokens: before,
                     after_tokens: after,
+                    summarized: cut as u64,
+                    kept: kept as u64,
+                    how: Some("summary".into()),
                 },
             )
             .await?;
@@ -181,6 +207,7 @@ impl Engine {
                     model: &model,
                     policy: &policy,
                     cancel: &CancellationToken::new(),
+                    bodies: BodyRecorder::new(&env.vars, &config),
                 },
                 focus,
                 KEEP_BY_HAND,

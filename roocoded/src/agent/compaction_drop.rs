@@ -57,6 +57,7 @@ impl Engine {
         };
         let before = context.estimate_from(0);
         let after = compact::estimate(&kept);
+        let (total, kept_len) = (context.len(), kept.len());
         self.store.replace_context(session_id, &kept).await?;
         context.replace(kept);
         tracing::warn!(session = %session_id, dropped, before, after, "no summary ({why}): oldest history dropped");
@@ -71,6 +72,9 @@ impl Engine {
         let compaction = EventPayload::Compaction {
             before_tokens: before,
             after_tokens: after,
+            summarized: total.saturating_sub(kept_len) as u64,
+            kept: kept_len as u64,
+            how: Some("dropped".into()),
         };
         for payload in [notice, compaction] {
             self.events.append(session_id, session_id, payload).await?;

@@ -53,6 +53,8 @@ pub struct Engine {
     pub(super) idle: super::idle::IdleBook,
     /// The shadow store of workspace snapshots, one before each turn (rewind).
     pub(super) snapshots: Arc<crate::snapshot::Snapshots>,
+    /// The sessions a replay runs, each with the recording it serves.
+    pub(super) replays: super::replay::Replays,
 }
 
 impl Engine {
@@ -90,6 +92,7 @@ impl Engine {
             hook_approvals,
             hook_results: super::hooks::HookResults::default(),
             idle: super::idle::IdleBook::default(),
+            replays: super::replay::Replays::default(),
         }
     }
 

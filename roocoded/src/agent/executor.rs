@@ -359,9 +359,14 @@ impl Runner<'_, '_> {
             &self.engine.tool_results_dir(id),
             &call.id,
         );
+        let shown = tools::display_text(&out.content, &out.images);
+        if let Some(feed) = self.engine.replays.agent(id) {
+            feed.compare(&call.id, &call.name, &shown, out.is_error)
+                .await;
+        }
         let ev = EventPayload::ToolResult {
             call_id: call.id.clone(),
-            output: tools::display_text(&out.content, &out.images),
+            output: shown,
             is_error: out.is_error,
             duration_ms: outcome.duration_ms,
             diff: out.diff,
@@ -435,6 +440,11 @@ impl Ran {
             failure: None,
         }
     }
+
+    /// The call was cancelled before or while it ran.
+    fn cancelled(&self) -> bool {
+        self.output.is_error && self.output.content == INTERRUPTED_BY_USER
+    }
 }
 
 async fn execute(
@@ -446,6 +456,13 @@ async fn execute(
     prepared: Result<Prepared, CallError>,
     trail: &mut Trail,
 ) -> Ran {
+    let replay = engine.replays.agent(&ctx.session_id);
+    if let Some(feed) = &replay
+        && let Some(recorded) = feed.recorded_result(&call.id, &call.name).await
+    {
+        trail.replayed();
+        return Ran::output(recorded);
+    }
     let prepared = match prepared {
         Err(CallError::UnknownTool { .. }) => {
             let known: Vec<String> = settings
@@ -484,6 +501,14 @@ async fn execute(
     };
     let decided = tool_trail::gate_answer(ctx, gate, &prepared.call(&call.input));
     trail.decided(&decided.decision, decided.by);
+    if let Some(feed) = &replay {
+        // The recording answered what was asked and its hooks ran; a deny stands.
+        if let Err(denied) = feed.permit(&call.id, &call.name, &decided.decision).await {
+            trail.stopped = Some("denied");
+            return Ran::output(denied);
+        }
+        return run_prepared(prepared, ctx, trail).await;
+    }
     let (prepared, input, decision) = match super::tool_hooks::pre_tool_use(
         engine,
         settings,
@@ -496,11 +521,11 @@ async fn execute(
     {
         Ok(checked) => checked,
         Err(refused) => {
-            trail.hook_blocked();
+            trail.hook_blocked(&refused.content);
             return Ran::output(refused);
         }
     };
-    trail.hook_changed(&decision);
+    trail.hook_changed(&decision, None);
     match decision {
         Decision::Allow => {}
         Decision::Deny { reason } => {
@@ -519,26 +544,34 @@ async fn execute(
             }
         }
     }
+    let ran = run_prepared(prepared, ctx, trail).await;
+    if ran.cancelled() {
+        return ran;
+    }
+    super::tool_hooks::post_tool_use(engine, settings, ctx, call, &input, &ran.output).await;
+    ran
+}
+
+/// Runs a call the gate (and the human, and the hooks) let through.
+async fn run_prepared(prepared: Prepared, ctx: &ToolContext, trail: &mut Trail) -> Ran {
     let result = tokio::select! {
         r = prepared.run(ctx) => r,
         _ = ctx.cancel.cancelled() => Err(ToolError::Cancelled),
     };
-    let (output, failure) = match result {
-        Ok(out) => (out, None),
+    match result {
+        Ok(out) => Ran::output(out),
         Err(ToolError::Cancelled) => {
             trail.stopped = Some("cancelled");
-            return Ran::output(ToolOutput::error(INTERRUPTED_BY_USER));
+            Ran::output(ToolOutput::error(INTERRUPTED_BY_USER))
         }
         // A plain tool failure goes to the model as it is; recovery answers the rest.
         Err(e) => {
             let failure = e.category().filter(|c| *c != Category::ToolFailure);
-            (e.into_output(), failure)
+            Ran {
+                failure,
+                ..Ran::output(e.into_output())
+            }
         }
-    };
-    super::tool_hooks::post_tool_use(engine, settings, ctx, call, &input, &output).await;
-    Ran {
-        failure,
-        ..Ran::output(output)
     }
 }
 

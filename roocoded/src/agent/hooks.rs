@@ -248,7 +248,14 @@ impl Engine {
         env: &ClientEnv,
     ) -> Arc<SessionHooks> {
         let root = PathBuf::from(&row.root);
-        let all = self.load_hooks(&root, env).await;
+        // A replay runs no hooks: what they did is in the recording already.
+        let all = match self.replays.contains(&row.id) {
+            true => HookSet {
+                hooks: Vec::new(),
+                problems: Vec::new(),
+            },
+            false => self.load_hooks(&root, env).await,
+        };
         for problem in &all.problems {
             tracing::warn!(session = %row.id, "hook not loaded: {problem}");
         }

@@ -66,6 +66,10 @@ impl Engine {
         env: &ClientEnv,
         config: &Config,
     ) -> Option<String> {
+        // A replay starts no MCP server: its MCP calls' results come from the recording.
+        if self.replays.contains(&row.id) {
+            return None;
+        }
         let root = Path::new(&row.root);
         let configs = match crate::mcp::config::load(&self.paths.user_dir, root) {
             Ok(configs) => configs,

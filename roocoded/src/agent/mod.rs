@@ -33,6 +33,7 @@ mod processes;
 pub(crate) mod prompt;
 mod prune;
 mod recovery;
+mod replay;
 mod rewind;
 mod runtime;
 mod sandbox_notice;

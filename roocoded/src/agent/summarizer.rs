@@ -50,6 +50,7 @@ impl ModelSummarizer {
             session_id: &self.session_id,
             turn_id: &turn_id,
             agent_id: &self.agent_id,
+            purpose: crate::store::Purpose::WebFetch,
         };
         let row = match result {
             Ok(outcome) => {

@@ -8,7 +8,7 @@ use roocode_protocol::content::ContentBlock;
 use serde_json::{Value, json};
 
 use super::executor::Call;
-use crate::permission::Decision;
+use crate::permission::{DecidedBy, Decision, HookPoint};
 use crate::store::{Store, ToolCallRow};
 
 /// A recorded input longer than this is cut.
@@ -50,26 +50,54 @@ impl Trail {
         self.decided_by = decided_by;
     }
 
-    /// A `pre_tool_use` hook turned the gate's answer into `decision`.
-    pub fn hook_changed(&mut self, decision: &Decision) {
+    /// A `pre_tool_use` hook turned the gate's answer into `decision` (with `reason`
+    /// when it gave one).
+    pub fn hook_changed(&mut self, decision: &Decision, reason: Option<&str>) {
         let before = self.decision;
         let after = decision_name(decision);
         if before == after {
             return;
         }
-        self.decided_by = json!({
-            "layer": "hook",
-            "why": format!("a pre_tool_use hook changed the answer from {before} to {after}"),
-            "gate": self.decided_by.take(),
-        });
+        let by = DecidedBy::Hook {
+            point: HookPoint::PreToolUse,
+            hook: None,
+            reason: reason.map(str::to_string),
+            before: None,
+        };
+        let mut why = format!("a pre_tool_use hook changed the answer from {before} to {after}");
+        if let Some(reason) = reason {
+            why.push_str(&format!(": {reason}"));
+        }
+        let gate = self.decided_by.take();
+        let mut value = serde_json::to_value(&by).unwrap_or_else(|_| json!({"layer": "hook"}));
+        if let Some(fields) = value.as_object_mut() {
+            fields.insert("why".into(), Value::String(why));
+            fields.insert("before".into(), gate.clone());
+            fields.insert("gate".into(), gate);
+        }
+        self.decided_by = value;
         self.decision = after;
     }
 
-    /// A `pre_tool_use` hook blocked the call.
-    pub fn hook_blocked(&mut self) {
-        self.hook_changed(&Decision::Deny {
-            reason: String::new(),
+    /// A replay took the call's result from its recording instead of running it.
+    pub fn replayed(&mut self) {
+        self.decided_by = json!({
+            "layer": "replay",
+            "why": "a replay took this call's result from its recording (a tool that reaches outside, a call the recording did not run, or one it does not have)",
         });
+    }
+
+    /// A `pre_tool_use` hook blocked the call; `refused` is what the model was told.
+    pub fn hook_blocked(&mut self, refused: &str) {
+        let reason = refused
+            .strip_prefix("Blocked by a hook: ")
+            .unwrap_or(refused);
+        self.hook_changed(
+            &Decision::Deny {
+                reason: String::new(),
+            },
+            Some(reason),
+        );
         self.stopped = Some("denied");
     }
 }
@@ -100,6 +128,21 @@ pub(super) fn gate_answer(
         decision: decided.decision,
         by,
     }
+}
+
+/// Who decided a call the OS sandbox stopped while it ran: the sandbox, with the gate's
+/// answer that let it run as `gate`.
+fn sandbox_stopped(path: std::path::PathBuf, gate: &Value) -> Value {
+    let by = crate::permission::DecidedBy::SandboxStopped { path: Some(path) };
+    let mut value = json!({ "layer": by.layer(), "why": by.explain(), "gate": gate });
+    if let (Some(fields), Ok(Value::Object(own))) =
+        (value.as_object_mut(), serde_json::to_value(&by))
+    {
+        for (k, v) in own {
+            fields.entry(k).or_insert(v);
+        }
+    }
+    value
 }
 
 fn decision_name(decision: &Decision) -> &'static str {
@@ -133,6 +176,11 @@ pub(super) async fn record(
         (None, true) => "error",
         (None, false) => "ok",
     };
+    // The gate let it run and the OS sandbox stopped it: that is who decided.
+    let decided_by = match (is_error, crate::sandbox::hint::stopped(content)) {
+        (true, Some(path)) => sandbox_stopped(path, &trail.decided_by),
+        _ => trail.decided_by.clone(),
+    };
     let input = crate::tools::output::truncate_chars(&call.input.to_string(), INPUT_CAP);
     let row = ToolCallRow {
         session_id: session_id.to_string(),
@@ -143,7 +191,7 @@ pub(super) async fn record(
         tool: call.name.clone(),
         input,
         decision: trail.decision.to_string(),
-        decided_by: trail.decided_by.to_string(),
+        decided_by: decided_by.to_string(),
         answered_by: trail.answered_by.clone(),
         outcome: outcome.to_string(),
         error: is_error.then(|| crate::tools::output::truncate_chars(content, 500)),
@@ -160,24 +208,42 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_os_sandbox_stopping_a_command_is_who_decided() {
+        let gate = json!({"layer": "mode", "why": "bypassPermissions"});
+        let by = sandbox_stopped("/etc/x".into(), &gate);
+        assert_eq!(by["layer"], "sandbox_stopped");
+        assert_eq!(by["path"], "/etc/x");
+        assert_eq!(by["gate"]["layer"], "mode");
+        assert!(by["why"].as_str().unwrap().contains("/etc/x"), "{by}");
+    }
+
+    #[test]
     fn a_hook_that_changes_the_answer_is_who_decided() {
         let mut trail = Trail::new();
         trail.decided(
             &Decision::Allow,
             json!({"layer": "mode", "why": "acceptEdits"}),
         );
-        trail.hook_changed(&Decision::Allow);
+        trail.hook_changed(&Decision::Allow, None);
         assert_eq!(
             trail.decided_by["layer"], "mode",
             "unchanged: the gate decided"
         );
-        trail.hook_changed(&Decision::Ask {
-            reason: "hook".into(),
-        });
+        trail.hook_changed(
+            &Decision::Ask {
+                reason: "hook".into(),
+            },
+            None,
+        );
         assert_eq!(trail.decision, "ask");
         assert_eq!(trail.decided_by["layer"], "hook");
+        assert_eq!(trail.decided_by["point"], "pre_tool_use");
         assert_eq!(trail.decided_by["gate"]["layer"], "mode");
-        trail.hook_blocked();
+        assert_eq!(trail.decided_by["before"]["layer"], "mode");
+        trail.hook_blocked("Blocked by a hook: not on Fridays");
         assert_eq!((trail.decision, trail.stopped), ("deny", Some("denied")));
+        assert_eq!(trail.decided_by["reason"], "not on Fridays");
+        let why = trail.decided_by["why"].as_str().unwrap();
+        assert!(why.ends_with("not on Fridays"), "{why}");
     }
 }

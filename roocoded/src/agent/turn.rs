@@ -20,7 +20,7 @@ use super::{AgentError, Engine, executor};
 use crate::context::budget::{Budget, EstimatedContext, estimate_tokens};
 use crate::context::chain;
 use crate::llm::{ModelRequest, ModelResponse, ModelStopReason};
-use crate::store::{InjectionKind, SessionRow, TurnState};
+use crate::store::{InjectionKind, Purpose, SessionRow, TurnState};
 use roocode_protocol::session::SessionKind;
 
 /// Most mail read into the context in one iteration (the rest waits for the next).
@@ -546,8 +546,15 @@ impl Turn<'_> {
             Ok(o) => o,
             Err(_) if self.cancel.is_cancelled() => return self.cancelled().await.map(Asked::End),
             Err(e) => {
-                self.record_call(settings, &message_id, &parts, None, Some(&e))
-                    .await?;
+                self.record_call(
+                    settings,
+                    &message_id,
+                    &parts,
+                    Purpose::Conversation,
+                    None,
+                    Some(&e),
+                )
+                .await?;
                 let learned = self.learn_window(settings, &e);
                 return Ok(Asked::Failed(e, learned));
             }
@@ -557,8 +564,15 @@ impl Turn<'_> {
         self.budget
             .get_or_insert_with(|| Budget::new(model.context_window))
             .record(&outcome.response.usage, request_len);
-        self.record_call(settings, &message_id, &parts, Some(&outcome), None)
-            .await?;
+        self.record_call(
+            settings,
+            &message_id,
+            &parts,
+            Purpose::Conversation,
+            Some(&outcome),
+            None,
+        )
+        .await?;
         let response = outcome.response;
         // An empty answer is left out of the context (providers refuse empty text);
         // recovery answers it.

@@ -132,6 +132,12 @@ const COMMANDS: &[Command] = &[
         },
     },
     Command {
+        name: "export",
+        usage: "/export [FILE]",
+        description: "Save the transcript as Markdown (the TUI writes FILE; the CLI says how)",
+        run: |_, row, _, _| std::future::ready(Ok(export_hint(&row.id))).boxed(),
+    },
+    Command {
         name: "mode",
         usage: "/mode [default|acceptEdits|plan|bypassPermissions|dontAsk]",
         description: "Show or change the permission mode",
@@ -326,6 +332,13 @@ fn model<'a>(
     .boxed()
 }
 
+/// `/export`'s answer where the client does not write the file itself (the CLI).
+fn export_hint(id: &str) -> String {
+    format!(
+        "To save the transcript as Markdown: roocode-cli show {id} --markdown > transcript.md (without --markdown: plain text). In the TUI /export [FILE] writes it to FILE, by default roocode-<id>-<date>-<time>.md in the session's directory."
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -357,6 +370,17 @@ mod tests {
             assert!(h.contains(c.usage), "{h}");
         }
         assert_eq!(local().len(), COMMANDS.len());
+    }
+
+    #[test]
+    fn export_says_how_to_save_the_transcript() {
+        let text = export_hint("019a2b");
+        assert!(
+            text.contains("roocode-cli show 019a2b --markdown > "),
+            "{text}"
+        );
+        assert!(text.contains("/export [FILE]"), "{text}");
+        assert!(COMMANDS.iter().any(|c| c.name == "export"));
     }
 
     #[test]

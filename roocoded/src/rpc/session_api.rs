@@ -4,6 +4,7 @@
 use jsonrpsee::PendingSubscriptionSink;
 use jsonrpsee::core::SubscriptionResult;
 use roocode_protocol::api::{RpcResult, SessionApiServer};
+use roocode_protocol::replay::{ReplayParams, ReplayStarted};
 use roocode_protocol::rewind::{RewindParams, RewindPlan, TurnSummary};
 use roocode_protocol::session::{
     ClientEnv, CommandOutput, CreateParams, ExportPage, HistoryPage, ImportParams, SendParams,
@@ -118,6 +119,10 @@ impl SessionApiServer for Handler {
 
     async fn rewind(&self, params: RewindParams) -> RpcResult<RewindPlan> {
         self.0.engine.rewind(&params).await.map_err(to_rpc)
+    }
+
+    async fn replay(&self, params: ReplayParams) -> RpcResult<ReplayStarted> {
+        self.0.engine.replay(params).await.map_err(to_rpc)
     }
 
     async fn trace(&self, session_id: String) -> RpcResult<SessionTrace> {

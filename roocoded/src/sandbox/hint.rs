@@ -14,12 +14,15 @@ const MARKERS: &[&str] = &[
     "Device or resource busy",
 ];
 
+/// How the note starts; the blocked path follows, then ` is outside`.
+const NOTE_START: &str = "The OS sandbox probably stopped this command: ";
+
 /// The note for `output` of a command that failed, if the sandbox explains it.
 pub fn note(output: &str, policy: &Policy, dir: &Path) -> Option<String> {
     let path = blocked_path(output, policy, dir)?;
     let shown = path.display();
     Some(format!(
-        "The OS sandbox probably stopped this command: {shown} is outside the places \
+        "{NOTE_START}{shown} is outside the places \
          commands may write (the workspace, the additional directories, sandbox.allow_write \
          and the session's TMPDIR), or is one of the read-only files RooCode protects \
          (.git/config, .git/hooks, .roocode/, .claude/, .mcp.json). If the command really \
@@ -27,6 +30,14 @@ pub fn note(output: &str, policy: &Policy, dir: &Path) -> Option<String> {
          ~/.roocode/config.yaml or .roocode/config.local.yaml, or you can re-run the \
          command with dangerously_disable_sandbox: true, which asks the user first."
     ))
+}
+
+/// The path [`note`] named in a result that carries it: the OS sandbox stopped the
+/// command (the flight recorder says so of the call).
+pub fn stopped(result: &str) -> Option<PathBuf> {
+    let after = &result[result.find(NOTE_START)? + NOTE_START.len()..];
+    let path = &after[..after.find(" is outside the places")?];
+    Some(PathBuf::from(path))
 }
 
 fn blocked_path(output: &str, policy: &Policy, dir: &Path) -> Option<PathBuf> {
@@ -88,6 +99,18 @@ mod tests {
             }],
             network: SandboxNetwork::Allow,
         }
+    }
+
+    #[test]
+    fn the_note_names_its_path_for_the_recorder() {
+        let ws = tempfile::tempdir().unwrap();
+        let out = "touch: cannot touch '/etc/roo x': Read-only file system\n";
+        let note = note(out, &policy(ws.path()), ws.path()).unwrap();
+        assert_eq!(
+            stopped(&format!("exit 1\n{note}")),
+            Some(PathBuf::from("/etc/roo x"))
+        );
+        assert_eq!(stopped("exit 1: Read-only file system"), None);
     }
 
     #[test]

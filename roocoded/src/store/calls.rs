@@ -24,6 +24,30 @@ pub fn tool_turn_id(tool: &str) -> String {
 /// What [`Store::call_totals`] names the agent loop's own calls.
 pub const CONVERSATION_PURPOSE: &str = "conversation";
 
+/// What a model call was for, as its `purpose` column says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    /// The agent loop's call of an iteration.
+    Conversation,
+    /// Recovery's tool-less note of where the task stands (`summarize`).
+    Summarize,
+    /// Summary compaction.
+    Compaction,
+    /// WebFetch's reading of a page.
+    WebFetch,
+}
+
+impl Purpose {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Purpose::Conversation => CONVERSATION_PURPOSE,
+            Purpose::Summarize => "summarize",
+            Purpose::Compaction => COMPACTION_TURN_ID,
+            Purpose::WebFetch => "tool:WebFetch",
+        }
+    }
+}
+
 /// One recorded model call.
 #[derive(Debug, Clone, Default, PartialEq, sqlx::FromRow)]
 pub struct ModelCallRow {
@@ -48,6 +72,8 @@ pub struct ModelCallRow {
     pub ttft_ms: Option<i64>,
     /// The request's size by part, as JSON (`trace::parts::RequestParts`).
     pub parts: Option<String>,
+    /// What the call was for (see [`Purpose`]); `None` in rows older than the column.
+    pub purpose: Option<String>,
     /// When it was recorded (its end); set by the store.
     pub created_at: i64,
 }
@@ -57,8 +83,8 @@ impl Store {
         sqlx::query(
             "INSERT INTO model_calls (id, session_id, turn_id, agent_id, model, request_bytes, input_tokens,
                 output_tokens, cache_read_tokens, cache_write_tokens, cost_usd, latency_ms, stop_reason,
-                attempts, error, created_at, iteration, ttft_ms, parts)
-             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                attempts, error, created_at, iteration, ttft_ms, parts, purpose)
+             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         )
         .bind(&c.id)
         .bind(&c.session_id)
@@ -79,6 +105,7 @@ impl Store {
         .bind(c.iteration)
         .bind(c.ttft_ms)
         .bind(&c.parts)
+        .bind(&c.purpose)
         .execute(&mut *self.conn().await?)
         .await?;
         Ok(())
@@ -89,7 +116,7 @@ impl Store {
         Ok(sqlx::query_as::<_, ModelCallRow>(
             "SELECT id, session_id, turn_id, agent_id, model, request_bytes, input_tokens, output_tokens,
                 cache_read_tokens, cache_write_tokens, cost_usd, latency_ms, stop_reason, attempts, error,
-                iteration, ttft_ms, parts, created_at
+                iteration, ttft_ms, parts, purpose, created_at
              FROM model_calls WHERE session_id = ? ORDER BY created_at, rowid",
         )
         .bind(session_id)
@@ -131,7 +158,9 @@ impl Store {
     /// Its sub-agents' calls (recorded in their own sessions) roll up into it.
     pub async fn call_totals(&self, session_id: &str) -> Result<Vec<CallTotals>, StoreError> {
         // The purpose expression must match COMPACTION_TURN_ID, TOOL_TURN_PREFIX and
-        // CONVERSATION_PURPOSE above (the tests below record with those).
+        // CONVERSATION_PURPOSE above (the tests below record with those). Grouped by
+        // position: the name `purpose` is also a column (what the flight recorder keeps,
+        // which sums a recovery summary with the conversation here).
         Ok(sqlx::query_as::<_, CallTotals>(
             "SELECT agent_id,
                 CASE WHEN turn_id = 'compaction' THEN 'compaction'
@@ -151,7 +180,7 @@ impl Store {
              FROM model_calls
              WHERE session_id = ?1
                 OR session_id IN (SELECT session_id FROM agents WHERE parent_id = ?1)
-             GROUP BY agent_id, purpose, model
+             GROUP BY 1, 2, 3
              ORDER BY MIN(created_at), MIN(rowid)",
         )
         .bind(session_id)

@@ -377,6 +377,9 @@ mod tests {
             EventPayload::Compaction {
                 before_tokens: 866_263,
                 after_tokens: 227,
+                summarized: 40,
+                kept: 3,
+                how: Some("summary".into()),
             },
             EventPayload::Retrying {
                 attempt: 1,

@@ -45,7 +45,9 @@ mod turn_snapshots;
 mod turns;
 
 pub use agents::{AgentRow, NewAgent};
-pub use calls::{COMPACTION_TURN_ID, CONVERSATION_PURPOSE, CallTotals, ModelCallRow, tool_turn_id};
+pub use calls::{
+    COMPACTION_TURN_ID, CONVERSATION_PURPOSE, CallTotals, ModelCallRow, Purpose, tool_turn_id,
+};
 pub use delivery::{ContextWrite, Delivered, Delivery};
 pub use events::WireEvent;
 pub use inbox::{InjectionKind, InjectionRow};

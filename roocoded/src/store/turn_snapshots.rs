@@ -231,7 +231,10 @@ mod tests {
             })
             .await
             .unwrap();
-        assert_eq!(store.turn_snapshots(&id).await.unwrap(), std::slice::from_ref(&snap));
+        assert_eq!(
+            store.turn_snapshots(&id).await.unwrap(),
+            std::slice::from_ref(&snap)
+        );
         store
             .set_turn_after_snapshot("t1", &"ef".repeat(32))
             .await

@@ -284,7 +284,17 @@ fn step_text(payload: &EventPayload) -> Option<String> {
         EventPayload::Compaction {
             before_tokens,
             after_tokens,
-        } => format!("compacted: {before_tokens} → {after_tokens} tokens"),
+            summarized,
+            kept,
+            how,
+        } => {
+            let cut = match how.as_deref() {
+                Some("dropped") => format!(", {summarized} messages dropped, {kept} kept"),
+                Some(_) => format!(", {summarized} messages summarized, {kept} kept"),
+                None => String::new(),
+            };
+            format!("compacted: {before_tokens} → {after_tokens} tokens{cut}")
+        }
         EventPayload::Recovery {
             category,
             strategy,

@@ -3,7 +3,8 @@
 //! agent, told apart by a marker in its first or latest user message (a typed child's
 //! task is its first message; a fork shares its parent's first message and is told
 //! apart by its directive, in its latest one) or by a request header. Routes are tried
-//! in order before the rules and the shared queue; a matching route whose queue is empty
+//! in order after the rules (which name calls such as a compaction's by their system
+//! prompt) and before the shared queue; a matching route whose queue is empty
 //! answers with its fallback, else with the "script exhausted" error, never with another
 //! agent's replies.
 

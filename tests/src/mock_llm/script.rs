@@ -12,7 +12,8 @@
 //! "header": {"name", "value"}, "replies": [...], "fallback": {...}}]`, see `route.rs`).
 //! Each optional rule `{"system_contains": "...", "reply":
 //! {...}}` answers every request whose system prompt contains that text, without taking
-//! from the queue (e.g. the summary calls of context compaction beside a scripted task).
+//! from the queue (e.g. the summary calls of context compaction beside a scripted task);
+//! rules are tried before routes, since such a call may quote a routed agent's marker.
 //! With `max_input_tokens`, a request estimated larger (body bytes / 4, the same
 //! estimate the default usage reports) is refused like a real provider refuses a prompt
 //! over its context window: HTTP 400 "prompt is too long".
@@ -395,7 +396,7 @@ impl Script {
     }
 
     /// Gives the agent whose requests `when` matches its own queue of `replies` (tried
-    /// before the rules and the shared queue; see `route.rs`).
+    /// after the rules, before the shared queue; see `route.rs`).
     pub fn route(
         mut self,
         when: super::route::RouteMatch,

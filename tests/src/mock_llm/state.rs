@@ -110,7 +110,8 @@ impl State {
     }
 
     /// Records `request`; when `pop`, atomically picks its reply: the first rule it
-    /// matches, else the next queued reply, else the fallback. `None` with `pop` means
+    /// matches, else its route's next reply, else the next queued reply, else the
+    /// fallback. `None` with `pop` means
     /// the script is exhausted.
     pub(crate) fn record(&self, mut request: RecordedRequest, pop: bool) -> Option<ScriptedReply> {
         // Read before the lock: a long history takes a while, and every other request
@@ -119,17 +120,20 @@ impl State {
         let mut parsed = Value::Null;
         let (reply, count) = {
             let mut queue = lock(&self.queue);
+            // Rules first: a request they name by its system prompt (a compaction's
+            // summary) may quote a routed agent's marker in its transcript.
             let reply = if pop {
-                let routed = queue
-                    .routes
-                    .iter_mut()
-                    .find(|r| r.when.matches_texts(&request.headers, &users));
-                match routed {
-                    Some(route) => route.replies.pop_front().or_else(|| route.fallback.clone()),
-                    None => match queue.rules.iter().find(|r| r.matches(&request.body)) {
-                        Some(rule) => Some(rule.reply.clone()),
+                if let Some(rule) = queue.rules.iter().find(|r| r.matches(&request.body)) {
+                    Some(rule.reply.clone())
+                } else {
+                    let routed = queue
+                        .routes
+                        .iter_mut()
+                        .find(|r| r.when.matches_texts(&request.headers, &users));
+                    match routed {
+                        Some(route) => route.replies.pop_front().or_else(|| route.fallback.clone()),
                         None => queue.replies.pop_front().or_else(|| queue.fallback.clone()),
-                    },
+                    }
                 }
             } else {
                 None

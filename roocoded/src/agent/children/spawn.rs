@@ -98,6 +98,8 @@ impl Engine {
         plan: Plan,
     ) -> Result<Started, String> {
         let id = uuid::Uuid::now_v7().to_string();
+        // In a replay the child replays the agent its parent started next.
+        self.replay_adopt(&parent.session.id, &id, &plan.name).await;
         match self.record_child(&id, parent, request, plan).await {
             Ok(started) => Ok(started),
             Err(e) => {

@@ -9,9 +9,9 @@ use super::Turn;
 use crate::agent::AgentError;
 use crate::agent::settings::TurnSettings;
 use crate::llm::{self, CallOutcome, LlmError, ModelRequest, Progress};
-use crate::store::ModelCallRow;
+use crate::store::{ModelCallRow, Purpose};
+use crate::trace::bodies::BodyRecorder;
 use crate::trace::parts::RequestParts;
-use crate::trace::scrub::Scrubber;
 
 use crate::agent::call_row::{CallOf, call_row};
 
@@ -27,10 +27,17 @@ impl Turn<'_> {
     ) -> Result<CallOutcome, LlmError> {
         let (tx, mut rx) = mpsc::unbounded_channel::<Progress>();
         let cancel = self.cancel.clone();
+        // A replayed session's answers come from its recording, never from a model.
+        let replayed = self.engine.replays.agent(self.id());
         let call = async move {
             let mut on_progress = move |p: Progress| {
                 let _ = tx.send(p);
             };
+            if let Some(feed) = replayed {
+                return feed
+                    .answer(Purpose::Conversation, model, request, &mut on_progress)
+                    .await;
+            }
             let span = tracing::info_span!("model_attempt", status = tracing::field::Empty);
             llm::call_model(model, request, stall, &cancel, &mut on_progress)
                 .instrument(span)
@@ -64,6 +71,7 @@ impl Turn<'_> {
         settings: &TurnSettings<'_>,
         message_id: &str,
         parts: &RequestParts,
+        purpose: Purpose,
         outcome: Option<&CallOutcome>,
         error: Option<&LlmError>,
     ) -> Result<(), AgentError> {
@@ -84,6 +92,7 @@ impl Turn<'_> {
                     session_id: self.id(),
                     turn_id: self.turn_id,
                     agent_id: &settings.agent.agent_id,
+                    purpose,
                 },
                 model,
                 outcome,
@@ -101,38 +110,13 @@ impl Turn<'_> {
             .await?;
         }
         store.record_model_call(&call).await?;
-        if let (Some(o), Some(cap)) = (outcome, settings.config.trace_bodies_cap()) {
-            self.record_bodies(settings, message_id, o, cap).await;
+        if let (Some(o), Some(bodies)) = (
+            outcome,
+            BodyRecorder::new(&settings.env.vars, &settings.config),
+        ) {
+            bodies.record(store, self.id(), message_id, o).await;
         }
         Ok(())
-    }
-
-    /// Keeps the call's request and response, scrubbed of the turn's secrets (a
-    /// failure is logged: the recorder never fails the turn).
-    async fn record_bodies(
-        &self,
-        settings: &TurnSettings<'_>,
-        message_id: &str,
-        outcome: &CallOutcome,
-        cap: u64,
-    ) {
-        let scrubber = Scrubber::for_turn(&settings.env.vars, &settings.config);
-        let request = scrubber.scrub(&String::from_utf8_lossy(&outcome.request_body));
-        let r = &outcome.response;
-        let response = serde_json::json!({
-            "content": r.content,
-            "stop_reason": r.stop_reason.as_str(),
-            "usage": r.usage,
-        });
-        let response = scrubber.scrub(&response.to_string());
-        if let Err(e) = self
-            .engine
-            .store()
-            .record_bodies(self.id(), message_id, &request, &response, cap)
-            .await
-        {
-            tracing::warn!("cannot record the model call's bodies: {e}");
-        }
     }
 }
 

@@ -8,6 +8,7 @@ use crate::agent::compaction::{SummaryCall, compaction_cut};
 use crate::agent::settings::TurnSettings;
 use crate::context::budget::Budget;
 use crate::context::{compact, stale};
+use crate::trace::bodies::BodyRecorder;
 
 /// What [`Turn::compact_now`] did.
 pub(super) enum Compacted {
@@ -65,7 +66,13 @@ impl Turn<'_> {
             .budget
             .get_or_insert_with(|| Budget::new(model.context_window))
             .fraction(&self.context);
-        if fraction < settings.config.compact_threshold() {
+        // A replay compacts where its recording did (the estimates of two runs in two
+        // directories differ by a few characters).
+        let due = match self.engine.replays.agent(self.id()) {
+            Some(feed) => feed.compaction_due(),
+            None => fraction >= settings.config.compact_threshold(),
+        };
+        if !due {
             return Ok(());
         }
         if let Compacted::Failed(e) = self.compact_now(settings).await? {
@@ -100,6 +107,7 @@ impl Turn<'_> {
                     model,
                     policy: &settings.retry,
                     cancel: &self.cancel,
+                    bodies: BodyRecorder::new(&settings.env.vars, &settings.config),
                 },
                 None,
                 compact::KEEP_RECENT,

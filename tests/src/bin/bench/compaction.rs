@@ -102,6 +102,7 @@ async fn compact_once(b: &Bench, rpc: &RpcClient, lines: &[String]) -> anyhow::R
     let Some(EventPayload::Compaction {
         before_tokens,
         after_tokens,
+        ..
     }) = last.map(|ev| ev.payload)
     else {
         bail!(

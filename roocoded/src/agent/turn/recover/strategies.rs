@@ -17,7 +17,7 @@ use crate::agent::settings::TurnSettings;
 use crate::context::{compact, large_results};
 use crate::llm::{self, ModelRequest};
 use crate::recovery::{Category, Position};
-use crate::store::InjectionKind;
+use crate::store::{InjectionKind, Purpose};
 
 impl Turn<'_> {
     /// `retry`: the same request again after a backoff (the server's `retry-after`
@@ -248,30 +248,45 @@ impl Turn<'_> {
         let id = uuid::Uuid::now_v7().to_string();
         let parts = crate::trace::parts::measure(&request);
         let span = tracing::info_span!("model_call", model = %model.spec, purpose = "summarize");
-        let called = tracing::Instrument::instrument(
-            llm::call_model(
-                model,
-                &request,
-                settings.retry.stall_timeout,
-                &self.cancel,
-                &mut |_| {},
-            ),
-            span,
-        )
-        .await;
+        let called = match self.engine.replays.agent(self.id()) {
+            Some(feed) => {
+                feed.answer(Purpose::Summarize, model, &request, &mut |_| {})
+                    .await
+            }
+            None => {
+                tracing::Instrument::instrument(
+                    llm::call_model(
+                        model,
+                        &request,
+                        settings.retry.stall_timeout,
+                        &self.cancel,
+                        &mut |_| {},
+                    ),
+                    span,
+                )
+                .await
+            }
+        };
         let outcome = match called {
             Ok(outcome) => outcome,
             Err(_) if self.cancel.is_cancelled() => {
                 return Ok(Applied::End(self.cancelled().await?));
             }
             Err(e) => {
-                self.record_call(settings, &id, &parts, None, Some(&e))
+                self.record_call(settings, &id, &parts, Purpose::Summarize, None, Some(&e))
                     .await?;
                 return Ok(Applied::Next(format!("the summary call failed: {e}")));
             }
         };
-        self.record_call(settings, &id, &parts, Some(&outcome), None)
-            .await?;
+        self.record_call(
+            settings,
+            &id,
+            &parts,
+            Purpose::Summarize,
+            Some(&outcome),
+            None,
+        )
+        .await?;
         let note = outcome.response.text();
         if note.trim().is_empty() {
             return Ok(Applied::Next("the summary call was empty too".into()));

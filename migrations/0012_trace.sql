@@ -32,12 +32,25 @@ CREATE TABLE tool_calls (
 ) STRICT;
 CREATE INDEX tool_calls_by_turn ON tool_calls(session_id, turn_id, started_at);
 
+-- A request is kept as a skeleton (`request`) naming its parts — its system prompt,
+-- its tools, each message — by hash (`{"$part": h}`); the parts are kept once per
+-- session by content (`trace_parts`), since every request resends them
+-- (`trace::bodies`). `bytes` is the skeleton's and the response's size; the small
+-- columns come first, and the index covers what the cap reads.
 CREATE TABLE trace_bodies (
     model_call_id TEXT PRIMARY KEY,
     session_id    TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
-    request       TEXT NOT NULL,
-    response      TEXT NOT NULL,
     bytes         INTEGER NOT NULL,
-    created_at    INTEGER NOT NULL
+    created_at    INTEGER NOT NULL,
+    request       TEXT NOT NULL,
+    response      TEXT NOT NULL
 ) STRICT;
-CREATE INDEX trace_bodies_by_session ON trace_bodies(session_id, created_at);
+CREATE INDEX trace_bodies_by_session ON trace_bodies(session_id, created_at, bytes);
+
+CREATE TABLE trace_parts (
+    session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    hash       TEXT NOT NULL,
+    bytes      INTEGER NOT NULL,
+    text       TEXT NOT NULL,
+    PRIMARY KEY (session_id, hash)
+) STRICT;

@@ -22,7 +22,7 @@ use crate::session::{
     PendingRequest, PermissionDecision, SendParams, SendResponse, SessionInfo,
 };
 use crate::teams::{MailInfo, TeamInfo};
-use crate::trace::SessionTrace;
+use crate::trace::{SessionTrace, TraceBody};
 
 /// Result type of every RPC method.
 pub type RpcResult<T> = Result<T, ErrorObjectOwned>;
@@ -147,6 +147,11 @@ pub trait SessionApi {
     /// The flight recorder's timeline of the session (see [`crate::trace`]).
     #[method(name = "trace", param_kind = map)]
     async fn trace(&self, session_id: String) -> RpcResult<SessionTrace>;
+
+    /// The kept request and response bodies of one model call of the session or of
+    /// one of its agents (`model_call_id`: the id or a unique prefix of it).
+    #[method(name = "trace_body", param_kind = map)]
+    async fn trace_body(&self, session_id: String, model_call_id: String) -> RpcResult<TraceBody>;
 
     /// Runs a recorded session again against its recorded model answers, in a scratch
     /// copy of its project (see [`crate::replay`]); returns once the replay started.

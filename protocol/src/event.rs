@@ -251,13 +251,17 @@ pub enum EventPayload {
         actual: Option<String>,
     },
     /// A replay ended: how many recorded model answers it used (of how many), how many
-    /// tool calls it compared, how many divergences it found, and one line for a person.
+    /// tool calls it compared, how many divergences it found, why it stopped before
+    /// its end (`stopped`: the daemon stopped, the session was deleted), and one line
+    /// for a person.
     ReplayFinished {
         recorded_session_id: String,
         model_calls: u64,
         recorded_model_calls: u64,
         tool_calls: u64,
         divergences: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        stopped: Option<String>,
         message: String,
     },
     TurnCompleted {

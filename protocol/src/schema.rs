@@ -59,6 +59,7 @@ pub fn protocol_schema() -> Value {
     generator.subschema_for::<TurnSummary>();
     generator.subschema_for::<RewindParams>();
     generator.subschema_for::<ReplayParams>();
+    generator.subschema_for::<crate::trace::TraceBody>();
     generator.subschema_for::<ReplayStarted>();
     generator.subschema_for::<RewindPlan>();
     generator.subschema_for::<SessionTrace>();

@@ -151,6 +151,19 @@ pub struct AgentTrace {
     pub agents: Vec<AgentTrace>,
 }
 
+/// `session.trace_body`'s answer: what was sent to the model in one call and what came
+/// back, as the flight recorder kept them (secrets scrubbed).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct TraceBody {
+    /// The session (or sub-agent's session) the call belongs to.
+    pub session_id: String,
+    pub model_call_id: String,
+    /// The request body as sent (JSON; the provider's format).
+    pub request: Value,
+    /// The answer as assembled: `content`, `stop_reason`, `usage`.
+    pub response: Value,
+}
+
 /// `session.trace`'s answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct SessionTrace {

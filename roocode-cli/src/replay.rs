@@ -9,8 +9,8 @@
 //! rewind it, trace it) and what the copy could not hold. `--prepare` only makes the
 //! copy and prints its directory on stdout, so a file can be changed there before
 //! `replay --into DIR` shows what the change does. Exits 0 when the replay matched the
-//! recording, 1 when it diverged (or failed), 130 on Ctrl+C (the replay goes on in the
-//! daemon).
+//! recording to its end, 1 when it diverged, failed or stopped short, 130 on Ctrl+C (the
+//! replay goes on in the daemon).
 
 use std::path::Path;
 
@@ -83,9 +83,9 @@ pub async fn run(args: ReplayArgs) -> anyhow::Result<i32> {
             ev = events.next() => match ev {
                 Some(ev) => {
                     sink.out(&printer.render(&ev));
-                    if let EventPayload::ReplayFinished { divergences, .. } = &ev.payload {
+                    if let EventPayload::ReplayFinished { divergences, stopped, .. } = &ev.payload {
                         sink.out(printer.closing());
-                        return Ok(if *divergences == 0 { 0 } else { 1 });
+                        return Ok(if *divergences == 0 && stopped.is_none() { 0 } else { 1 });
                     }
                 }
                 None => {

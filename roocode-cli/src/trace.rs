@@ -1,5 +1,5 @@
 //! `roocode-cli trace SESSION [--turn N] [--agent ID] [--json] [--why CALL_ID]
-//! [--otlp FILE]`: the flight recorder's timeline of a session (`session.trace`).
+//! [--otlp FILE] [--body MODEL_CALL_ID]`: the flight recorder's timeline of a session (`session.trace`).
 //!
 //! The default is text for a person: per turn its model calls with tokens, cache hits
 //! and latencies, each tool call with its duration, decision and the layer that gave
@@ -10,7 +10,8 @@
 //! additions only; README "Trace"). `--why CALL_ID` prints one paragraph on why that
 //! call was allowed, denied or asked (exit 1 for an id no call has). `--otlp FILE`
 //! writes the trace as an OTLP/JSON `ExportTraceServiceRequest` (see `otlp`), replacing
-//! FILE atomically. `--turn` and `--agent` narrow all of these.
+//! FILE atomically. `--turn` and `--agent` narrow all of these. `--body MODEL_CALL_ID`
+//! prints the request and response bodies the recorder kept of one model call.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -48,11 +49,24 @@ pub struct TraceArgs {
     /// Tempo and other trace viewers).
     #[arg(long, value_name = "FILE")]
     pub otlp: Option<PathBuf>,
+    /// Print what one model call sent and got back, as kept (its model_call_id from
+    /// `--json`, or a unique prefix), as JSON.
+    #[arg(long, value_name = "MODEL_CALL_ID", conflicts_with_all = ["json", "why", "otlp", "turn", "agent"])]
+    pub body: Option<String>,
 }
 
 /// Runs `trace`; returns the exit status.
 pub async fn run(args: TraceArgs) -> anyhow::Result<i32> {
     let (conn, session) = session_cmds::resolve(&args.id).await?;
+    if let Some(call) = &args.body {
+        let body = conn
+            .rpc
+            .trace_body(session.id.clone(), call.clone())
+            .await
+            .map_err(Failure::from)?;
+        out_line(&serde_json::to_string_pretty(&body)?);
+        return Ok(0);
+    }
     let whole = conn
         .rpc
         .trace(session.id.clone())

@@ -175,7 +175,11 @@ impl App {
             EventPayload::ReplayDivergence { .. } | EventPayload::ReplayFinished { .. } => {
                 if let Some(line) = roocode_client::replay::line(&ev.payload) {
                     let style = match &ev.payload {
-                        EventPayload::ReplayFinished { divergences: 0, .. } => theme::DIM,
+                        EventPayload::ReplayFinished {
+                            divergences: 0,
+                            stopped: None,
+                            ..
+                        } => theme::DIM,
                         _ => theme::WARN,
                     };
                     t.notice(line, style);

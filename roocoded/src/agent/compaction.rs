@@ -140,9 +140,7 @@ impl Engine {
         );
         self.store.record_model_call(&row).await?;
         if let Some(bodies) = &bodies {
-            bodies
-                .record(&self.store, session_id, &row.id, &outcome)
-                .await;
+            self.recorder.body(bodies, session_id, &row.id, &outcome);
         }
         self.events
             .append(

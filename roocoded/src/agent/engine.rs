@@ -55,6 +55,8 @@ pub struct Engine {
     pub(super) snapshots: Arc<crate::snapshot::Snapshots>,
     /// The sessions a replay runs, each with the recording it serves.
     pub(super) replays: super::replay::Replays,
+    /// Writes what the flight recorder keeps, beside the turns.
+    pub(super) recorder: crate::trace::writer::Writer,
 }
 
 impl Engine {
@@ -72,6 +74,7 @@ impl Engine {
         );
         Engine {
             snapshots,
+            recorder: crate::trace::writer::Writer::start(store.clone()),
             approvals: Approvals::new(store.clone(), events.clone()),
             processes: ProcessBook::start(store.clone()),
             sessions: Sessions::new(store.clone()),
@@ -94,6 +97,11 @@ impl Engine {
             idle: super::idle::IdleBook::default(),
             replays: super::replay::Replays::default(),
         }
+    }
+
+    /// The flight recorder's writer: readers of what it keeps flush it first.
+    pub fn recorder(&self) -> &crate::trace::writer::Writer {
+        &self.recorder
     }
 
     pub fn store(&self) -> &Store {

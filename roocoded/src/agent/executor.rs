@@ -384,8 +384,15 @@ impl Runner<'_, '_> {
             self.settings.agent.agent_id.as_str(),
         );
         if self.settings.config.trace_recording() {
-            let store = self.engine.store();
-            tool_trail::record(store, of, call, &outcome.trail, &block, outcome.duration_ms).await;
+            let recorder = self.engine.recorder();
+            tool_trail::record(
+                recorder,
+                of,
+                call,
+                &outcome.trail,
+                &block,
+                outcome.duration_ms,
+            );
         }
         Ok(CallResult {
             block,

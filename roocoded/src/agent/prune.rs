@@ -58,6 +58,7 @@ impl Engine {
 
     /// Counts, or with `apply` removes, what `params` selects.
     pub async fn prune(self: &Arc<Self>, params: &PruneParams) -> Result<PruneReport, AgentError> {
+        self.recorder.flush().await;
         let older = params
             .older_than_ms
             .map_or(DEFAULT_OLDER_THAN, Duration::from_millis);

@@ -76,6 +76,13 @@ impl Engine {
         {
             tracing::warn!("some turns did not stop in time; they will be recovered at next start");
         }
+        // What the recorder still holds is written before the daemon goes.
+        if tokio::time::timeout(Duration::from_secs(5), self.recorder.flush())
+            .await
+            .is_err()
+        {
+            tracing::warn!("the flight recorder could not write everything in time");
+        }
         // Background shells die with the daemon; nothing runs unobserved.
         for rt in &runtimes {
             rt.shell.kill_all().await;

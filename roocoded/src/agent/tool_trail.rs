@@ -2,14 +2,16 @@
 //! permission layer answered and which layer gave the answer, whether a hook changed
 //! it, what the human said when asked, how the call ended and how long the tool ran.
 //! The executor fills a [`Trail`] as the call goes through those steps and records it
-//! with the result; a failure to record is logged, never the call's failure.
+//! with the result, through the recorder's writer; a failure to record is logged, never
+//! the call's failure.
 
 use roocode_protocol::content::ContentBlock;
 use serde_json::{Value, json};
 
 use super::executor::Call;
 use crate::permission::{DecidedBy, Decision, HookPoint};
-use crate::store::{Store, ToolCallRow};
+use crate::store::ToolCallRow;
+use crate::trace::writer::Writer;
 
 /// A recorded input longer than this is cut.
 const INPUT_CAP: usize = 4_000;
@@ -154,9 +156,9 @@ fn decision_name(decision: &Decision) -> &'static str {
 }
 
 /// Records `call`'s trail with its result (`block`, a tool result) and the tool's own
-/// time.
-pub(super) async fn record(
-    store: &Store,
+/// time (through the recorder's writer: a call never waits for its row).
+pub(super) fn record(
+    recorder: &Writer,
     of: (&str, &str, &str),
     call: &Call,
     trail: &Trail,
@@ -198,9 +200,7 @@ pub(super) async fn record(
         started_at: trail.started_at,
         duration_ms: i64::try_from(duration_ms).unwrap_or(i64::MAX),
     };
-    if let Err(e) = store.record_tool_call(&row).await {
-        tracing::warn!("cannot record the tool call in the trace: {e}");
-    }
+    recorder.tool_call(row);
 }
 
 #[cfg(test)]

@@ -268,6 +268,11 @@ impl Turn<'_> {
                 }
                 Err(e) => return Ok(Err(ended(StopReason::Error, "config", e.to_string()))),
             }
+            if let Some(config) = &live
+                && self.engine.replays.contains(&row.id)
+            {
+                config.confine_to_workspace();
+            }
             if let Some(config) = &live {
                 let env = self.engine.env_of(self.rt).await;
                 // The workspace before the turn changes it (a main agent's: a sub-agent

@@ -98,6 +98,17 @@ impl TurnConfig {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Keeps the turn's commands and file tools to the workspace: no additional
+    /// directory, no `sandbox.allow_write` (a replay runs recorded calls, which must
+    /// not reach anything but its scratch copy).
+    pub fn confine_to_workspace(&self) {
+        let mut state = self.state();
+        state.config.permissions.additional_directories.clear();
+        state.config.sandbox.allow_write.clear();
+        state.sandbox.allow_write.clear();
+        state.sandbox.additional_directories.clear();
+    }
+
     /// The configuration the turn runs with now.
     pub fn get(&self) -> Config {
         self.state().config.clone()

@@ -10,7 +10,7 @@ use roocode_protocol::session::{
     ClientEnv, CommandOutput, CreateParams, ExportPage, HistoryPage, ImportParams, SendParams,
     SendResponse, SessionInfo,
 };
-use roocode_protocol::trace::SessionTrace;
+use roocode_protocol::trace::{SessionTrace, TraceBody};
 
 use super::Handler;
 use super::errors::to_rpc;
@@ -125,8 +125,17 @@ impl SessionApiServer for Handler {
         self.0.engine.replay(params).await.map_err(to_rpc)
     }
 
+    async fn trace_body(&self, session_id: String, model_call_id: String) -> RpcResult<TraceBody> {
+        let row = self.0.engine.resolve(&session_id).await.map_err(to_rpc)?;
+        self.0.engine.recorder().flush().await;
+        crate::trace::bodies::read(self.0.engine.store(), &row.id, &model_call_id)
+            .await
+            .map_err(to_rpc)
+    }
+
     async fn trace(&self, session_id: String) -> RpcResult<SessionTrace> {
         let row = self.0.engine.resolve(&session_id).await.map_err(to_rpc)?;
+        self.0.engine.recorder().flush().await;
         crate::trace::timeline::session_trace(self.0.engine.store(), &row.id)
             .await
             .map_err(|e| to_rpc(AgentError::from(e)))

@@ -80,12 +80,8 @@ fn agent_trace(
                 agents: Vec::new(),
             })
             .collect();
-        let with_bodies: std::collections::HashSet<String> = store
-            .bodies(&id)
-            .await?
-            .into_iter()
-            .map(|b| b.model_call_id)
-            .collect();
+        let with_bodies: std::collections::HashSet<String> =
+            store.body_ids(&id).await?.into_iter().collect();
         for call in &calls {
             if let Some(turn) = traced.iter_mut().find(|t| t.turn_id == call.turn_id) {
                 let mut it = iteration(call);

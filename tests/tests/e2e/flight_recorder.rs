@@ -9,6 +9,12 @@ use sqlx::Connection as _;
 
 use crate::harness::World;
 
+/// What the recorder's writer still holds is written (`trace` flushes it first).
+async fn flushed(w: &World, session_id: &str) {
+    let out = w.run(&["trace", session_id, "--json"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+}
+
 /// Rows of `sql` from the daemon's database (read while it runs: WAL allows it).
 async fn query(w: &World, sql: &str) -> Vec<Vec<Option<String>>> {
     use sqlx::Row as _;
@@ -69,23 +75,47 @@ async fn secrets_in_the_environment_never_reach_the_recorded_bodies() {
         ])
         .await;
     assert_eq!(out.code, 0, "{out:?}");
+    flushed(&w, &out.session_id()).await;
 
-    let bodies = query(&w, "SELECT request, response FROM trace_bodies").await;
+    let bodies = query(
+        &w,
+        "SELECT model_call_id, request, response FROM trace_bodies ORDER BY created_at, rowid",
+    )
+    .await;
     assert_eq!(bodies.len(), 2, "one per model call");
-    for row in &bodies {
-        for text in row.iter().flatten() {
-            for secret in ["canary-token-9f8e7d", "canary-custom-12345", "test-key"] {
-                assert!(!text.contains(secret), "{secret} recorded: {text}");
-            }
-        }
+    // Everything the recorder wrote: the requests' skeletons, their shared parts, the
+    // answers.
+    let parts = query(&w, "SELECT text FROM trace_parts").await;
+    let all: String = bodies
+        .iter()
+        .chain(&parts)
+        .flatten()
+        .flatten()
+        .cloned()
+        .collect();
+    for secret in ["canary-token-9f8e7d", "canary-custom-12345", "test-key"] {
+        assert!(!all.contains(secret), "{secret} recorded: {all}");
     }
-    let all: String = bodies.iter().flatten().flatten().cloned().collect();
     assert!(all.contains("[scrubbed MY_SERVICE_TOKEN]"), "{all}");
     assert!(all.contains("[scrubbed CUSTOM_THING]"), "{all}");
-    // The request is the one sent (JSON), the response the assembled answer.
-    let request: Value = serde_json::from_str(bodies[0][0].as_deref().unwrap()).unwrap();
-    assert!(request["messages"].is_array(), "{request}");
-    let response: Value = serde_json::from_str(bodies[1][1].as_deref().unwrap()).unwrap();
+    // `trace --body` puts a request back together: the one sent (JSON), with the
+    // answer as assembled.
+    let sid = out.session_id();
+    let first = bodies[0][0].as_deref().unwrap();
+    let shown = w.run(&["trace", &sid, "--body", &first[..20]]).await;
+    assert_eq!(shown.code, 0, "{shown:?}");
+    let shown: Value = serde_json::from_str(&shown.stdout).unwrap();
+    assert_eq!(shown["model_call_id"], first);
+    let messages = shown["request"]["messages"].as_array().unwrap();
+    assert!(
+        messages[0]
+            .to_string()
+            .contains("[scrubbed MY_SERVICE_TOKEN]"),
+        "{messages:?}"
+    );
+    assert!(shown["request"]["tools"].is_array(), "{shown}");
+    assert_eq!(shown["response"]["stop_reason"], "tool_use");
+    let response: Value = serde_json::from_str(bodies[1][2].as_deref().unwrap()).unwrap();
     assert_eq!(response["stop_reason"], "end_turn");
 }
 
@@ -99,6 +129,7 @@ async fn each_model_call_records_its_iteration_first_token_and_parts() {
     .await;
     let out = w.run(&["send", "--mode", "bypassPermissions", "go"]).await;
     assert_eq!(out.code, 0, "{out:?}");
+    flushed(&w, &out.session_id()).await;
     let calls = query(
         &w,
         "SELECT iteration, ttft_ms, parts FROM model_calls ORDER BY created_at, rowid",

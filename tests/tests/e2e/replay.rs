@@ -435,3 +435,41 @@ async fn a_compaction_replays_from_its_recorded_summary() {
     assert_eq!(end["divergences"], 0, "{end}");
     assert_eq!(end["model_calls"], end["recorded_model_calls"], "{end}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replay_writes_nowhere_but_its_scratch_copy() {
+    let other = tempfile::tempdir().unwrap();
+    let target = other.path().canonicalize().unwrap().join("out.txt");
+    let w = World::new(
+        Script::new()
+            .reply(Reply::tool_call(
+                "Write",
+                json!({"file_path": target.to_str().unwrap(), "content": "written\n"}),
+            ))
+            .reply(Reply::text("Wrote it next door.")),
+    )
+    .await;
+    let dirs = format!(
+        "permissions:\n  additional_directories: [\"{}\"]\n",
+        other.path().canonicalize().unwrap().display()
+    );
+    write(&w.project_path(), ".roocode/config.yaml", &dirs);
+    let out = w
+        .run(&["send", "--mode", "bypassPermissions", "write next door"])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    assert!(target.exists());
+    std::fs::remove_file(&target).unwrap();
+
+    // The recorded write reached an additional directory; the replay's may not.
+    let out = replay(&w, &[&out.session_id(), "--output", "stream-json"]).await;
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(!target.exists(), "the replay wrote outside its copy");
+    let events = out.json_lines();
+    assert!(
+        events.iter().any(|e| e["type"] == "replay_divergence"
+            && e["kind"] == "denied"
+            && e["tool"] == "Write"),
+        "{events:?}"
+    );
+}

@@ -4,7 +4,8 @@
 //! notifications started in the recording start here the same way between them. Once
 //! the last one is done it tells what the recording has that the replay did not use,
 //! gives the session back its client's plain environment (a replayed session is a
-//! normal one: sent a message, it asks the model) and ends with `replay_finished`.
+//! normal one: sent a message, it asks the model) and ends with `replay_finished`. A
+//! daemon that stops ends the replay where it is (its session keeps what it did).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -29,9 +30,10 @@ impl Engine {
         client_env: ClientEnv,
     ) {
         let id = run.session_id.clone();
+        let mut stopped = None;
         for text in messages {
             if let Err(e) = self.wait_quiet(&id).await {
-                tracing::warn!(session = %id, "replay stopped: {e}");
+                stopped = Some(e);
                 break;
             }
             let params = SendParams {
@@ -53,16 +55,25 @@ impl Engine {
                 run.diverge(&id, payload).await;
             }
         }
-        if let Err(e) = self.wait_quiet(&id).await {
+        if stopped.is_none()
+            && let Err(e) = self.wait_quiet(&id).await
+        {
+            stopped = Some(e);
+        }
+        if let Some(e) = &stopped {
             tracing::warn!(session = %id, "replay stopped: {e}");
         }
-        self.finish_replay(&run, client_env).await;
+        self.finish_replay(&run, client_env, stopped).await;
     }
 
     /// Waits until the session `id` is quiet (see the module doc).
     async fn wait_quiet(&self, id: &str) -> Result<(), AgentError> {
         let mut events = self.events.subscribe(id);
         loop {
+            // The daemon is stopping: the replay ends with it (its session stays).
+            if self.tasks.is_closed() {
+                return Err(AgentError::Invalid("the daemon is stopping".into()));
+            }
             if self.is_quiet(id).await? {
                 return Ok(());
             }
@@ -73,19 +84,12 @@ impl Engine {
         }
     }
 
+    /// Read in this order so that nothing slips between the reads: an agent that ends
+    /// queues its notification before it counts as settled, and a turn that takes
+    /// the notification from the inbox is running before it does.
     async fn is_quiet(&self, id: &str) -> Result<bool, AgentError> {
         if self.store.session(id).await?.is_none() {
             return Err(AgentError::NotFound(id.to_string()));
-        }
-        let rt = self.runtime(id).await?;
-        {
-            let state = rt.state.lock().await;
-            if state.running.is_some() || !state.queue.is_empty() {
-                return Ok(false);
-            }
-        }
-        if self.store.has_queued_injections(id).await? {
-            return Ok(false);
         }
         for child in self.store.children(id).await? {
             let settled = match child.state {
@@ -99,12 +103,25 @@ impl Engine {
                 return Ok(false);
             }
         }
-        Ok(true)
+        if self.store.has_queued_injections(id).await? {
+            return Ok(false);
+        }
+        let rt = self.runtime(id).await?;
+        let state = rt.state.lock().await;
+        Ok(state.running.is_none() && state.queue.is_empty() && !state.woken)
     }
 
-    async fn finish_replay(&self, run: &Arc<Run>, client_env: ClientEnv) {
-        for feed in self.replays.of_run(run) {
-            feed.tell_the_rest().await;
+    async fn finish_replay(
+        &self,
+        run: &Arc<Run>,
+        client_env: ClientEnv,
+        stopped: Option<AgentError>,
+    ) {
+        // What the recording did and the replay did not, unless it was cut short.
+        if stopped.is_none() {
+            for feed in self.replays.of_run(run) {
+                feed.tell_the_rest().await;
+            }
         }
         self.replays.remove_run(run);
         if let Some(rt) = self.runtimes.get(&run.session_id) {
@@ -116,8 +133,12 @@ impl Engine {
             1 => "1 divergence".to_string(),
             n => format!("{n} divergences"),
         };
+        let ended = match &stopped {
+            None => "replay finished".to_string(),
+            Some(e) => format!("replay stopped before its end ({e})"),
+        };
         let message = format!(
-            "replay finished: {} of {} recorded model answers used, {} tool results compared, {found}",
+            "{ended}: {} of {} recorded model answers used, {} tool results compared, {found}",
             stats.model_calls, run.recorded_answers, stats.tool_calls
         );
         tracing::info!(session = %run.session_id, "{message}");
@@ -127,6 +148,7 @@ impl Engine {
             recorded_model_calls: run.recorded_answers,
             tool_calls: stats.tool_calls,
             divergences: stats.divergences,
+            stopped: stopped.map(|e| e.to_string()),
             message,
         };
         if let Err(e) = self

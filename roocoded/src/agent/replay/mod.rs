@@ -98,6 +98,7 @@ impl Engine {
         if row.running_turn_id.is_some() {
             return Err(AgentError::Busy("replay".into()));
         }
+        self.recorder.flush().await;
         let recording = Recording::load(&self.store, &row.id).await?;
         recording.check().map_err(|why| {
             AgentError::Invalid(format!("session {} cannot be replayed: {why}", row.id))

@@ -178,10 +178,9 @@ fn agent(
 async fn read_answers(store: &Store, agent: &mut RecordedAgent) -> Result<(), StoreError> {
     let calls = store.model_calls(&agent.session_id).await?;
     let mut bodies: HashMap<String, String> = store
-        .bodies(&agent.session_id)
+        .responses(&agent.session_id)
         .await?
         .into_iter()
-        .map(|b| (b.model_call_id, b.response))
         .collect();
     for call in calls {
         let purpose = match call.purpose.as_deref() {

@@ -114,7 +114,9 @@ impl Turn<'_> {
             outcome,
             BodyRecorder::new(&settings.env.vars, &settings.config),
         ) {
-            bodies.record(store, self.id(), message_id, o).await;
+            self.engine
+                .recorder()
+                .body(&bodies, self.id(), message_id, o);
         }
         Ok(())
     }

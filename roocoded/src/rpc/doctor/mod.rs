@@ -44,7 +44,7 @@ async fn checks(ctx: &DaemonContext, cwd: &str, env: &ClientEnv) -> Vec<DoctorCh
         checks.push(hooks::check(&ctx.engine, cwd, env).await);
     }
     checks.extend(disk::checks(ctx.engine.store(), &ctx.paths, root.as_deref()).await);
-    checks.push(trace::check());
+    checks.push(trace::check(&ctx.engine, root.as_deref()).await);
     checks
 }
 

@@ -126,8 +126,11 @@ enum Cmd {
     Recorder {
         #[arg(long, default_value_t = 50)]
         iterations: usize,
-        #[arg(long, default_value_t = 5)]
+        #[arg(long, default_value_t = 15)]
         runs: usize,
+        /// Milliseconds between the chunks the mock model streams (0: at once).
+        #[arg(long, default_value_t = 0)]
+        pace_ms: u64,
     },
     /// Prints the generated long history as JSONL (for `roocode-cli import`).
     History {
@@ -243,7 +246,11 @@ async fn bench(args: Args) -> anyhow::Result<()> {
                 pace_ms,
             } => team::run(b, teammates, messages, batch, pace_ms).await,
             Cmd::Mcp { calls, tools } => mcp::run(b, calls, tools).await,
-            Cmd::Recorder { iterations, runs } => recorder::run(b, iterations, runs).await,
+            Cmd::Recorder {
+                iterations,
+                runs,
+                pace_ms,
+            } => recorder::run(b, iterations, runs, pace_ms).await,
             _ => Ok(()),
         };
     }

@@ -4,13 +4,15 @@
 //! timed on a warm `send` and on a tool task of `iterations` model calls (one cheap
 //! `Glob` each), with the database's growth per 100 iterations. Reports medians and
 //! the ratios to "off" (target: under 5% wall time, under 1 MB per 100 iterations
-//! without bodies).
+//! without bodies). The mock answers at once unless `--pace-ms` spaces its chunks: the
+//! recorder's cost per call is fixed, so its share shrinks as the model gets as slow as
+//! real ones are.
 
 use std::process::Command;
 use std::time::Instant;
 
 use anyhow::{Context, bail};
-use roocode_tests::mock_llm::{MockLlm, Reply, Script};
+use roocode_tests::mock_llm::{MockLlm, Reply, Script, ScriptedReply};
 use serde_json::json;
 
 use crate::harness::{Bench, median};
@@ -30,13 +32,16 @@ fn db_bytes(b: &Bench) -> u64 {
         .sum()
 }
 
-/// One tool task of `iterations` calls; its wall time in ms.
-async fn task(b: &mut Bench, iterations: usize) -> anyhow::Result<f64> {
+/// One tool task of `iterations` model calls (one `Glob` each, then the answer), each
+/// answer streamed with `pace_ms` between its chunks; its wall time in ms.
+async fn task(b: &mut Bench, iterations: usize, pace_ms: u64) -> anyhow::Result<f64> {
     let mut script = Script::new();
-    for _ in 0..iterations {
-        script = script.reply(Reply::tool_call("Glob", json!({"pattern": "*.md"})));
+    for _ in 1..iterations {
+        let call = Reply::tool_call("Glob", json!({"pattern": "*.md"}));
+        script = script.reply(ScriptedReply::new(call).with_delay_ms(pace_ms));
     }
-    let mock = MockLlm::start(script.reply(Reply::text("done"))).await?;
+    let done = ScriptedReply::new(Reply::text("done")).with_delay_ms(pace_ms);
+    let mock = MockLlm::start(script.reply(done)).await?;
     b.base_url = mock.base_url();
     let mut cmd = Command::new(b.bin("roocode-cli"));
     b.env(&mut cmd);
@@ -51,49 +56,65 @@ async fn task(b: &mut Bench, iterations: usize) -> anyhow::Result<f64> {
     Ok(wall)
 }
 
-pub async fn run(mut b: Bench, iterations: usize, runs: usize) -> anyhow::Result<()> {
+pub async fn run(mut b: Bench, iterations: usize, runs: usize, pace_ms: u64) -> anyhow::Result<()> {
     std::fs::write(b.project.path().join("README.md"), "# bench\n")?;
     for i in 0..20 {
         std::fs::write(b.project.path().join(format!("f{i}.md")), "text\n")?;
     }
     let always = MockLlm::start(Script::always(Reply::text("ok"))).await?;
     b.cli(&["daemon", "start"]).context("starting the daemon")?;
-    let mut rows = Vec::new();
-    for (label, config) in CONFIGS {
+    // Timing: the configurations take turns, round after round (the config is read at
+    // each turn), so a slower stretch of the machine falls on all of them alike.
+    let mut warm: Vec<Vec<f64>> = vec![Vec::new(); CONFIGS.len()];
+    let mut tasks: Vec<Vec<f64>> = vec![Vec::new(); CONFIGS.len()];
+    for round in 0..=runs {
+        for (i, (_, config)) in CONFIGS.iter().enumerate() {
+            std::fs::write(b.home.path().join("config.yaml"), config)?;
+            b.base_url = always.base_url();
+            let sent = b.send()?.wall * 1000.0;
+            let task = task(&mut b, iterations, pace_ms).await?;
+            // Round 0 warms up.
+            if round > 0 {
+                warm[i].push(sent);
+                tasks[i].push(task);
+            }
+        }
+    }
+    // Size: what each configuration adds to the database, measured across a restart
+    // (the write-ahead log folded in).
+    let size_runs = runs.clamp(1, 3);
+    let mut per100 = Vec::new();
+    for (_, config) in CONFIGS {
         std::fs::write(b.home.path().join("config.yaml"), config)?;
-        b.base_url = always.base_url();
-        b.send()?; // warm-up
-        let warm: Vec<f64> = (0..runs)
-            .map(|_| b.send().map(|s| s.wall * 1000.0))
-            .collect::<Result<_, _>>()?;
-        task(&mut b, iterations).await?; // warm-up
         b.cli(&["daemon", "stop"])?;
         let before = db_bytes(&b);
         b.cli(&["daemon", "start"])?;
-        let mut walls = Vec::with_capacity(runs);
-        for _ in 0..runs {
-            walls.push(task(&mut b, iterations).await?);
+        for _ in 0..size_runs {
+            task(&mut b, iterations, pace_ms).await?;
         }
         b.cli(&["daemon", "stop"])?;
         let grown = db_bytes(&b).saturating_sub(before);
         b.cli(&["daemon", "start"])?;
-        let calls = (runs * (iterations + 1)) as f64;
-        rows.push((
-            label,
-            median(warm),
-            median(walls),
-            grown as f64 / calls * 100.0,
-        ));
+        per100.push(grown as f64 / (size_runs * iterations) as f64 * 100.0);
     }
     b.cli(&["daemon", "stop"])?;
-    let (_, warm_off, task_off, _) = rows[0];
-    println!("flight recorder: {runs} runs per configuration, {iterations}-iteration tool task");
-    for (label, warm, task, per100) in &rows {
+    let warm: Vec<f64> = warm.into_iter().map(median).collect();
+    let tasks: Vec<f64> = tasks.into_iter().map(median).collect();
+    println!(
+        "flight recorder: {runs} interleaved rounds, {iterations}-iteration tool task ({:.1} ms a model call with recording off, {pace_ms} ms between streamed chunks), size over {size_runs} tasks",
+        tasks[0] / iterations as f64
+    );
+    for (i, (label, _)) in CONFIGS.iter().enumerate() {
+        // The session's own rows (messages, events) grow with recording off too: the
+        // recorder's share is the difference.
         println!(
-            "  {label:<16} warm send p50 {warm:>7.1} ms ({:>5.3}x)   task p50 {task:>8.1} ms ({:>5.3}x)   db {:>7.1} KB / 100 iterations",
-            warm / warm_off,
-            task / task_off,
-            per100 / 1024.0
+            "  {label:<16} warm send p50 {:>7.1} ms ({:>5.3}x)   task p50 {:>8.1} ms ({:>5.3}x)   db {:>7.1} KB / 100 iterations ({:+.1} KB the recorder's)",
+            warm[i],
+            warm[i] / warm[0],
+            tasks[i],
+            tasks[i] / tasks[0],
+            per100[i] / 1024.0,
+            (per100[i] - per100[0]) / 1024.0
         );
     }
     Ok(())

@@ -21,6 +21,16 @@ async fn replay(w: &World, args: &[&str]) -> Output {
     crate::harness::finish(cmd.spawn().expect("roocode-cli starts")).await
 }
 
+/// Removes a replay's scratch copy (made in the system's temporary directory) when the
+/// test ends, passed or not.
+struct Cleanup(PathBuf);
+
+impl Drop for Cleanup {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
 /// The scratch directory a replay names on stderr.
 fn scratch_dir(out: &Output) -> PathBuf {
     let line = out
@@ -137,6 +147,7 @@ async fn a_recorded_session_replays_offline_with_no_divergence() {
     write(&w.project_path(), "a.txt", "edited later\n");
 
     let out = replay(&w, &[&id]).await;
+    let _copy = Cleanup(scratch_dir(&out));
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(w.mock.request_count(), asked, "the replay asked no model");
     assert!(
@@ -421,6 +432,7 @@ async fn a_compaction_replays_from_its_recorded_summary() {
     }
     let asked = w.mock.request_count();
     let out = replay(&w, &[&id, "--output", "stream-json"]).await;
+    let _copy = Cleanup(scratch_dir(&out));
     assert_eq!(out.code, 0, "{out:?}");
     assert_eq!(w.mock.request_count(), asked);
     let events = out.json_lines();
@@ -463,6 +475,7 @@ async fn a_replay_writes_nowhere_but_its_scratch_copy() {
 
     // The recorded write reached an additional directory; the replay's may not.
     let out = replay(&w, &[&out.session_id(), "--output", "stream-json"]).await;
+    let _copy = Cleanup(scratch_dir(&out));
     assert_eq!(out.code, 1, "{out:?}");
     assert!(!target.exists(), "the replay wrote outside its copy");
     let events = out.json_lines();

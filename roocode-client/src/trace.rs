@@ -1,4 +1,4 @@
-//! A session's trace (`session.trace`, [`SessionTrace`]) as both clients show it:
+//! A session's trace (`session.trace`, [`roocode_protocol::trace::SessionTrace`]) as both clients show it:
 //! `roocode-cli trace` prints it, the TUI's trace view (Ctrl+T) draws it.
 //!
 //! - [`filter()`]: the part of a trace one asked for — one turn of the main agent

@@ -256,7 +256,7 @@ pub async fn read(store: &Store, session_id: &str, wanted: &str) -> Result<Trace
     })
 }
 
-/// A recorded answer as [`BodyRecorder::record`] keeps it.
+/// A recorded answer as the recorder keeps it (`trace::writer`).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct RecordedAnswer {
     pub content: Vec<ContentBlock>,

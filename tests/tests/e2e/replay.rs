@@ -486,3 +486,47 @@ async fn a_replay_writes_nowhere_but_its_scratch_copy() {
         "{events:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_web_page_is_read_from_the_recording_not_fetched_again() {
+    let server = roocode_tests::recorder::Recorder::serving("The docs say: use v2.")
+        .await
+        .unwrap();
+    let url = format!("http://127.0.0.1:{}/docs", server.port());
+    let w = World::new(
+        Script::new()
+            .reply(Reply::tool_calls(vec![ToolCall::new(
+                "WebFetch",
+                json!({ "url": url }),
+            )]))
+            .reply(Reply::text("The docs say v2.")),
+    )
+    .await;
+    write(
+        &w.project_path(),
+        ".roocode/config.yaml",
+        "permissions:\n  allow: [\"WebFetch(domain:127.0.0.1)\"]\n",
+    );
+    let out = w.run(&["send", "read the docs"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let fetched = server.seen().len();
+    assert_eq!(fetched, 1, "{:?}", server.seen());
+
+    let out = replay(&w, &[&out.session_id(), "--output", "stream-json"]).await;
+    let _copy = Cleanup(scratch_dir(&out));
+    assert_eq!(out.code, 0, "{out:?}");
+    assert_eq!(
+        server.seen().len(),
+        fetched,
+        "the replay fetched the page again"
+    );
+    let events = out.json_lines();
+    let result = events
+        .iter()
+        .find(|e| e["type"] == "tool_result")
+        .expect("the WebFetch result");
+    assert!(
+        result["output"].as_str().unwrap().contains("use v2"),
+        "{result}"
+    );
+}

@@ -98,15 +98,18 @@ impl TurnConfig {
         self.state.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Keeps the turn's commands and file tools to the workspace: no additional
-    /// directory, no `sandbox.allow_write` (a replay runs recorded calls, which must
-    /// not reach anything but its scratch copy).
+    /// Keeps the turn's commands and file tools to the workspace and off the network:
+    /// no additional directory, no `sandbox.allow_write`, `sandbox.network: deny` (a
+    /// replay runs recorded calls, offline, which must reach nothing but its scratch
+    /// copy).
     pub fn confine_to_workspace(&self) {
         let mut state = self.state();
         state.config.permissions.additional_directories.clear();
         state.config.sandbox.allow_write.clear();
+        state.config.sandbox.network = Some(crate::config::SandboxNetwork::Deny);
         state.sandbox.allow_write.clear();
         state.sandbox.additional_directories.clear();
+        state.sandbox.network = crate::config::SandboxNetwork::Deny;
     }
 
     /// The configuration the turn runs with now.

@@ -530,3 +530,41 @@ async fn a_web_page_is_read_from_the_recording_not_fetched_again() {
         "{result}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replayed_command_has_no_network() {
+    let server = roocode_tests::recorder::Recorder::serving("pong")
+        .await
+        .unwrap();
+    let command = format!(
+        "printf 'GET /ping HTTP/1.0\\r\\n\\r\\n' > /dev/tcp/127.0.0.1/{} && echo sent",
+        server.port()
+    );
+    let w = World::new(
+        Script::new()
+            .reply(Reply::tool_call("Bash", json!({ "command": command })))
+            .reply(Reply::text("Pinged.")),
+    )
+    .await;
+    let out = w
+        .run(&["send", "--mode", "bypassPermissions", "ping the server"])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let pinged = server.seen().len();
+    assert_eq!(pinged, 1, "the recorded command reached the server");
+
+    let out = replay(&w, &[&out.session_id(), "--output", "stream-json"]).await;
+    let _copy = Cleanup(scratch_dir(&out));
+    assert_eq!(out.code, 1, "{out:?}");
+    assert_eq!(
+        server.seen().len(),
+        pinged,
+        "the replay reached the network"
+    );
+    assert!(
+        out.json_lines()
+            .iter()
+            .any(|e| e["type"] == "replay_divergence" && e["tool"] == "Bash"),
+        "{out:?}"
+    );
+}

@@ -88,7 +88,7 @@ impl Sink for Stdio {
         if self.both_terminals {
             self.end_prompt();
         }
-        write_stdout(&text.render(color::stdout(), cleaning(terminals().0)));
+        write_stdout(&text.render(color::stdout(), cleaning(cleaned().0)));
         self.stdout_mid_line = !plain.ends_with('\n');
     }
 
@@ -140,6 +140,14 @@ fn as_is(text: &str) -> Cow<'_, str> {
     Cow::Borrowed(text)
 }
 
+/// Whether what goes to stdout and stderr is cleaned: when the stream is a terminal,
+/// and whenever it is coloured (`--color always` into `less -R` or a log shown later:
+/// whatever shows our colours would act on the model's sequences too).
+fn cleaned() -> (bool, bool) {
+    let (out, err) = terminals();
+    (out || color::stdout(), err || color::stderr())
+}
+
 /// Whether stdout and stderr are terminals (looked at once).
 fn terminals() -> (bool, bool) {
     static TERMINALS: std::sync::OnceLock<(bool, bool)> = std::sync::OnceLock::new();
@@ -153,7 +161,7 @@ fn terminals() -> (bool, bool) {
 
 /// Writes `text` to stdout and flushes it; exits 0 at once if stdout is a closed pipe.
 pub fn out(text: &str) {
-    write_stdout(&cleaning(terminals().0)(text));
+    write_stdout(&cleaning(cleaned().0)(text));
 }
 
 /// Writes `text`, already cleaned, to stdout (see [`out`]).
@@ -179,7 +187,7 @@ pub fn out_line(line: &str) {
 /// Writes one line to stderr, ignoring failures (there is nowhere left to report them);
 /// its label is coloured when stderr may be ([`color::labelled`]).
 pub fn err_line(line: &str) {
-    let line = cleaning(terminals().1)(line);
+    let line = cleaning(cleaned().1)(line);
     let line = if color::stderr() {
         Cow::Owned(color::labelled(&line).render(true, as_is))
     } else {
@@ -191,7 +199,7 @@ pub fn err_line(line: &str) {
 
 /// Writes `text` to stderr as is and flushes it, ignoring failures.
 pub fn err_text(text: &str) {
-    let text = cleaning(terminals().1)(text);
+    let text = cleaning(cleaned().1)(text);
     let mut stderr = std::io::stderr().lock();
     let _ = stderr
         .write_all(text.as_bytes())

@@ -29,11 +29,12 @@ pub struct PruneArgs {
 /// `30d`, `12h`, `90m` as milliseconds.
 fn parse_age(text: &str) -> Result<u64, String> {
     let text = text.trim();
-    let (number, unit) = text.split_at(text.len().saturating_sub(1));
+    let unit = text.chars().last();
+    let number = &text[..text.len() - unit.map_or(0, char::len_utf8)];
     let per = match unit {
-        "d" => 24 * 3_600_000,
-        "h" => 3_600_000,
-        "m" => 60_000,
+        Some('d') => 24 * 3_600_000,
+        Some('h') => 3_600_000,
+        Some('m') => 60_000,
         _ => {
             return Err(format!(
                 "`{text}` is not an age: write a number with d, h or m (30d)"
@@ -132,6 +133,9 @@ mod tests {
         assert_eq!(parse_age("5m"), Ok(300_000));
         assert!(parse_age("30").is_err());
         assert!(parse_age("xd").is_err());
+        for odd in ["30д", "3µ", "", "d"] {
+            assert!(parse_age(odd).is_err(), "{odd}");
+        }
     }
 
     #[test]

@@ -510,7 +510,11 @@ async fn execute(
     trail.decided(&decided.decision, decided.by);
     if let Some(feed) = &replay {
         // The recording answered what was asked and its hooks ran; a deny stands.
-        if let Err(denied) = feed.permit(&call.id, &call.name, &decided.decision).await {
+        let unsandboxed = trail.decided_by["layer"] == "os_sandbox";
+        let permitted = feed
+            .permit(&call.id, &call.name, &decided.decision, unsandboxed)
+            .await;
+        if let Err(denied) = permitted {
             trail.stopped = Some("denied");
             return Ran::output(denied);
         }

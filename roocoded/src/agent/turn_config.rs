@@ -71,6 +71,17 @@ struct State {
     reported: Option<String>,
 }
 
+/// The command sandbox's settings of a confined turn (see
+/// [`TurnConfig::confine_to_workspace`]): `sandbox.mode: off` does not apply.
+pub fn confine_settings(settings: &mut SandboxSettings) {
+    settings.allow_write.clear();
+    settings.additional_directories.clear();
+    settings.network = crate::config::SandboxNetwork::Deny;
+    if settings.mode == crate::config::SandboxMode::Off {
+        settings.mode = crate::config::SandboxMode::Auto;
+    }
+}
+
 impl TurnConfig {
     /// Reads the merged configuration of the project at `root`.
     pub fn load(user_dir: &Path, root: &Path) -> Result<Self, ConfigError> {
@@ -99,17 +110,15 @@ impl TurnConfig {
     }
 
     /// Keeps the turn's commands and file tools to the workspace and off the network:
-    /// no additional directory, no `sandbox.allow_write`, `sandbox.network: deny` (a
-    /// replay runs recorded calls, offline, which must reach nothing but its scratch
-    /// copy).
+    /// no additional directory, no `sandbox.allow_write`, `sandbox.network: deny`, the
+    /// OS sandbox never off (a replay runs recorded calls, offline, which must reach
+    /// nothing but its scratch copy).
     pub fn confine_to_workspace(&self) {
         let mut state = self.state();
         state.config.permissions.additional_directories.clear();
         state.config.sandbox.allow_write.clear();
         state.config.sandbox.network = Some(crate::config::SandboxNetwork::Deny);
-        state.sandbox.allow_write.clear();
-        state.sandbox.additional_directories.clear();
-        state.sandbox.network = crate::config::SandboxNetwork::Deny;
+        confine_settings(&mut state.sandbox);
     }
 
     /// The configuration the turn runs with now.

@@ -265,8 +265,10 @@ impl Engine {
     /// Interrupts the running turn. Returns whether one was running.
     pub async fn cancel(&self, id: &str) -> Result<bool, AgentError> {
         let row = self.resolve(id).await?;
+        // A replay's cancel ends the replay too: no further recorded message is sent.
+        let replay_stopped = self.replays.cancel(&row.id);
         let Some(rt) = self.runtimes.get(&row.id) else {
-            return Ok(false);
+            return Ok(replay_stopped);
         };
         let state = rt.state.lock().await;
         match &state.running {
@@ -275,7 +277,7 @@ impl Engine {
                 running.cancel.cancel();
                 Ok(true)
             }
-            None => Ok(false),
+            None => Ok(replay_stopped),
         }
     }
 

@@ -206,15 +206,7 @@ impl Store {
         };
         let mut parts = HashMap::new();
         for chunk in part_hashes(&skeleton).chunks(PARTS_PER_STATEMENT) {
-            let mut select = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
-                "SELECT hash, text FROM trace_parts WHERE session_id = ",
-            );
-            select.push_bind(&session_id).push(" AND hash IN (");
-            let mut list = select.separated(", ");
-            for hash in chunk {
-                list.push_bind(hash);
-            }
-            select.push(")");
+            let mut select = of_parts("SELECT hash, text", &session_id, chunk);
             let rows: Vec<(String, String)> = select.build_query_as().fetch_all(&mut *conn).await?;
             parts.extend(rows);
         }
@@ -274,6 +266,24 @@ impl Store {
 /// Parts named in one statement at most (four values each, under SQLite's limit).
 const PARTS_PER_STATEMENT: usize = 500;
 
+/// `<verb> FROM trace_parts` of session `session_id` whose hash is one of `hashes`.
+fn of_parts(
+    verb: &str,
+    session_id: &str,
+    hashes: &[impl AsRef<str>],
+) -> sqlx::QueryBuilder<sqlx::Sqlite> {
+    let mut query = sqlx::QueryBuilder::new(format!("{verb} FROM trace_parts WHERE session_id = "));
+    query
+        .push_bind(session_id.to_string())
+        .push(" AND hash IN (");
+    let mut list = query.separated(", ");
+    for hash in hashes {
+        list.push_bind(hash.as_ref().to_string());
+    }
+    query.push(")");
+    query
+}
+
 /// What a session's kept bodies take: skeletons, responses and parts.
 async fn session_body_bytes(
     conn: &mut sqlx::SqliteConnection,
@@ -297,15 +307,7 @@ async fn known_parts(
 ) -> Result<HashSet<String>, StoreError> {
     let mut known = HashSet::new();
     for chunk in hashes.chunks(PARTS_PER_STATEMENT) {
-        let mut select = sqlx::QueryBuilder::<sqlx::Sqlite>::new(
-            "SELECT hash FROM trace_parts WHERE session_id = ",
-        );
-        select.push_bind(session_id).push(" AND hash IN (");
-        let mut list = select.separated(", ");
-        for hash in chunk {
-            list.push_bind(*hash);
-        }
-        select.push(")");
+        let mut select = of_parts("SELECT hash", session_id, chunk);
         let rows: Vec<(String,)> = select.build_query_as().fetch_all(&mut *conn).await?;
         known.extend(rows.into_iter().map(|(h,)| h));
     }
@@ -336,15 +338,10 @@ async fn drop_unnamed_parts(
         .filter(|h| !named.contains(h))
         .collect();
     for chunk in unnamed.chunks(PARTS_PER_STATEMENT) {
-        let mut delete =
-            sqlx::QueryBuilder::<sqlx::Sqlite>::new("DELETE FROM trace_parts WHERE session_id = ");
-        delete.push_bind(session_id).push(" AND hash IN (");
-        let mut list = delete.separated(", ");
-        for hash in chunk {
-            list.push_bind(hash);
-        }
-        delete.push(")");
-        delete.build().execute(&mut *conn).await?;
+        of_parts("DELETE", session_id, chunk)
+            .build()
+            .execute(&mut *conn)
+            .await?;
     }
     Ok(())
 }

@@ -119,3 +119,37 @@ async fn errors_are_labelled_in_red_only_when_asked() {
     assert_eq!(out.code, 2, "{out:?}");
     assert!(out.stderr.contains("always"), "{out:?}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_colour_on_the_model_s_own_sequences_are_still_taken_out() {
+    // A hostile answer: a window title and a clipboard write in its text and in a tool
+    // call's input, read through a pipe by something that shows our colours.
+    let hostile = "\x1b]0;pwned\x07\x1b]52;c;cGF3bmVk\x07";
+    let w = World::new(
+        Script::new()
+            .reply(Reply::tool_call(
+                "Bash",
+                json!({"command": format!("echo hi {hostile}")}),
+            ))
+            .reply(Reply::text(format!("Done.{hostile}"))),
+    )
+    .await;
+    let out = w
+        .run(&[
+            "--color",
+            "always",
+            "send",
+            "--mode",
+            "bypassPermissions",
+            "go",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    // Our colours are there; the model's sequences are not.
+    assert!(out.stderr.contains("\x1b[1mBash\x1b[0m"), "{out:?}");
+    for stream in [&out.stdout, &out.stderr] {
+        assert!(!stream.contains("\x1b]"), "{stream:?}");
+        assert!(!stream.contains('\x07'), "{stream:?}");
+    }
+    assert!(out.stdout.contains("Done."), "{out:?}");
+}

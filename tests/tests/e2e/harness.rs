@@ -167,16 +167,7 @@ impl World {
 
     /// Starts `roocode-cli args…` and returns it running, stdout as lines.
     pub fn start(&self, args: &[&str]) -> Running {
-        let mut child = self.cli(args).spawn().expect("roocode-cli starts");
-        let stdout = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
-        let stderr = BufReader::new(child.stderr.take().expect("piped stderr")).lines();
-        Running {
-            child,
-            stdout,
-            stderr,
-            seen: Vec::new(),
-            seen_err: Vec::new(),
-        }
+        Running::from_child(self.cli(args).spawn().expect("roocode-cli starts"))
     }
 
     /// `daemon status --json`.
@@ -254,6 +245,19 @@ async fn read_rest<R: tokio::io::AsyncBufRead + Unpin>(
 }
 
 impl Running {
+    /// A client started with piped stdout and stderr.
+    pub fn from_child(mut child: Child) -> Running {
+        let stdout = BufReader::new(child.stdout.take().expect("piped stdout")).lines();
+        let stderr = BufReader::new(child.stderr.take().expect("piped stderr")).lines();
+        Running {
+            child,
+            stdout,
+            stderr,
+            seen: Vec::new(),
+            seen_err: Vec::new(),
+        }
+    }
+
     /// Reads stdout lines until one satisfies `pred`; returns it.
     pub async fn until(&mut self, pred: impl Fn(&str) -> bool) -> String {
         read_until(&mut self.stdout, &mut self.seen, "stdout", pred).await

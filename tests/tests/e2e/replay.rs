@@ -568,3 +568,125 @@ async fn a_replayed_command_has_no_network() {
         "{out:?}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_the_user_once_let_out_of_the_sandbox_stays_in_it_in_a_replay() {
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("outside.txt");
+    let command = format!("echo ok > '{}'", target.display());
+    let w = World::new(
+        Script::new()
+            .reply(Reply::tool_calls(vec![ToolCall::new(
+                "Bash",
+                json!({"command": command, "dangerouslyDisableSandbox": true}),
+            )]))
+            .reply(Reply::text("Written.")),
+    )
+    .await;
+    let first = w
+        .run(&[
+            "send",
+            "--no-wait",
+            "--mode",
+            "bypassPermissions",
+            "write it",
+        ])
+        .await;
+    let id = first.session_id();
+    let mut watch = w.start(&["attach", &id, "--output", "stream-json"]);
+    let request: Value = watch.until_event("permission_request").await;
+    let req = request["request_id"].as_str().unwrap().to_string();
+    assert_eq!(w.run(&["approve", &req]).await.code, 0);
+    watch.until(|l| l.contains("\"turn_completed\"")).await;
+    watch.signal(nix::sys::signal::Signal::SIGINT);
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "ok\n");
+    std::fs::remove_file(&target).unwrap();
+
+    let out = replay(&w, &[&id, "--output", "stream-json"]).await;
+    let _copy = Cleanup(scratch_dir(&out));
+    assert_eq!(out.code, 1, "{out:?}");
+    assert!(
+        !target.exists(),
+        "the replay ran the command outside the sandbox"
+    );
+    let denied = out
+        .json_lines()
+        .into_iter()
+        .find(|e| e["type"] == "replay_divergence" && e["kind"] == "denied")
+        .unwrap_or_else(|| panic!("no denied divergence: {out:?}"));
+    assert!(
+        denied["message"]
+            .as_str()
+            .unwrap()
+            .contains("outside the OS sandbox"),
+        "{denied}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn cancelling_a_replay_s_session_ends_the_replay() {
+    // The recorded command waits for a file that was there when it was recorded and
+    // is not when it is replayed: the replay hangs there until cancelled.
+    let flags = tempfile::tempdir().unwrap();
+    let go = flags.path().join("go");
+    std::fs::write(&go, "").unwrap();
+    let command = format!(
+        "while [ ! -e '{}' ]; do sleep 0.05; done; echo went",
+        go.display()
+    );
+    let w = World::new(
+        Script::new()
+            .reply(Reply::tool_call("Bash", json!({ "command": command })))
+            .reply(Reply::text("Went."))
+            .reply(Reply::text("Second answer.")),
+    )
+    .await;
+    let out = w
+        .run(&["send", "--mode", "bypassPermissions", "wait for go"])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let id = out.session_id();
+    let out = w
+        .run(&[
+            "send",
+            "--session",
+            &id,
+            "--mode",
+            "bypassPermissions",
+            "second",
+        ])
+        .await;
+    assert_eq!(out.code, 0, "{out:?}");
+    std::fs::remove_file(&go).unwrap();
+
+    let mut cmd = w.cli(&["replay", &id, "--output", "stream-json"]);
+    cmd.env_remove("ANTHROPIC_API_KEY");
+    let child = cmd.spawn().unwrap();
+    let mut running = crate::harness::Running::from_child(child);
+    let line = running.until_stderr(|l| l.starts_with("session: ")).await;
+    let replay_id = line["session: ".len()..]
+        .split_whitespace()
+        .next()
+        .unwrap()
+        .to_string();
+    running.until_event("tool_call").await;
+    assert_eq!(w.run(&["cancel", &replay_id]).await.code, 0);
+    let done = running.finish().await;
+    let _copy = Cleanup(scratch_dir(&done));
+    assert_eq!(done.code, 1, "{done:?}");
+    let events = done.json_lines();
+    let end = events
+        .iter()
+        .find(|e| e["type"] == "replay_finished")
+        .unwrap_or_else(|| panic!("{done:?}"));
+    assert!(
+        end["stopped"].as_str().unwrap().contains("cancelled"),
+        "{end}"
+    );
+    // The second recorded message was never sent.
+    let sent = events
+        .iter()
+        .filter(|e| e["type"] == "user_message")
+        .count();
+    assert_eq!(sent, 1, "{events:?}");
+}

@@ -5,7 +5,8 @@
 //! the last one is done it tells what the recording has that the replay did not use,
 //! gives the session back its client's plain environment (a replayed session is a
 //! normal one: sent a message, it asks the model) and ends with `replay_finished`. A
-//! daemon that stops ends the replay where it is (its session keeps what it did).
+//! daemon that stops, or a cancel of the replay's session, ends the replay where it is
+//! (its session keeps what it did).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -13,6 +14,7 @@ use std::time::Duration;
 use roocode_protocol::agents::AgentState;
 use roocode_protocol::event::EventPayload;
 use roocode_protocol::session::{ClientEnv, SendParams};
+use tokio_util::sync::CancellationToken;
 
 use super::Run;
 use crate::agent::{AgentError, Engine};
@@ -32,7 +34,7 @@ impl Engine {
         let id = run.session_id.clone();
         let mut stopped = None;
         for text in messages {
-            if let Err(e) = self.wait_quiet(&id).await {
+            if let Err(e) = self.wait_quiet(&id, &run.cancel).await {
                 stopped = Some(e);
                 break;
             }
@@ -56,7 +58,7 @@ impl Engine {
             }
         }
         if stopped.is_none()
-            && let Err(e) = self.wait_quiet(&id).await
+            && let Err(e) = self.wait_quiet(&id, &run.cancel).await
         {
             stopped = Some(e);
         }
@@ -67,18 +69,22 @@ impl Engine {
     }
 
     /// Waits until the session `id` is quiet (see the module doc).
-    async fn wait_quiet(&self, id: &str) -> Result<(), AgentError> {
+    async fn wait_quiet(&self, id: &str, cancel: &CancellationToken) -> Result<(), AgentError> {
         let mut events = self.events.subscribe(id);
         loop {
             // The daemon is stopping: the replay ends with it (its session stays).
             if self.tasks.is_closed() {
                 return Err(AgentError::Invalid("the daemon is stopping".into()));
             }
+            if cancel.is_cancelled() {
+                return Err(AgentError::Invalid("cancelled".into()));
+            }
             if self.is_quiet(id).await? {
                 return Ok(());
             }
             tokio::select! {
                 _ = events.recv() => {}
+                () = cancel.cancelled() => {}
                 () = tokio::time::sleep(QUIET_POLL) => {}
             }
         }

@@ -11,6 +11,7 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use roocode_protocol::content::ContentBlock;
 use roocode_protocol::event::EventPayload;
+use tokio_util::sync::CancellationToken;
 
 use super::normalize::{Names, comparable, excerpt};
 use super::recording::{Answer, RecordedAgent};
@@ -54,6 +55,8 @@ pub struct Run {
     stats: Mutex<Stats>,
     agents: Mutex<u32>,
     events: Arc<EventLog>,
+    /// Cancelled with the replay's session (`session.cancel`): no message is sent after.
+    pub cancel: CancellationToken,
 }
 
 impl Run {
@@ -75,6 +78,7 @@ impl Run {
             stats: Mutex::new(Stats::default()),
             agents: Mutex::new(0),
             events,
+            cancel: CancellationToken::new(),
         }
     }
 
@@ -253,26 +257,31 @@ impl AgentFeed {
     }
 
     /// Whether a call the recording ran may run now: the recording answered whatever
-    /// was asked, but a call the live gate denies stays denied (a divergence).
+    /// was asked, but a call the live gate denies stays denied (a divergence), and so
+    /// does one that asks to run outside the OS sandbox (`unsandboxed`): a replay
+    /// never leaves it, whoever allowed that once.
     pub async fn permit(
         &self,
         call_id: &str,
         tool: &str,
         decision: &Decision,
+        unsandboxed: bool,
     ) -> Result<(), ToolOutput> {
-        match decision {
-            Decision::Allow | Decision::Ask { .. } => Ok(()),
-            Decision::Deny { reason } => {
-                let message = format!("the recording ran this call; now it is denied: {reason}");
-                self.run
-                    .diverge(
-                        &self.session_id,
-                        divergence("denied", Some((call_id, tool)), message),
-                    )
-                    .await;
-                Err(ToolOutput::error(format!("Permission denied: {reason}")))
+        let reason = match decision {
+            Decision::Allow | Decision::Ask { .. } if !unsandboxed => return Ok(()),
+            Decision::Allow | Decision::Ask { .. } => {
+                "a replay never runs a command outside the OS sandbox".to_string()
             }
-        }
+            Decision::Deny { reason } => reason.clone(),
+        };
+        let message = format!("the recording ran this call; now it is denied: {reason}");
+        self.run
+            .diverge(
+                &self.session_id,
+                divergence("denied", Some((call_id, tool)), message),
+            )
+            .await;
+        Err(ToolOutput::error(format!("Permission denied: {reason}")))
     }
 
     /// Compares the replayed result of a call with the recorded one.

@@ -75,6 +75,17 @@ impl Replays {
             .collect()
     }
 
+    /// Stops the replay whose main session is `session_id`; whether one ran.
+    pub fn cancel(&self, session_id: &str) -> bool {
+        match self.agent(session_id) {
+            Some(feed) if feed.run.session_id == session_id => {
+                feed.run.cancel.cancel();
+                true
+            }
+            Some(_) | None => false,
+        }
+    }
+
     fn remove_run(&self, run: &Arc<Run>) {
         self.lock().retain(|_, f| !Arc::ptr_eq(&f.run, run));
     }
@@ -124,6 +135,7 @@ impl Engine {
         if params.prepare_only {
             return Ok(started);
         }
+        self.check_replay_sandbox(&scratch.dir, &params.env)?;
         let id = uuid::Uuid::now_v7().to_string();
         let run = Arc::new(Run::new(
             id.clone(),
@@ -155,6 +167,24 @@ impl Engine {
         });
         started.session_id = Some(id);
         Ok(started)
+    }
+
+    /// A replay runs recorded commands only where the OS sandbox confines them: refused
+    /// on a machine where commands would run unconfined (whatever `sandbox.mode` says,
+    /// a replay's is never `off`).
+    fn check_replay_sandbox(&self, dir: &Path, env: &ClientEnv) -> Result<(), AgentError> {
+        let config = self.config(dir)?;
+        let mut settings = crate::sandbox::SandboxSettings::load(&self.paths.user_dir, dir)
+            .map_err(|e| AgentError::Config(e.to_string()))?;
+        super::turn_config::confine_settings(&mut settings);
+        let sandbox =
+            crate::sandbox::for_session(&self.paths, dir, dir, &env.vars, &config, &settings);
+        if sandbox.confines() {
+            return Ok(());
+        }
+        Err(AgentError::Invalid(
+            "a replay runs the recorded commands, and only inside the OS sandbox (bubblewrap or Landlock), which commands cannot have on this machine: `roocode-cli doctor` says why".into(),
+        ))
     }
 
     /// The client's environment with what a replay needs: a placeholder for the model's

@@ -11,7 +11,8 @@
 //!   [`memory`] (instruction files, auto memory)
 //! - security: [`permission`] — every tool call passes through it; [`sandbox`] — the OS
 //!   sandbox every command runs in.
-//! - facts: [`project`] — the project root and git's branches and worktrees, read for all.
+//! - facts: [`project`] — the project root and git's branches and worktrees, read for all;
+//!   [`disk_usage`] — what RooCode's data takes on disk.
 //! - after the fact: [`snapshot`] — workspace snapshots for rewind; [`trace`] — what the
 //!   flight recorder records of each iteration.
 //!
@@ -23,6 +24,7 @@ pub mod commands;
 pub mod config;
 pub mod context;
 pub mod daemon;
+pub mod disk_usage;
 pub mod events;
 pub(crate) mod frontmatter;
 pub mod hooks;

@@ -5,7 +5,6 @@
 //! works. The recorded bodies of the sessions kept go when older than the cutoff, and
 //! the shadow store drops what no kept snapshot names. Without `apply` it only counts.
 
-use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,21 +16,6 @@ use super::{AgentError, Engine};
 
 /// Sessions idle this long go by default.
 pub const DEFAULT_OLDER_THAN: Duration = Duration::from_secs(30 * 24 * 3600);
-
-/// Bytes of the files under `dir` (0 when it does not exist).
-pub(super) fn dir_bytes(dir: &Path) -> u64 {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
-    };
-    entries
-        .flatten()
-        .map(|e| match e.file_type() {
-            Ok(t) if t.is_dir() => dir_bytes(&e.path()),
-            Ok(_) => e.metadata().map_or(0, |m| m.len()),
-            Err(_) => 0,
-        })
-        .sum()
-}
 
 impl Engine {
     /// Why session `id` must stay though old: a turn runs, or agents of it work.
@@ -75,9 +59,9 @@ impl Engine {
                 report.kept.push((row.id.clone(), why));
                 continue;
             }
-            let mut bytes = dir_bytes(&self.tool_results_dir(&row.id));
+            let mut bytes = crate::disk_usage::measure(&self.tool_results_dir(&row.id)).bytes;
             for child in self.store.children(&row.id).await? {
-                bytes += dir_bytes(&self.tool_results_dir(&child.id));
+                bytes += crate::disk_usage::measure(&self.tool_results_dir(&child.id)).bytes;
             }
             report.tool_result_bytes += bytes;
             let info = self.sessions.with_short_id(row.to_info()).await?;

@@ -235,8 +235,14 @@ impl Turn<'_> {
         };
         self.ensure_valid_chain().await?;
         self.load_recovery().await;
-        // The conversation a rewind of this turn goes back to.
-        let before_delivery = self.context.to_vec();
+        // The conversation a rewind of this turn goes back to (a main agent's: an
+        // agent's spec is known from its first turn on).
+        let before_delivery = self
+            .rt
+            .child_spec
+            .get()
+            .is_none()
+            .then(|| self.context.to_vec());
         self.deliver_queued().await?;
         self.first_delivery_done();
         let mut live = None;
@@ -277,8 +283,8 @@ impl Turn<'_> {
                 let env = self.engine.env_of(self.rt).await;
                 // The workspace before the turn changes it (a main agent's: a sub-agent
                 // works in its parent's turn, or on a worktree's branch).
-                if row.kind == SessionKind::Main {
-                    self.snapshot_workspace(&row, &env, before_delivery).await;
+                if let (SessionKind::Main, Some(conversation)) = (row.kind, before_delivery) {
+                    self.snapshot_workspace(&row, &env, conversation).await;
                 }
                 let now = config.get();
                 let hooks = self.engine.session_hooks(&row, &env).await;
@@ -540,7 +546,11 @@ impl Turn<'_> {
             max_tokens: agent.limits.max_output_tokens,
         };
         let message_id = uuid::Uuid::now_v7().to_string();
-        let parts = crate::trace::parts::measure(&request);
+        // Measured only to be recorded (`trace.record`).
+        let parts = match settings.config.trace_recording() {
+            true => crate::trace::parts::measure(&request),
+            false => Default::default(),
+        };
         let span =
             tracing::info_span!("model_call", model = %agent.model, iteration = self.iterations);
         let outcome = self

@@ -22,7 +22,7 @@
 //! is always true), so moving a rule down a line or adding a comment above it is not a
 //! permission change to approve mid-turn, and a refused change stays refused.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::path::{Path, PathBuf};
 
@@ -125,10 +125,6 @@ impl RuleOrigins {
             }
         }
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.by_rule.is_empty()
-    }
 }
 
 impl PermissionsConfig {
@@ -159,9 +155,37 @@ impl PermissionsConfig {
     }
 }
 
+/// Files located this daemon's life, by path and text: config files are read again
+/// before every turn and between model calls, and locating walks a file once per rule.
+static LOCATED: std::sync::Mutex<Option<HashMap<(PathBuf, u64), RuleOrigins>>> =
+    std::sync::Mutex::new(None);
+
+/// At most this many files are remembered (then the memory starts again).
+const LOCATED_MAX: usize = 256;
+
 /// The origins of the rules of `permissions`, read from `path` whose text is `text`
 /// (a file that parsed).
 pub(super) fn locate(path: &Path, text: &str, permissions: &PermissionsConfig) -> RuleOrigins {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    text.hash(&mut hasher);
+    let key = (path.to_path_buf(), hasher.finish());
+    let mut memory = LOCATED
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let known = memory.get_or_insert_with(HashMap::new);
+    if let Some(origins) = known.get(&key) {
+        return origins.clone();
+    }
+    let origins = locate_now(path, text, permissions);
+    if known.len() >= LOCATED_MAX {
+        known.clear();
+    }
+    known.insert(key, origins.clone());
+    origins
+}
+
+fn locate_now(path: &Path, text: &str, permissions: &PermissionsConfig) -> RuleOrigins {
     let mut origins = RuleOrigins::default();
     for kind in RuleKind::BY_PRECEDENCE {
         for (index, rule) in permissions.rules(kind).iter().enumerate() {

@@ -339,9 +339,7 @@ impl Snapshots {
                 if std::fs::symlink_metadata(&path).is_ok_and(|m| m.is_dir()) {
                     return Err("it is a directory now".into());
                 }
-                objects::write_atomically(dir, &path, &bytes).map_err(|e| e.to_string())?;
-                use std::os::unix::fs::PermissionsExt;
-                std::fs::set_permissions(&path, std::fs::Permissions::from_mode(entry.mode))
+                objects::write_atomically_as(dir, &path, &bytes, entry.mode)
                     .map_err(|e| e.to_string())?;
                 done.written.push(rel.to_string());
                 Ok(())

@@ -161,12 +161,32 @@ pub(crate) fn touch(path: &Path) {
 /// restored, and a first snapshot of a large tree does not wait for thousands of
 /// syncs.
 pub(crate) fn write_atomically(dir: &Path, path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_atomically_as(dir, path, bytes, 0o644)
+}
+
+/// [`write_atomically`] with the file's permission bits (`mode`, before the umask) set
+/// on the temporary file: nothing is changed at `path` after the rename. The temporary
+/// file is created new (`O_EXCL`): a name planted in `dir` beforehand, a symlink
+/// included, fails the write instead of redirecting it.
+pub(crate) fn write_atomically_as(
+    dir: &Path,
+    path: &Path,
+    bytes: &[u8],
+    mode: u32,
+) -> io::Result<()> {
+    use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let tmp = dir.join(format!(".tmp-{}-{n}", std::process::id()));
     let written = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
+        let mut file = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(mode)
+            .open(&tmp)?;
         file.write_all(bytes)?;
+        // The umask may have taken bits the snapshot had: the file gets them back.
+        file.set_permissions(std::fs::Permissions::from_mode(mode))?;
         std::fs::rename(&tmp, path)
     })();
     if written.is_err() {

@@ -169,29 +169,38 @@ impl Store {
     /// touch).
     pub async fn session_turns(&self, session_id: &str) -> Result<Vec<SessionTurn>, StoreError> {
         let mut conn = self.conn().await?;
-        type Row = (String, i64, Option<i64>, Option<String>, Option<String>);
+        type Row = (String, i64, Option<i64>, Option<String>);
         let rows: Vec<Row> = sqlx::query_as(
-            "SELECT t.id, t.started_at, t.ended_at, t.stop_reason,
-                    (SELECT json_extract(e.payload, '$.text') FROM events e
-                     WHERE e.session_id = t.session_id AND e.kind = 'user_message'
-                       AND json_extract(e.payload, '$.turn_id') = t.id
-                     ORDER BY e.seq LIMIT 1)
-             FROM turns t WHERE t.session_id = ? ORDER BY t.started_at, t.rowid",
+            "SELECT id, started_at, ended_at, stop_reason
+             FROM turns WHERE session_id = ? ORDER BY started_at, rowid",
         )
         .bind(session_id)
         .fetch_all(&mut *conn)
         .await?;
+        // Each turn's first user message, from one pass over the session's messages
+        // (not one search of every event per turn).
+        let messages: Vec<(Option<String>, Option<String>)> = sqlx::query_as(
+            "SELECT json_extract(payload, '$.turn_id'), json_extract(payload, '$.text')
+             FROM events WHERE session_id = ? AND kind = 'user_message' ORDER BY seq",
+        )
+        .bind(session_id)
+        .fetch_all(&mut *conn)
+        .await?;
+        let mut prompts = std::collections::HashMap::new();
+        for (turn_id, text) in messages {
+            if let (Some(turn_id), Some(text)) = (turn_id, text) {
+                prompts.entry(turn_id).or_insert(text);
+            }
+        }
         Ok(rows
             .into_iter()
-            .map(
-                |(turn_id, started_at, ended_at, stop_reason, prompt)| SessionTurn {
-                    turn_id,
-                    started_at,
-                    ended_at,
-                    stop_reason,
-                    prompt,
-                },
-            )
+            .map(|(turn_id, started_at, ended_at, stop_reason)| SessionTurn {
+                prompt: prompts.remove(&turn_id),
+                turn_id,
+                started_at,
+                ended_at,
+                stop_reason,
+            })
             .collect())
     }
 }

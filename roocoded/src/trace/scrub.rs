@@ -97,10 +97,6 @@ impl Scrubber {
         }
         out
     }
-
-    pub fn is_empty(&self) -> bool {
-        self.secrets.is_empty()
-    }
 }
 
 /// The configured MCP servers, as far as they parse.

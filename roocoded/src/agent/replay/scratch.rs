@@ -57,15 +57,17 @@ fn choose(
             "replay directory `{into}` is not an absolute path"
         )));
     }
-    let dir = match dir.canonicalize() {
-        Ok(real) => real,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => dir,
-        Err(e) => {
-            return Err(AgentError::Invalid(format!(
-                "replay directory `{into}` cannot be used: {e}"
-            )));
-        }
-    };
+    if dir
+        .components()
+        .any(|c| matches!(c, std::path::Component::ParentDir))
+    {
+        return Err(AgentError::Invalid(format!(
+            "replay directory `{into}` goes up with `..`: give it plainly"
+        )));
+    }
+    let dir = real_path(&dir).map_err(|e| {
+        AgentError::Invalid(format!("replay directory `{into}` cannot be used: {e}"))
+    })?;
     let root = Path::new(&row.root);
     if dir.starts_with(root) || root.starts_with(&dir) {
         return Err(AgentError::Invalid(format!(
@@ -96,6 +98,28 @@ fn choose(
         "replay directory `{}` is not empty and no replay of this session prepared it: give a new or empty directory",
         dir.display()
     )))
+}
+
+/// `dir` with its nearest existing ancestor resolved (symlinks followed), the rest
+/// of it as given: where a directory made there would really be.
+fn real_path(dir: &Path) -> std::io::Result<PathBuf> {
+    let mut existing = dir;
+    let mut rest = Vec::new();
+    loop {
+        match existing.canonicalize() {
+            Ok(real) => {
+                return Ok(rest.iter().rev().fold(real, |path, part| path.join(part)));
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                let (Some(parent), Some(name)) = (existing.parent(), existing.file_name()) else {
+                    return Err(e);
+                };
+                rest.push(name.to_os_string());
+                existing = parent;
+            }
+            Err(e) => return Err(e),
+        }
+    }
 }
 
 impl Engine {
@@ -286,12 +310,21 @@ mod tests {
         std::fs::create_dir_all(mark.parent().unwrap()).unwrap();
         std::fs::write(&mark, &r.id).unwrap();
         assert!(choose(&data, &r, Some(fresh.to_str().unwrap())).unwrap().1);
-        // Inside the project, or holding it: refused.
-        for bad in [project.join("replay"), tmp.path().to_path_buf()] {
+        // Inside the project, or holding it — also through a symlink or `..` — refused.
+        let link = tmp.path().join("link");
+        std::os::unix::fs::symlink(&project, &link).unwrap();
+        for bad in [
+            project.join("replay"),
+            tmp.path().to_path_buf(),
+            link.join("new/deeper"),
+        ] {
             let e = choose(&data, &r, Some(bad.to_str().unwrap())).unwrap_err();
             assert!(e.to_string().contains("inside the recorded project"), "{e}");
         }
         assert!(choose(&data, &r, Some("relative/dir")).is_err());
+        let up = tmp.path().join("new/../project/x");
+        let e = choose(&data, &r, Some(up.to_str().unwrap())).unwrap_err();
+        assert!(e.to_string().contains(".."), "{e}");
     }
 
     #[test]

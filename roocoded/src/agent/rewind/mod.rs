@@ -279,6 +279,12 @@ impl Engine {
             None
         };
         let undone_ids: Vec<String> = undone.iter().map(|(_, s)| s.turn_id.clone()).collect();
+        if params.apply && params.scope.files() {
+            // What the undone turns left running in the background stops first: it
+            // would write over what is put back, or swap a directory for a symlink
+            // under the restore.
+            rt.shell.kill_all().await;
+        }
         if params.scope.files() {
             let outcome = self.rewind_workspace(&first, &undone, params).await?;
             plan.workspace = outcome.workspace;

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use roocode_protocol::doctor::{CheckStatus, DoctorCheck};
 use roocode_protocol::paths::Paths;
 
-use super::size::{Size, entries, human, measure};
+use crate::disk_usage::{Size, entries, human, measure};
 use crate::memory::auto::MemoryDirs;
 use crate::store::Store;
 use crate::store::integrity::PageStats;

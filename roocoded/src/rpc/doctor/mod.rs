@@ -12,7 +12,6 @@ mod database;
 mod disk;
 mod hooks;
 mod mcp;
-mod size;
 mod trace;
 
 use std::path::{Path, PathBuf};

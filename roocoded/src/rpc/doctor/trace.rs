@@ -24,7 +24,7 @@ fn describe(config: Option<&Config>, kept: Option<u64>) -> DoctorCheck {
         Some(0) => "none are stored now".to_string(),
         Some(bytes) => format!(
             "{} are stored now (roocode-cli prune removes old ones; deleting a session removes its own)",
-            super::size::human(bytes)
+            crate::disk_usage::human(bytes)
         ),
         None => "what is stored could not be measured".to_string(),
     };
@@ -34,7 +34,7 @@ fn describe(config: Option<&Config>, kept: Option<u64>) -> DoctorCheck {
             CheckStatus::Ok,
             format!(
                 "kept: the raw request and response of every model call, with your code and prompts (secrets scrubbed by value), up to {} per session (trace.max_body_mb), so sessions can be replayed; {stored}. trace: {{bodies: false}} stops keeping them",
-                super::size::human(cap)
+                crate::disk_usage::human(cap)
             ),
         ),
         Some(None) => DoctorCheck::new(

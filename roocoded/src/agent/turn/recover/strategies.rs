@@ -246,7 +246,11 @@ impl Turn<'_> {
             max_tokens: 1_024,
         };
         let id = uuid::Uuid::now_v7().to_string();
-        let parts = crate::trace::parts::measure(&request);
+        // Measured only to be recorded (`trace.record`).
+        let parts = match settings.config.trace_recording() {
+            true => crate::trace::parts::measure(&request),
+            false => Default::default(),
+        };
         let span = tracing::info_span!("model_call", model = %model.spec, purpose = "summarize");
         let called = match self.engine.replays.agent(self.id()) {
             Some(feed) => {

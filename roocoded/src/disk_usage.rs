@@ -1,4 +1,5 @@
-//! Sizes for the doctor's disk checks: what a file or a directory tree holds (the
+//! Sizes of RooCode's data on disk, for the doctor's disk checks and `prune`'s report:
+//! what a file or a directory tree holds (the
 //! files' lengths, symlinks not followed, at most [`MAX_ENTRIES`] entries walked so a
 //! huge tree cannot stall the report), what each entry of a directory holds, and
 //! sizes as people read them (`512 B`, `3.4 MiB`).

@@ -3,6 +3,7 @@
 //! the turn's stop reason for `send`, 1 for failures, 2 for usage errors.
 
 mod agents;
+mod atomic;
 mod attach;
 mod color;
 mod completions;

@@ -7,11 +7,10 @@
 
 use clap::Args;
 use roocode_client::transcript::{self, Format};
-use roocode_protocol::api::SessionApiClient;
 
-use crate::connect;
 use crate::failure::Failure;
 use crate::output::out;
+use crate::session_cmds;
 
 #[derive(Debug, Args)]
 pub struct ShowArgs {
@@ -23,8 +22,7 @@ pub struct ShowArgs {
 }
 
 pub async fn run(args: &ShowArgs) -> anyhow::Result<i32> {
-    let conn = connect::connect(&connect::paths()?).await?;
-    let info = conn.rpc.get(args.id.clone()).await.map_err(Failure::from)?;
+    let (conn, info) = session_cmds::resolve(&args.id).await?;
     let events = transcript::load(&conn.rpc, &info.id)
         .await
         .map_err(Failure::from)?;

@@ -13,10 +13,8 @@
 //! FILE atomically. `--turn` and `--agent` narrow all of these. `--body MODEL_CALL_ID`
 //! prints the request and response bodies the recorder kept of one model call.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use anyhow::Context as _;
 use clap::Args;
 use roocode_client::trace::{self as traced, Filter, LineKind, TraceLine};
 use roocode_protocol::api::SessionApiClient;
@@ -143,34 +141,14 @@ fn line_text(line: &TraceLine) -> String {
     }
 }
 
-/// Replaces `path` with `text`: written to a temporary file beside it, then renamed,
-/// so a reader never sees half a file.
+/// Replaces `path` with `text` and a newline (see `atomic`).
 fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
-    let shown = path.display();
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let name = path
-        .file_name()
-        .with_context(|| format!("cannot write {shown}: give a file name"))?
-        .to_string_lossy()
-        .into_owned();
-    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| -> std::io::Result<()> {
-        let mut file = std::fs::File::create_new(&temp)?;
-        file.write_all(text.as_bytes())?;
-        file.write_all(b"\n")?;
-        file.sync_all()?;
-        std::fs::rename(&temp, path)
-    })();
-    if let Err(e) = result {
-        let _ = std::fs::remove_file(&temp);
-        return Err(anyhow::anyhow!(
-            "cannot write {shown}: {e} (check that its directory exists and is writable)"
-        ));
-    }
-    Ok(())
+    crate::atomic::replace(path, format!("{text}\n").as_bytes()).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot write {}: {e} (check that its directory exists and is writable)",
+            path.display()
+        )
+    })
 }
 
 #[cfg(test)]

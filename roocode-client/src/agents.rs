@@ -81,8 +81,8 @@ pub fn unnamed(agent_id: &str) -> String {
     format!("sub-agent {}", short(agent_id))
 }
 
-/// The start of an id's random tail (or of the id).
-fn short(id: &str) -> String {
+/// The start of an id's random tail (or of the id), as people see ids.
+pub fn short(id: &str) -> String {
     let tail = roocode_protocol::short_id::tail(id).unwrap_or(id);
     tail.chars().take(SHORT_ID).collect()
 }

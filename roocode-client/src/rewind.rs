@@ -4,7 +4,7 @@
 //! that `roocode-cli rewind` and the TUI's `/rewind` both print. Shared so the CLI,
 //! the TUI and a replay say the same.
 
-use roocode_protocol::event::{Event, EventPayload};
+use roocode_protocol::event::EventPayload;
 use roocode_protocol::rewind::{FileAction, RewindPlan, RewindScope};
 
 /// What a rewind did, as a `rewound` event (or an applied plan) counts it.
@@ -100,11 +100,6 @@ impl Rewound {
             format!("{what} to before turn {}: {}", self.turn, parts.join(", "))
         }
     }
-}
-
-/// The line of a `rewound` event; `None` for other events.
-pub fn event_line(ev: &Event) -> Option<String> {
-    Rewound::of(&ev.payload).map(|r| r.line())
 }
 
 /// `1 file`, `2 files`.

@@ -47,7 +47,7 @@ pub fn agents(agent: &AgentTrace) -> Vec<&AgentTrace> {
 /// How an agent is named in a trace: `main agent`, `sub-agent scout (Explore)
 /// 5c0a7e1d`, `teammate builder 1a2b3c4d`.
 pub fn agent_label(agent: &AgentTrace) -> String {
-    let short = format::short_id(&agent.agent_id);
+    let short = crate::agents::short(&agent.agent_id);
     let kind = match agent.kind.as_str() {
         "main" => return "main agent".to_owned(),
         "teammate" => "teammate",

@@ -39,15 +39,12 @@ pub async fn load(
         let page = rpc
             .history(session_id.to_owned(), None, Some(after), Some(PAGE))
             .await?;
+        // Until a page comes back empty: a daemon may send fewer than asked.
         let Some(last) = page.events.last() else {
             break;
         };
         after = last.seq;
-        let full = page.events.len() as u32 == PAGE;
         events.extend(page.events);
-        if !full {
-            break;
-        }
     }
     Ok(events)
 }
@@ -114,8 +111,10 @@ pub fn render(title: &str, id: &str, events: &[Event], format: Format) -> String
                 format,
                 &format!("context compacted: {before_tokens} → {after_tokens} tokens"),
             ),
-            EventPayload::Rewound { turn, .. } => {
-                note(&mut s, format, &format!("rewound to before turn {turn}"));
+            EventPayload::Rewound { .. } => {
+                if let Some(rewound) = crate::rewind::Rewound::of(&ev.payload) {
+                    note(&mut s, format, &rewound.line());
+                }
             }
             EventPayload::ContextCleared => note(&mut s, format, "context cleared"),
             EventPayload::Error { error } => {

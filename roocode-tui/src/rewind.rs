@@ -122,6 +122,10 @@ impl RewindDialog {
     pub fn failed(&mut self, message: &str) {
         self.waiting = None;
         self.error = Some(message.to_owned());
+        // The scope shown is the plan's again: Enter applies that plan.
+        if let Some(plan) = &self.plan {
+            self.scope = plan.scope;
+        }
     }
 
     /// The selected turn, if it can be chosen.
@@ -134,6 +138,11 @@ impl RewindDialog {
             return RewindKey::Handled;
         }
         if let KeyCode::Char(c @ ('f' | 'c' | 'b')) = key.code {
+            // One request at a time: the scope shown is always the plan's or the one
+            // asked for.
+            if self.waiting.is_some() {
+                return RewindKey::Handled;
+            }
             let scope = match c {
                 'f' => RewindScope::Files,
                 'c' => RewindScope::Conversation,
@@ -320,9 +329,7 @@ pub(crate) mod tests {
         }
     }
 
-    fn key(code: KeyCode) -> KeyEvent {
-        KeyEvent::new(code, KeyModifiers::NONE)
-    }
+    use crate::test_support::key;
 
     fn request(k: RewindKey) -> RewindRequest {
         match k {
@@ -386,6 +393,23 @@ pub(crate) mod tests {
         d.key(key(KeyCode::Char('o')));
         let r = request(d.key(key(KeyCode::Enter)));
         assert!(r.apply && r.overwrite_conflicts && r.scope == RewindScope::Files);
+    }
+
+    #[test]
+    fn the_scope_shown_is_the_plan_enter_applies() {
+        let mut d = RewindDialog::loading();
+        d.set_turns(turns());
+        d.key(key(KeyCode::Enter));
+        d.set_plan(plan(3, RewindScope::Both));
+        request(d.key(key(KeyCode::Char('f'))));
+        // One request at a time: another scope waits for the answer.
+        assert_eq!(d.key(key(KeyCode::Char('c'))), RewindKey::Handled);
+        assert_eq!(d.scope, RewindScope::Files);
+        // The files-only plan could not be made: the plan shown is still both.
+        d.failed("the tree changed");
+        assert_eq!(d.scope, RewindScope::Both);
+        let r = request(d.key(key(KeyCode::Enter)));
+        assert_eq!(r.scope, RewindScope::Both);
     }
 
     #[test]

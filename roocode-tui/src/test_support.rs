@@ -64,3 +64,15 @@ pub fn draw(app: &mut App, width: u16, height: u16) -> Terminal<TestBackend> {
     t.draw(|f| app.draw(f)).unwrap_or_else(|e| panic!("{e}"));
     t
 }
+
+/// Where the screen shows `needle`: its column and row.
+pub fn row_of(t: &Terminal<TestBackend>, needle: &str) -> (u16, u16) {
+    let buf = t.backend().buffer();
+    for y in 0..buf.area.height {
+        let row: String = (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect();
+        if let Some(i) = row.find(needle) {
+            return (row[..i].chars().count() as u16, y);
+        }
+    }
+    panic!("{needle:?} is not on screen:\n{}", t.backend());
+}

@@ -148,9 +148,7 @@ pub(crate) mod tests {
     use super::*;
     use roocode_client::trace::example;
 
-    fn key(code: KeyCode) -> KeyEvent {
-        KeyEvent::new(code, KeyModifiers::NONE)
-    }
+    use crate::test_support::key;
 
     /// A view showing the example trace.
     pub fn shown() -> TraceView {

@@ -7,7 +7,6 @@
 //! atomically with its permissions kept.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::Context;
@@ -184,24 +183,8 @@ impl ConfigFile {
             .with_context(|| format!("cannot write {shown}: it has no directory"))?;
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create the directory {}", dir.display()))?;
-        let file_name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        let temp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
-        let result = (|| -> std::io::Result<()> {
-            let mut file = std::fs::File::create_new(&temp)?;
-            file.write_all(text.as_bytes())?;
-            if let Ok(meta) = std::fs::metadata(&path) {
-                file.set_permissions(meta.permissions())?;
-            }
-            file.sync_all()?;
-            std::fs::rename(&temp, &path)
-        })();
-        if let Err(e) = result {
-            let _ = std::fs::remove_file(&temp);
-            return Err(anyhow::anyhow!("cannot write {shown}: {e}"));
-        }
+        crate::atomic::replace(&path, text.as_bytes())
+            .map_err(|e| anyhow::anyhow!("cannot write {shown}: {e}"))?;
         if self.scope == Scope::Local
             && let Some(roocode_dir) = self.path.parent()
         {

@@ -8,7 +8,7 @@ use std::fmt;
 
 use roocode_protocol::trace::{AgentTrace, SessionTrace};
 
-use super::{agent_label, agents, format};
+use super::{agent_label, agents};
 
 /// What to keep of a trace.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -120,7 +120,7 @@ fn find_agent<'a>(root: &'a AgentTrace, given: &str) -> Result<&'a AgentTrace, F
         known: all
             .iter()
             .map(|a| match a.kind.as_str() {
-                "main" => format!("main agent {}", format::short_id(&a.agent_id)),
+                "main" => format!("main agent {}", crate::agents::short(&a.agent_id)),
                 _ => agent_label(a),
             })
             .collect(),

@@ -38,12 +38,6 @@ pub fn percent(ratio: f64) -> String {
     format!("{:.0}%", (ratio * 100.0).clamp(0.0, 100.0))
 }
 
-/// The first 8 characters of an id's random tail (of the id when it is no UUID).
-pub fn short_id(id: &str) -> String {
-    let tail = roocode_protocol::short_id::tail(id).unwrap_or(id);
-    tail.chars().take(8).collect()
-}
-
 /// What a call was about, in a few words (`src/a.rs`, `cargo test`), from its input as
 /// recorded (JSON, possibly cut): the path, command or URL, paths relative to `cwd`.
 pub fn input_words(input: &str, cwd: Option<&Path>) -> String {
@@ -170,11 +164,5 @@ mod tests {
         assert_eq!(rfc3339_ms("2000-02-29T00:00:00Z"), Some(951_782_400_000));
         assert_eq!(rfc3339_ms("yesterday"), None);
         assert_eq!(rfc3339_ms("2026-11-30T12:00:00"), None, "no zone");
-    }
-
-    #[test]
-    fn short_ids_are_the_tail() {
-        assert_eq!(short_id("0199d1c2-0000-7000-8000-5c0a7e1d2b3c"), "5c0a7e1d");
-        assert_eq!(short_id("child"), "child");
     }
 }

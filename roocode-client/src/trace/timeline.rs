@@ -345,8 +345,7 @@ pub(super) fn origin(tool: &ToolTrace, cwd: Option<&Path>) -> Option<(String, u6
 /// `Total: 3 turns · 6 model calls · in 45,100 out 825 (cache 71%) · 6 tool calls
 /// (1 denied, 1 failed) · 1 sub-agent · $0.0512`.
 fn totals_text(t: &Totals) -> String {
-    let plural =
-        |n: usize, one: &str, many: &str| format!("{n} {}", if n == 1 { one } else { many });
+    let plural = |n: usize, one: &str, many: &str| crate::rewind::plural(n as u64, one, many);
     let ratio = if t.input_tokens == 0 {
         0.0
     } else {

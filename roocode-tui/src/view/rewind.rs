@@ -195,7 +195,7 @@ fn turn_line(t: &TurnSummary, width: usize) -> Line<'static> {
         .saturating_sub(str_width(&head) + str_width(&tail))
         .max(4);
     let prompt = match t.prompt.lines().next().map(str::trim) {
-        Some(p) if !p.is_empty() => p.to_owned(),
+        Some(p) if !p.is_empty() => crate::wrap::clean(p).into_owned(),
         _ => "(started by a notification)".to_owned(),
     };
     let prompt = clip(&prompt, room);
@@ -277,7 +277,7 @@ fn plan_body(plan: &RewindPlan, overwrite: bool, width: usize) -> Vec<Line<'stat
             };
             out.push(Line::from(vec![
                 Span::styled(format!("  {:<8} ", shown::action_word(f.action)), style),
-                Span::raw(clip(&f.path, width.saturating_sub(11))),
+                Span::raw(clip(&crate::wrap::clean(&f.path), width.saturating_sub(11))),
             ]));
             if let Some(why) = &f.conflict {
                 let then = if overwrite {

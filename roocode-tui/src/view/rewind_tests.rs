@@ -9,7 +9,7 @@ use roocode_protocol::rewind::RewindScope;
 
 use crate::app::App;
 use crate::rewind::tests::{plan, turns};
-use crate::test_support::{app, draw, ev, key, type_text};
+use crate::test_support::{app, draw, ev, key, row_of, type_text};
 
 /// A short conversation of one turn.
 fn conversation() -> App {
@@ -48,18 +48,6 @@ fn with_turns() -> App {
     a.on_key(key(KeyCode::Enter));
     a.set_turns(turns());
     a
-}
-
-/// The row of the screen whose text contains `needle`.
-fn row_of(t: &ratatui::Terminal<ratatui::backend::TestBackend>, needle: &str) -> (u16, u16) {
-    let buf = t.backend().buffer();
-    for y in 0..buf.area.height {
-        let row: String = (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect();
-        if let Some(i) = row.find(needle) {
-            return (row[..i].chars().count() as u16, y);
-        }
-    }
-    panic!("{needle:?} is not on screen:\n{}", t.backend());
 }
 
 #[test]

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use crate::app::{App, Connection};
 use crate::picker::Picker;
-use crate::test_support::{app, commands, draw, ev, key, session, type_text};
+use crate::test_support::{app, commands, draw, ev, key, row_of, session, type_text};
 
 const ANSWER: &str = "## Plan\n\nThe parser drops the *last* token when the input ends \
 without a newline. I will:\n\n1. add `ensure_newline` before lexing;\n2. keep the \
@@ -132,19 +132,6 @@ fn conversation() -> App {
     // Expand the edit (entry 3: user, answer, read, edit).
     a.transcript.toggle_tool(3, false);
     a
-}
-
-/// The row of the screen whose text contains `needle`.
-fn row_of(t: &ratatui::Terminal<ratatui::backend::TestBackend>, needle: &str) -> (u16, u16) {
-    let buf = t.backend().buffer();
-    for y in 0..buf.area.height {
-        let row: String = (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect();
-        if let Some(i) = row.find(needle) {
-            let x = row[..i].chars().count() as u16;
-            return (x, y);
-        }
-    }
-    panic!("{needle:?} is not on screen:\n{}", t.backend());
 }
 
 #[test]

@@ -6,19 +6,7 @@ use ratatui::style::Color;
 use roocode_client::trace::example;
 
 use crate::app::App;
-use crate::test_support::{app, ctrl, draw, key};
-
-/// The row of the screen whose text contains `needle`.
-fn row_of(t: &ratatui::Terminal<ratatui::backend::TestBackend>, needle: &str) -> (u16, u16) {
-    let buf = t.backend().buffer();
-    for y in 0..buf.area.height {
-        let row: String = (0..buf.area.width).map(|x| buf[(x, y)].symbol()).collect();
-        if let Some(i) = row.find(needle) {
-            return (row[..i].chars().count() as u16, y);
-        }
-    }
-    panic!("{needle:?} is not on screen:\n{}", t.backend());
-}
+use crate::test_support::{app, ctrl, draw, key, row_of};
 
 fn open() -> App {
     let mut a = app();

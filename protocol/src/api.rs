@@ -23,6 +23,7 @@ use crate::session::{
 };
 use crate::teams::{MailInfo, TeamInfo};
 use crate::trace::{SessionTrace, TraceBody};
+use crate::workflow::{LoopInfo, WorkflowInfo};
 
 /// Result type of every RPC method.
 pub type RpcResult<T> = Result<T, ErrorObjectOwned>;
@@ -339,4 +340,22 @@ pub trait McpApi {
         env: crate::session::ClientEnv,
         name: String,
     ) -> RpcResult<McpApproval>;
+}
+
+/// `workflow.*`: workflow functions, their artifacts (see [`crate::workflow`]).
+#[rpc(server, client, namespace = "workflow", namespace_separator = ".")]
+pub trait WorkflowApi {
+    /// One agent's functions and its session's artifacts (`session_id`: a session or
+    /// agent id, or a unique prefix).
+    #[method(name = "get", param_kind = map)]
+    async fn get(&self, session_id: String) -> RpcResult<WorkflowInfo>;
+
+    /// The loops of a session (`session_id`), or of every session, newest first.
+    #[method(name = "loops", param_kind = map)]
+    async fn loops(&self, session_id: Option<String>) -> RpcResult<Vec<LoopInfo>>;
+
+    /// Stops a running loop (`loop_id`: its id or a unique prefix) and its round's
+    /// worker; the loop's origin is told. The loop as it ended.
+    #[method(name = "stop_loop", param_kind = map)]
+    async fn stop_loop(&self, loop_id: String) -> RpcResult<LoopInfo>;
 }

@@ -264,6 +264,17 @@ pub enum EventPayload {
         stopped: Option<String>,
         message: String,
     },
+    /// A workflow changed (see [`crate::workflow`]): `step` is `activated`, `phase` (a
+    /// function's phase changed: `phase` says to what), `transition`, `artifact` (captured),
+    /// `evidence`, `continuation`, `refused` (a transition that may not run); `name` is the
+    /// function (or artifact) concerned; `message` one line for a person.
+    Workflow {
+        step: String,
+        name: String,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        phase: Option<crate::workflow::FunctionPhase>,
+        message: String,
+    },
     TurnCompleted {
         turn_id: String,
         stop_reason: StopReason,
@@ -384,6 +395,7 @@ impl EventPayload {
             EventPayload::Rewound { .. } => "rewound",
             EventPayload::ReplayDivergence { .. } => "replay_divergence",
             EventPayload::ReplayFinished { .. } => "replay_finished",
+            EventPayload::Workflow { .. } => "workflow",
             EventPayload::TurnCompleted { .. } => "turn_completed",
             EventPayload::AgentSpawned { .. } => "agent_spawned",
             EventPayload::AgentProgress { .. } => "agent_progress",

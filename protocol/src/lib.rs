@@ -59,6 +59,7 @@ pub mod session;
 pub mod short_id;
 pub mod teams;
 pub mod trace;
+pub mod workflow;
 
 pub use mode::Mode;
 

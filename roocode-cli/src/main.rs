@@ -18,6 +18,7 @@ mod idle;
 mod import;
 mod input;
 mod logs;
+mod loops;
 mod mailbox;
 mod mcp;
 mod otlp;
@@ -47,6 +48,7 @@ mod timefmt;
 mod trace;
 mod turn;
 mod wait_agents;
+mod workflow;
 
 use clap::{CommandFactory, Parser, Subcommand};
 
@@ -147,6 +149,14 @@ enum Cmd {
     /// Print the completion script of a shell (bash, zsh, fish); see the README to
     /// install it.
     Completions(completions::CompletionsArgs),
+    /// A session's workflow functions (phase, what they wait for, evidence) and its
+    /// artifacts; `--json`.
+    Workflow(workflow::WorkflowArgs),
+    /// List the `|loop|`s: phase, rounds, task (`--session S`, `--json`).
+    Loops(loops::LoopsArgs),
+    /// Act on a loop: `loop stop ID`.
+    #[command(subcommand)]
+    Loop(loops::LoopCmd),
 }
 
 fn main() {
@@ -188,6 +198,9 @@ async fn dispatch(cli: Cli) -> anyhow::Result<i32> {
         Cmd::Import(args) => import::run(args).await,
         Cmd::Rewind(args) => rewind::run(args).await,
         Cmd::Trace(args) => trace::run(args).await,
+        Cmd::Workflow(args) => workflow::run(args).await,
+        Cmd::Loops(args) => loops::list(args).await,
+        Cmd::Loop(cmd) => loops::run(cmd).await,
         Cmd::Replay(args) => replay::run(args).await,
         Cmd::Rm { id } => session_cmds::remove(&id).await,
         Cmd::Pending(args) => pending::run(args).await,

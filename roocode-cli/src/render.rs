@@ -177,6 +177,7 @@ pub fn agent_event_line(ev: &Event, names: &AgentNames) -> Option<String> {
             summary,
         )),
         EventPayload::Injected { kind, text, .. } => Some(agents::injected_line(kind, text)),
+        EventPayload::Workflow { .. } => roocode_client::workflow::line(&ev.payload),
         EventPayload::TeamMember { .. }
         | EventPayload::TaskUpdated { .. }
         | EventPayload::MailboxMessage { .. } => roocode_client::teams::event_line(ev),
@@ -349,6 +350,7 @@ impl Transcript {
             | EventPayload::AgentBackgrounded
             | EventPayload::AgentCompleted { .. }
             | EventPayload::Injected { .. }
+            | EventPayload::Workflow { .. }
             // Team events: shown above too.
             | EventPayload::TeamMember { .. }
             | EventPayload::TaskUpdated { .. }

@@ -9,8 +9,8 @@
 //! its end). A teammate never completes: it is done with when it is idle and the lead
 //! has read its idle notice (or when it stopped). Everything comes from the parent's
 //! events (`agent_spawned`, `agent_backgrounded`, `agent_completed`, `team_member`,
-//! `injected`, turn events) plus one `agent.list` for the agents started before we
-//! subscribed; no polling. An idle notice names its teammate, not an agent id: the
+//! `injected`, turn events, a loop round's `workflow` end) plus one `agent.list` for
+//! the agents started before we subscribed; no polling. An idle notice names its teammate, not an agent id: the
 //! names come from `team_member` events only (a plain sub-agent may share a
 //! teammate's name).
 
@@ -134,6 +134,14 @@ impl AgentWait {
                             c.notified = true;
                         }
                     }
+                }
+            }
+            // A `|loop|` round's worker ended and the loop took its end over (a line in
+            // the parent's inbox, read at its next model call, never a wake): it is
+            // done with. The loop's last round notifies as usual.
+            EventPayload::Workflow { step, .. } if step == "loop_round" => {
+                if let Some(c) = self.children.get_mut(agent_id) {
+                    c.notified = true;
                 }
             }
             EventPayload::TurnStarted { turn_id } => self.running = Some(turn_id.clone()),

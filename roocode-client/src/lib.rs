@@ -22,6 +22,7 @@ pub mod sequence;
 pub mod teams;
 pub mod trace;
 pub mod transcript;
+pub mod workflow;
 
 pub use connect::{ConnectError, RpcClient, build_mismatch_warning, connect, connect_raw};
 pub use env::client_env;

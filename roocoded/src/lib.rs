@@ -41,3 +41,4 @@ pub mod snapshot;
 pub mod store;
 pub mod tools;
 pub mod trace;
+pub mod workflow;

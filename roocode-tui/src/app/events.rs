@@ -185,6 +185,11 @@ impl App {
                     t.notice(line, style);
                 }
             }
+            EventPayload::Workflow { .. } => {
+                if let Some(line) = roocode_client::workflow::line(&ev.payload) {
+                    t.notice(line, theme::DIM);
+                }
+            }
             EventPayload::TurnCompleted {
                 stop_reason, error, ..
             } => {

@@ -49,6 +49,7 @@ mod tool_trail;
 mod turn;
 mod turn_config;
 mod turns;
+pub mod workflow;
 
 pub use approvals::{Approvals, PermissionAnswer, PermissionAsk};
 pub use engine::Engine;

@@ -105,6 +105,8 @@ pub struct SessionRuntime {
     pub session_started: AtomicBool,
     /// `stop`-hook continuations since the last genuine user message, and in all.
     pub continuations: std::sync::Mutex<(u32, u32)>,
+    /// The agent has workflow functions (rows in the store): its turns evaluate them.
+    pub workflow: AtomicBool,
 }
 
 impl SessionRuntime {
@@ -130,6 +132,7 @@ impl SessionRuntime {
             hooks_unapproved_told: AtomicBool::new(false),
             session_started: AtomicBool::new(false),
             continuations: std::sync::Mutex::new((0, 0)),
+            workflow: AtomicBool::new(false),
         }
     }
 }

@@ -15,10 +15,11 @@
 
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use roocode_protocol::session::ClientEnv;
 
+use super::workflow::StoredArgs;
 use super::{AgentError, Engine};
 use crate::config::Config;
 use crate::skills::{self, Arguments, Skill, SkillSet, UnknownSkill};
@@ -54,6 +55,13 @@ pub struct Activated {
     /// Their instructions (or the reminder standing for those whose `requires` are not
     /// met), in injection order.
     pub injections: Vec<String>,
+    /// The workflow functions among them, with their arguments: activated as state,
+    /// their instructions told before each model call while they apply.
+    pub functions: Vec<(String, StoredArgs)>,
+    /// The skills read (when the message activated any).
+    pub skills: Option<Arc<SkillSet>>,
+    /// `|loop…|`: the built-in loop's activation, the message being its task.
+    pub looping: Option<skills::Activation>,
 }
 
 /// The session's skills, read now (see `crate::commands::user_dirs`).
@@ -75,20 +83,19 @@ impl Engine {
     }
 
     /// At a turn's start: queues the skill listing when it changed since the model last
-    /// saw it, and the `skills.auto` skills not injected yet. Returns whether anything
-    /// was queued.
+    /// saw it, and the `skills.auto` skills not injected yet (a workflow function among
+    /// them is activated by the turn instead). Returns the skills read.
     pub(super) async fn skills_turn_start(
         &self,
         row: &SessionRow,
         told: &SkillsTold,
         env: &ClientEnv,
         config: &Config,
-    ) -> Result<bool, AgentError> {
+    ) -> Result<Arc<SkillSet>, AgentError> {
         let set = load(self, row, env).await;
         for problem in &set.problems {
             tracing::warn!(session = %row.id, "skill not loaded: {problem}");
         }
-        let mut queued = false;
         let digest = set.digest();
         let changed = {
             let mut last = told.listing.lock().unwrap_or_else(PoisonError::into_inner);
@@ -108,7 +115,6 @@ impl Engine {
                 self.store
                     .queue_injection(&row.id, InjectionKind::SkillListing, &text)
                     .await?;
-                queued = true;
             }
         }
         for name in &config.skills.auto {
@@ -116,8 +122,11 @@ impl Engine {
                 tracing::warn!(session = %row.id, skill = %name, "skills.auto names a skill that does not exist");
                 continue;
             };
+            if skill.function.is_some() {
+                continue;
+            }
             let body = skills::substitute(&skill.body, &skill.params, &Arguments::default());
-            let stamp = format!("{:x}", fxhash(&body));
+            let stamp = format!("{:x}", crate::workflow::fnv(&body));
             let fresh = {
                 let mut auto = told.auto.lock().unwrap_or_else(PoisonError::into_inner);
                 auto.insert(name.clone(), stamp.clone()).as_deref() != Some(stamp.as_str())
@@ -127,10 +136,9 @@ impl Engine {
                 self.store
                     .queue_injection(&row.id, InjectionKind::Skill, &text)
                     .await?;
-                queued = true;
             }
         }
-        Ok(queued)
+        Ok(Arc::new(set))
     }
 
     /// Handles the activation syntax at the start of `text` (see the module doc); a
@@ -146,6 +154,9 @@ impl Engine {
             text: text.to_string(),
             scope: None,
             injections: Vec::new(),
+            functions: Vec::new(),
+            skills: None,
+            looping: None,
         };
         let Some(parsed) = skills::activation::parse(text) else {
             return Ok(plain());
@@ -153,10 +164,37 @@ impl Engine {
         let set = load(self, row, env).await;
         let resolved = skills::resolve(&set, &parsed.activations)
             .map_err(|e: UnknownSkill| AgentError::Invalid(e.to_string()))?;
-        let active: Vec<&Skill> = resolved.iter().map(|(s, _)| *s).collect();
+        if let Some((_, activation)) = resolved.iter().find(|(s, _)| is_the_loop(s)) {
+            if resolved.len() > 1 {
+                return Err(AgentError::Invalid(
+                    "|loop| runs the rest of the message as a task in rounds: activate it alone (write the other skills' instructions into the task)".into(),
+                ));
+            }
+            let mut activated = plain();
+            activated.text = parsed.rest.trim().to_string();
+            activated.looping = Some((*activation).clone());
+            return Ok(activated);
+        }
+        let functions: Vec<(String, StoredArgs)> = resolved
+            .iter()
+            .filter(|(s, _)| s.function.is_some())
+            .map(|(s, a)| (s.name.clone(), StoredArgs::of(a)))
+            .collect();
+        let active: Vec<&Skill> = resolved
+            .iter()
+            .map(|(s, _)| *s)
+            .filter(|s| s.function.is_none())
+            .collect();
         let unmet = skills::unmet_requires(&active);
         let mut injections = Vec::new();
         let mut scopes = Vec::new();
+        for (skill, _) in resolved.iter().filter(|(s, _)| s.function.is_some()) {
+            scopes.push(crate::tools::skill::scope_of(
+                skill,
+                &format!("|{}|", skill.name),
+                true,
+            ));
+        }
         for skill in skills::by_priority(active.iter().copied()) {
             if unmet.iter().any(|(s, _)| s.name == skill.name) {
                 continue;
@@ -200,8 +238,17 @@ impl Engine {
             text,
             scope: Some(scope).filter(|s| !s.is_empty()),
             injections,
+            functions,
+            skills: Some(Arc::new(set)),
+            looping: None,
         })
     }
+}
+
+/// Whether `skill` is the built-in `loop` (a project or user skill of that name
+/// shadows it and is an ordinary skill).
+fn is_the_loop(skill: &Skill) -> bool {
+    skill.name == super::workflow::LOOP_SKILL && skill.source == skills::SkillSource::BuiltIn
 }
 
 /// An active skill as the model reads it.
@@ -212,11 +259,4 @@ fn skill_text(skill: &Skill, body: &str) -> String {
         skill.origin(),
         body.trim_end()
     )
-}
-
-/// A cheap, stable fingerprint of a text (FNV-1a, 64 bits).
-fn fxhash(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
-    })
 }

@@ -34,6 +34,7 @@ mod request;
 mod snapshot;
 mod stop_hooks;
 mod window;
+mod workflow;
 
 /// Result text given to tool calls a user interrupt left without one.
 pub const INTERRUPTED_BY_USER: &str = "Interrupted by user: this tool call did not complete.";
@@ -97,6 +98,7 @@ pub(super) async fn run(engine: &Arc<Engine>, rt: &Arc<SessionRuntime>) {
         continued: 0,
         recovery: recover::TurnRecovery::default(),
         snapshotted: None,
+        skills: None,
     };
     let result = turn.run(cached.take()).instrument(span.clone()).await;
     turn.snapshot_after().instrument(span.clone()).await;
@@ -172,6 +174,9 @@ struct Turn<'a> {
     recovery: recover::TurnRecovery,
     /// The workspace snapshotted before the turn, snapshotted again after it.
     snapshotted: Option<PathBuf>,
+    /// The session's skills as the turn's start read them (workflow functions are
+    /// evaluated against them).
+    skills: Option<Arc<crate::skills::SkillSet>>,
 }
 
 impl Turn<'_> {
@@ -243,6 +248,7 @@ impl Turn<'_> {
             .get()
             .is_none()
             .then(|| self.context.to_vec());
+        self.workflow_turn_start().await?;
         self.deliver_queued().await?;
         self.first_delivery_done();
         let mut live = None;
@@ -320,9 +326,11 @@ impl Turn<'_> {
                 let told = &self.rt.skills_told;
                 // The skill listing and what `session_start` hooks added, before the
                 // first model call.
-                self.engine
+                let skills = self
+                    .engine
                     .skills_turn_start(&row, told, &env, &now)
                     .await?;
+                self.workflow_auto(skills, &now.skills.auto).await?;
                 self.deliver_inbox(false).await?;
             }
         }
@@ -395,6 +403,9 @@ impl Turn<'_> {
                 .await?;
             self.deliver_injections().await?;
         }
+        if built.is_ok() {
+            self.workflow_before_call().await?;
+        }
         Ok(built)
     }
 
@@ -405,7 +416,10 @@ impl Turn<'_> {
     ) -> Result<Option<TurnEnd>, AgentError> {
         self.manage_context(settings).await?;
         let response = match self.ask_model(settings).await? {
-            Asked::Answer(response) => response,
+            Asked::Answer(response) => {
+                self.workflow_after_message(&response.content).await?;
+                response
+            }
             Asked::End(end) => return Ok(Some(end)),
             Asked::Failed(e, learned) => {
                 return match recover::Failure::of_call(&e, learned, &settings.agent.model) {
@@ -434,7 +448,8 @@ impl Turn<'_> {
         }
         if calls.is_empty() {
             if response.stop_reason != ModelStopReason::MaxTokens
-                && self.continue_by_hooks(settings).await?
+                && (self.continue_by_functions(settings).await?
+                    || self.continue_by_hooks(settings).await?)
             {
                 return Ok(None);
             }
@@ -448,6 +463,7 @@ impl Turn<'_> {
             }));
         }
         let ran = self.run_tools(settings, &calls).await?;
+        self.workflow_after_tools(&calls).await?;
         if self.child.is_some() {
             self.engine.child_progress(self.id(), &calls).await;
         }

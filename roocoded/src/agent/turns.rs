@@ -27,6 +27,18 @@ impl Engine {
         let row = self.resolve(&params.session_id).await?;
         let mut extra = self.prompt_hooks(&row, &params).await?;
         let activated = self.activate(&row, &params.env, &params.text).await?;
+        if let Some(looping) = &activated.looping {
+            let told = self
+                .start_loop(&row, &params.env, looping, &activated.text)
+                .await?;
+            params.text = activated.text;
+            extra.push((InjectionKind::Workflow, told));
+            return self.enqueue(params, None, extra).await;
+        }
+        if let Some(skills) = activated.skills {
+            self.activate_functions(&row, skills, &activated.functions)
+                .await?;
+        }
         params.text = activated.text;
         let mut injections: Vec<(InjectionKind, String)> = activated
             .injections

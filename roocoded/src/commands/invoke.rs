@@ -29,6 +29,26 @@ pub(super) async fn run(
     args: &str,
     env: ClientEnv,
 ) -> Result<CommandOutput, AgentError> {
+    // A workflow function (or the built-in loop) keeps state: `/name args` is its
+    // activation, `|name| args`, through the engine's own send.
+    if let Target::Skill(skill) = &entry.target
+        && (skill.function.is_some()
+            || (skill.name == crate::agent::workflow::LOOP_SKILL
+                && skill.source == crate::skills::SkillSource::BuiltIn))
+    {
+        let params = SendParams {
+            session_id: row.id.clone(),
+            text: format!("|{}| {args}", skill.name),
+            env,
+            model: None,
+            mode: None,
+        };
+        let sent = engine.send(params).await?;
+        return Ok(CommandOutput {
+            output: format!("/{}: activated (|{}|)", entry.name, skill.name),
+            sent: Some(sent),
+        });
+    }
     let (text, scope, what) = match &entry.target {
         Target::Skill(skill) => {
             let (text, scope) = skill_message(skill, args)?;

@@ -35,7 +35,7 @@ type Reply<'a> = BoxFuture<'a, Result<String, AgentError>>;
 
 /// Runs a command on a session with its arguments (trimmed; empty when none) and the
 /// client's environment (its `HOME` finds the user's files).
-type Handler = for<'a> fn(&'a Engine, &'a SessionRow, &'a str, &'a ClientEnv) -> Reply<'a>;
+type Handler = for<'a> fn(&'a Arc<Engine>, &'a SessionRow, &'a str, &'a ClientEnv) -> Reply<'a>;
 
 /// One slash command.
 struct Command {
@@ -112,6 +112,28 @@ const COMMANDS: &[Command] = &[
         usage: "/hooks",
         description: "The configured hooks: event, what runs, from which file",
         run: |engine, row, _, env| listings::hooks(engine, row, env).boxed(),
+    },
+    Command {
+        name: "workflow",
+        usage: "/workflow",
+        description: "The workflow functions of this agent: phase, what they wait for, evidence, artifacts",
+        run: |engine, row, _, _| {
+            async move { Ok(engine.workflow_info(&row.id).await?.report()) }.boxed()
+        },
+    },
+    Command {
+        name: "artifacts",
+        usage: "/artifacts",
+        description: "The artifacts workflow functions captured in this session, and their files",
+        run: |engine, row, _, _| {
+            async move { Ok(engine.workflow_info(&row.id).await?.artifacts_report()) }.boxed()
+        },
+    },
+    Command {
+        name: "stop-loop",
+        usage: "/stop-loop",
+        description: "Stop this session's running |loop| and its round's worker",
+        run: |engine, row, _, _| async move { engine.stop_session_loop(&row.id).await }.boxed(),
     },
     Command {
         name: "resume",
@@ -232,7 +254,12 @@ fn unknown(name: &str, names: &[&str]) -> String {
     }
 }
 
-fn help<'a>(engine: &'a Engine, row: &'a SessionRow, _: &'a str, env: &'a ClientEnv) -> Reply<'a> {
+fn help<'a>(
+    engine: &'a Arc<Engine>,
+    row: &'a SessionRow,
+    _: &'a str,
+    env: &'a ClientEnv,
+) -> Reply<'a> {
     async move { Ok(help_text(&Catalog::load(engine, row, env).await.infos())) }.boxed()
 }
 
@@ -286,7 +313,12 @@ fn help_text(infos: &[CommandInfo]) -> String {
     lines.join("\n")
 }
 
-fn clear<'a>(engine: &'a Engine, row: &'a SessionRow, _: &'a str, _: &'a ClientEnv) -> Reply<'a> {
+fn clear<'a>(
+    engine: &'a Arc<Engine>,
+    row: &'a SessionRow,
+    _: &'a str,
+    _: &'a ClientEnv,
+) -> Reply<'a> {
     async move {
         engine.clear_context(&row.id).await?;
         Ok("Context cleared: the model starts afresh. The transcript stays in the session's history.".into())
@@ -295,7 +327,7 @@ fn clear<'a>(engine: &'a Engine, row: &'a SessionRow, _: &'a str, _: &'a ClientE
 }
 
 fn compact<'a>(
-    engine: &'a Engine,
+    engine: &'a Arc<Engine>,
     row: &'a SessionRow,
     focus: &'a str,
     _: &'a ClientEnv,
@@ -305,7 +337,12 @@ fn compact<'a>(
         .boxed()
 }
 
-fn mode<'a>(engine: &'a Engine, row: &'a SessionRow, mode: &'a str, _: &'a ClientEnv) -> Reply<'a> {
+fn mode<'a>(
+    engine: &'a Arc<Engine>,
+    row: &'a SessionRow,
+    mode: &'a str,
+    _: &'a ClientEnv,
+) -> Reply<'a> {
     async move {
         if mode.is_empty() {
             return Ok(format!("Mode: {}. Available: {}.", row.mode, Mode::names()));
@@ -317,7 +354,7 @@ fn mode<'a>(engine: &'a Engine, row: &'a SessionRow, mode: &'a str, _: &'a Clien
 }
 
 fn model<'a>(
-    engine: &'a Engine,
+    engine: &'a Arc<Engine>,
     row: &'a SessionRow,
     model: &'a str,
     _: &'a ClientEnv,

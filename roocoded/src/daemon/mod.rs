@@ -81,6 +81,8 @@ async fn run(paths: Paths) -> Result<(), DaemonError> {
     let engine = Arc::new(Engine::new(store.clone(), paths.clone()));
     engine.recover().await?;
     engine.resume_agents().await?;
+    // After the agents: a loop's running round has been resumed with them.
+    engine.resume_loops().await?;
     tracing::info!(
         pid = std::process::id(),
         socket = %paths.socket.display(),

@@ -20,6 +20,7 @@ mod session_api;
 mod subscribe;
 mod team_api;
 mod traced;
+mod workflow_api;
 
 use std::sync::Arc;
 use std::time::Instant;

@@ -51,6 +51,8 @@ pub const GUARDED: &[&str] = &[
     "mcp.list",
     "mcp.get",
     "mcp.approve",
+    // Stopping a loop stops agents: the user's decision, never a command's.
+    "workflow.stop_loop",
     "daemon.shutdown",
 ];
 

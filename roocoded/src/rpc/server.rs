@@ -12,7 +12,7 @@ use jsonrpsee::server::{
 use roocode_protocol::api::{
     AgentApiServer, CommandsApiServer, DaemonApiServer, DoctorApiServer, HooksApiServer,
     MailboxApiServer, McpApiServer, PendingApiServer, PermissionApiServer, QuestionApiServer,
-    SessionApiServer, TeamApiServer,
+    SessionApiServer, TeamApiServer, WorkflowApiServer,
 };
 use std::sync::Arc;
 
@@ -48,7 +48,7 @@ pub async fn serve(listener: &UnixListener, ctx: DaemonContext, stop: Cancellati
     let builder = Server::builder().set_config(cfg).to_service_builder();
     let mut methods = Methods::new();
     let handler = super::Handler(ctx.clone());
-    let parts: [Result<(), _>; 12] = [
+    let parts: [Result<(), _>; 13] = [
         methods.merge(DaemonApiServer::into_rpc(handler.clone())),
         methods.merge(SessionApiServer::into_rpc(handler.clone())),
         methods.merge(CommandsApiServer::into_rpc(handler.clone())),
@@ -60,7 +60,8 @@ pub async fn serve(listener: &UnixListener, ctx: DaemonContext, stop: Cancellati
         methods.merge(MailboxApiServer::into_rpc(handler.clone())),
         methods.merge(DoctorApiServer::into_rpc(handler.clone())),
         methods.merge(HooksApiServer::into_rpc(handler.clone())),
-        methods.merge(McpApiServer::into_rpc(handler)),
+        methods.merge(McpApiServer::into_rpc(handler.clone())),
+        methods.merge(WorkflowApiServer::into_rpc(handler)),
     ];
     for r in parts {
         if let Err(e) = r {

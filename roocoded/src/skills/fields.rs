@@ -8,6 +8,7 @@ use roocode_protocol::command::closest;
 use yaml_serde::{Mapping, Value};
 
 use super::error::{Invalid, Located};
+use super::function::{self, FunctionSpec};
 use super::{DEFAULT_PRIORITY, Param, Skill, SkillMode, SkillSource, valid_name};
 use crate::frontmatter::FileError;
 use crate::frontmatter::Split;
@@ -104,6 +105,7 @@ pub(crate) fn skill(
         references: None,
         tools: Vec::new(),
         warnings: Vec::new(),
+        function: None,
     };
     let mut seen: Vec<(Key, String)> = Vec::new();
     let mut modes: (Option<String>, Option<String>) = (None, None);
@@ -113,6 +115,16 @@ pub(crate) fn skill(
             Value::String(s) => s,
             other => format!("{other:?}"),
         };
+        if let Some(&(_, key)) = function::SPELLINGS.iter().find(|(s, _)| *s == spelling) {
+            let line = split.line_of(&spelling);
+            let spec = skill.function.get_or_insert_with(|| FunctionSpec {
+                continue_max: function::DEFAULT_CONTINUE_MAX,
+                ..FunctionSpec::default()
+            });
+            function::apply(spec, key, value)
+                .map_err(|e| Located::at(line, Invalid::field(&spelling, e)))?;
+            continue;
+        }
         let Some(&(_, known)) = SPELLINGS.iter().find(|(s, _)| *s == spelling) else {
             if NOT_APPLIED.contains(&spelling.as_str()) {
                 not_applied.push(spelling);
@@ -137,6 +149,18 @@ pub(crate) fn skill(
         seen.push((known, spelling));
     }
     skill.mode = resolve_mode(modes, split)?;
+    if let Some(spec) = &skill.function
+        && let Err((key, e)) = function::check(spec)
+    {
+        let spelling = function::SPELLINGS
+            .iter()
+            .find(|(_, k)| *k == key)
+            .map_or("observe", |(s, _)| *s);
+        return Err(Located::at(
+            split.line_of(spelling),
+            Invalid::field(spelling, e),
+        ));
+    }
     finish_name(&mut skill, split, default_name)?;
     warn(&mut skill, &not_applied, &unknown);
     Ok(skill)
@@ -367,7 +391,11 @@ fn warn(skill: &mut Skill, not_applied: &[String], unknown: &[String]) {
             not_applied.join(", ")
         ));
     }
-    let spellings: Vec<&str> = SPELLINGS.iter().map(|(s, _)| *s).collect();
+    let spellings: Vec<&str> = SPELLINGS
+        .iter()
+        .map(|(s, _)| *s)
+        .chain(function::SPELLINGS.iter().map(|(s, _)| *s))
+        .collect();
     for key in unknown {
         let hint = match closest(key, &spellings).first() {
             Some(best) => format!(" (did you mean `{best}`?)"),

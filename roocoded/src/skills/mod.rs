@@ -25,6 +25,7 @@ pub mod activation;
 mod builtin;
 mod error;
 mod fields;
+pub mod function;
 mod listing;
 pub mod order;
 mod scan;
@@ -43,6 +44,7 @@ use crate::project::UserDirs;
 
 pub use crate::frontmatter::Problem;
 pub use activation::{Activation, Activations};
+pub use function::FunctionSpec;
 pub use order::{UnknownSkill, by_priority, resolve, unmet_reminder, unmet_requires};
 pub use scan::{load, parse};
 pub use substitute::{Arguments, substitute};
@@ -171,6 +173,8 @@ pub struct Skill {
     /// What a person should know (unknown keys, keys not applied, YAML read leniently),
     /// one sentence each.
     pub warnings: Vec<String>,
+    /// Its state rules, when it is a workflow function ([`function`]).
+    pub function: Option<FunctionSpec>,
 }
 
 impl Skill {
@@ -232,3 +236,9 @@ pub fn valid_name(name: &str) -> bool {
 
 /// The longest skill name.
 pub const MAX_NAME_LEN: usize = 64;
+
+/// The built-in skill files (name, text), for tests elsewhere.
+#[cfg(test)]
+pub(crate) fn builtin_files() -> &'static [(&'static str, &'static str)] {
+    &builtin::FILES
+}

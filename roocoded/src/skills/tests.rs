@@ -26,7 +26,10 @@ fn the_built_ins_load_cleanly_as_designed() {
     let d = dirs();
     let set = d.load();
     assert_eq!(set.problems, []);
-    assert_eq!(set.names(), ["commit", "review", "test"]);
+    assert_eq!(
+        set.names(),
+        ["commit", "execute", "loop", "plan", "review", "test"]
+    );
     for s in &set.skills {
         assert_eq!(s.source, SkillSource::BuiltIn);
         assert_eq!(s.warnings, Vec::<String>::new(), "{}", s.name);
@@ -35,7 +38,8 @@ fn the_built_ins_load_cleanly_as_designed() {
             "{}",
             s.name
         );
-        assert!(s.model_invocable() && s.user_invocable);
+        assert!(s.user_invocable);
+        assert_eq!(s.model_invocable(), s.name != "loop", "{}", s.name);
         assert_eq!(s.path, None);
     }
     let commit = set.get("commit").unwrap();
@@ -125,7 +129,16 @@ fn the_highest_source_wins_and_the_losers_name_it() {
     assert_eq!(set.problems, []);
     assert_eq!(
         set.names(),
-        ["commit", "deploy", "only-claude", "review", "test"]
+        [
+            "commit",
+            "deploy",
+            "execute",
+            "loop",
+            "only-claude",
+            "plan",
+            "review",
+            "test"
+        ]
     );
     let deploy = set.get("deploy").unwrap();
     assert_eq!((deploy.source, deploy.body.as_str()), (PROJECT, "project"));
@@ -341,7 +354,12 @@ fn every_invalid_file_is_a_problem_with_its_line_and_the_rest_loads() {
     d.write(PROJECT, "good.md", skill("fine", "x"));
     d.write(PROJECT, "README.md", "# About these skills");
     let set = d.load();
-    assert_eq!(set.names(), ["commit", "dup", "good", "review", "test"]);
+    assert_eq!(
+        set.names(),
+        [
+            "commit", "dup", "execute", "good", "loop", "plan", "review", "test"
+        ]
+    );
     assert_eq!(set.get("dup").unwrap().description, "first");
     assert_eq!(set.problems.len(), expected.len(), "{:#?}", set.problems);
     for (path, line, message) in expected {

@@ -24,6 +24,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, RwLock};
 
 pub use manifest::{Change, FileEntry, Manifest};
+pub(crate) use objects::write_atomically;
 pub use objects::{BlobId, Objects, Swept};
 pub use prune::Pruned;
 

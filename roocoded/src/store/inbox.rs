@@ -28,6 +28,9 @@ pub enum InjectionKind {
     Recovery,
     /// A background agent the agent started has ended (`<task-notification>`).
     TaskNotification,
+    /// A workflow function's news: its instructions, its wait, its end, an observer's
+    /// text, a continuation.
+    Workflow,
 }
 
 impl InjectionKind {
@@ -39,6 +42,7 @@ impl InjectionKind {
             InjectionKind::SkillListing => "skill_listing",
             InjectionKind::Skill => "skill",
             InjectionKind::Hook => "hook",
+            InjectionKind::Workflow => "workflow",
         }
     }
 
@@ -51,6 +55,7 @@ impl InjectionKind {
             "skill_listing" => InjectionKind::SkillListing,
             "skill" => InjectionKind::Skill,
             "hook" => InjectionKind::Hook,
+            "workflow" => InjectionKind::Workflow,
             _ => InjectionKind::TaskNotification,
         }
     }

@@ -43,6 +43,8 @@ mod teams;
 mod trace;
 mod turn_snapshots;
 mod turns;
+mod workflow;
+mod workflow_loops;
 
 pub use agents::{AgentRow, NewAgent};
 pub use calls::{
@@ -62,6 +64,8 @@ pub use teams::{MemberEnd, MemberRow, MemberState, NewMember, TeamRow};
 pub use trace::{BodyRow, ToolCallRow};
 pub use turn_snapshots::{SessionTurn, TurnSnapshot};
 pub use turns::{InputRow, TurnState};
+pub use workflow::{AgentCounters, ArtifactRow, FunctionRow};
+pub use workflow_loops::{LoopRow, RoundRow};
 
 /// Migrations embedded from the workspace's `migrations/` folder.
 pub static MIGRATOR: sqlx::migrate::Migrator = sqlx::migrate!("../migrations");

@@ -355,6 +355,10 @@ impl Engine {
         row: &AgentRow,
         outcome: &Outcome,
     ) -> Result<(), AgentError> {
+        // A loop's round tells its loop instead (`workflow::rounds`).
+        if self.loop_round_ended(row, outcome).await? {
+            return Ok(());
+        }
         let text = notification::task_notification(&Ended {
             id: &row.id,
             name: &row.name,
@@ -362,6 +366,35 @@ impl Engine {
             state: outcome.state,
             result: &outcome.result,
             error: outcome.error.as_deref(),
+        });
+        if self
+            .store
+            .notify_parent(&row.id, InjectionKind::TaskNotification, &text)
+            .await?
+        {
+            self.wake(&row.parent_id).await?;
+        }
+        Ok(())
+    }
+
+    /// Queues `report` as the task notification of the loop round `row` (once: see
+    /// [`Engine::notify_parent_of`]) and wakes its parent, the loop's origin.
+    pub(in crate::agent) async fn notify_loop_end(
+        self: &Arc<Self>,
+        row: &AgentRow,
+        report: &str,
+    ) -> Result<(), AgentError> {
+        let state = match self.store.agent(&row.id).await? {
+            Some(now) => now.state,
+            None => row.state,
+        };
+        let text = notification::task_notification(&Ended {
+            id: &row.id,
+            name: &row.name,
+            description: &row.description,
+            state,
+            result: report,
+            error: None,
         });
         if self
             .store

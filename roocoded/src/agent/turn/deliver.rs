@@ -50,6 +50,7 @@ impl Turn<'_> {
             self.apply(next);
             self.reset_continuations();
             self.user_spoke().await;
+            self.workflow_user_message().await?;
             if let Some(scope) = q.scope {
                 self.rt.scopes.push(scope);
             }

@@ -58,21 +58,7 @@ impl Turn<'_> {
             self.notice("continuation_skipped", message).await?;
             return Ok(false);
         }
-        // This continuation's number for the message and in the session; none left.
-        let counted = {
-            let mut counts = self
-                .rt
-                .continuations
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner);
-            let room = counts.0 < max_message && counts.1 < max_session;
-            if room {
-                counts.0 += 1;
-                counts.1 += 1;
-            }
-            room.then_some(*counts)
-        };
-        let Some((n, total)) = counted else {
+        let Some((n, total)) = self.take_continuation(max_message, max_session) else {
             let message = format!(
                 "a stop hook asked the agent to go on, but it already went on {max_message} time(s) for this message or {max_session} in this session (continuation.max_per_message, continuation.max_per_session)"
             );
@@ -96,8 +82,28 @@ impl Turn<'_> {
         Ok(true)
     }
 
+    /// Counts one more continuation for the message and the session, and returns the
+    /// two counts; `None` when either limit is reached (nothing counted).
+    pub(super) fn take_continuation(
+        &self,
+        max_message: u32,
+        max_session: u32,
+    ) -> Option<(u32, u32)> {
+        let mut counts = self
+            .rt
+            .continuations
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let room = counts.0 < max_message && counts.1 < max_session;
+        if room {
+            counts.0 += 1;
+            counts.1 += 1;
+        }
+        room.then_some(*counts)
+    }
+
     /// Whether a background agent of this session is still at work.
-    async fn background_agents_run(&self) -> Result<bool, AgentError> {
+    pub(super) async fn background_agents_run(&self) -> Result<bool, AgentError> {
         let children = self.engine.store().children(self.id()).await?;
         Ok(children.iter().any(|c| {
             c.background

@@ -1,0 +1,372 @@
+//! The `|loop|` tables (migration 0013): a `workflow_loops` row per loop (its origin,
+//! root, task, settings, phase) and a `workflow_loop_rounds` row per round, written
+//! before the round's worker starts so a round is never run twice.
+
+use roocode_protocol::workflow::LoopPhase;
+
+use super::{Store, StoreError};
+
+/// A loop as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LoopRow {
+    pub id: String,
+    pub session_id: String,
+    pub root_id: String,
+    pub task: String,
+    pub objective: Option<String>,
+    pub mode: String,
+    pub rounds: u32,
+    pub phase: LoopPhase,
+    pub reason: Option<String>,
+    pub created_at: i64,
+}
+
+/// A round as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoundRow {
+    pub loop_id: String,
+    pub round: u32,
+    pub agent_id: Option<String>,
+    pub state: String,
+    pub summary: Option<String>,
+    pub summary_hash: Option<String>,
+    pub workspace: Option<String>,
+}
+
+type LoopTuple = (
+    String,
+    String,
+    String,
+    String,
+    Option<String>,
+    String,
+    i64,
+    String,
+    Option<String>,
+    i64,
+);
+
+/// The columns [`loop_row`] reads, in its order.
+macro_rules! loop_columns {
+    () => {
+        "id, session_id, root_id, task, objective, mode, rounds, phase, reason, created_at"
+    };
+}
+
+fn loop_row(t: LoopTuple) -> LoopRow {
+    LoopRow {
+        id: t.0,
+        session_id: t.1,
+        root_id: t.2,
+        task: t.3,
+        objective: t.4,
+        mode: t.5,
+        rounds: u32::try_from(t.6.max(0)).unwrap_or(0),
+        // A phase a newer build wrote is one this build leaves alone.
+        phase: LoopPhase::parse(&t.7).unwrap_or(LoopPhase::Failed),
+        reason: t.8,
+        created_at: t.9,
+    }
+}
+
+type RoundTuple = (
+    String,
+    i64,
+    Option<String>,
+    String,
+    Option<String>,
+    Option<String>,
+    Option<String>,
+);
+
+fn round_row(t: RoundTuple) -> RoundRow {
+    RoundRow {
+        loop_id: t.0,
+        round: u32::try_from(t.1.max(0)).unwrap_or(0),
+        agent_id: t.2,
+        state: t.3,
+        summary: t.4,
+        summary_hash: t.5,
+        workspace: t.6,
+    }
+}
+
+/// The columns [`round_row`] reads, in its order.
+macro_rules! round_columns {
+    () => {
+        "loop_id, round, agent_id, state, summary, summary_hash, workspace"
+    };
+}
+
+impl Store {
+    /// Records a new loop, running.
+    pub async fn insert_loop(&self, row: &LoopRow) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        let now = crate::clock::now_ms();
+        sqlx::query(
+            "INSERT INTO workflow_loops (id, session_id, root_id, task, objective, mode, rounds,
+                 phase, reason, created_at, updated_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
+        )
+        .bind(&row.id)
+        .bind(&row.session_id)
+        .bind(&row.root_id)
+        .bind(&row.task)
+        .bind(&row.objective)
+        .bind(&row.mode)
+        .bind(i64::from(row.rounds))
+        .bind(row.phase.as_str())
+        .bind(&row.reason)
+        .bind(now)
+        .execute(&mut *conn)
+        .await?;
+        Ok(())
+    }
+
+    /// The loop `id`.
+    pub async fn workflow_loop(&self, id: &str) -> Result<Option<LoopRow>, StoreError> {
+        let mut conn = self.conn().await?;
+        let row: Option<LoopTuple> = sqlx::query_as(concat!(
+            "SELECT ",
+            loop_columns!(),
+            " FROM workflow_loops WHERE id = ?"
+        ))
+        .bind(id)
+        .fetch_optional(&mut *conn)
+        .await?;
+        Ok(row.map(loop_row))
+    }
+
+    /// The loops whose id starts with `prefix`.
+    pub async fn loops_with_prefix(&self, prefix: &str) -> Result<Vec<LoopRow>, StoreError> {
+        let mut conn = self.conn().await?;
+        let pattern = format!("{}%", prefix.replace(['%', '_'], ""));
+        let rows: Vec<LoopTuple> = sqlx::query_as(concat!(
+            "SELECT ",
+            loop_columns!(),
+            " FROM workflow_loops WHERE id LIKE ? LIMIT 2"
+        ))
+        .bind(pattern)
+        .fetch_all(&mut *conn)
+        .await?;
+        Ok(rows.into_iter().map(loop_row).collect())
+    }
+
+    /// The loops of `session_id` (every loop when `None`), newest first; only running
+    /// ones when `running`.
+    pub async fn workflow_loops(
+        &self,
+        session_id: Option<&str>,
+        running: bool,
+    ) -> Result<Vec<LoopRow>, StoreError> {
+        let mut conn = self.conn().await?;
+        let rows: Vec<LoopTuple> = sqlx::query_as(concat!(
+            "SELECT ",
+            loop_columns!(),
+            " FROM workflow_loops
+             WHERE (?1 IS NULL OR session_id = ?1) AND (NOT ?2 OR phase = 'running')
+             ORDER BY created_at DESC, id DESC"
+        ))
+        .bind(session_id)
+        .bind(running)
+        .fetch_all(&mut *conn)
+        .await?;
+        Ok(rows.into_iter().map(loop_row).collect())
+    }
+
+    /// How many loops run under the root session `root_id`.
+    pub async fn running_loops_of_root(&self, root_id: &str) -> Result<usize, StoreError> {
+        let mut conn = self.conn().await?;
+        let (n,): (i64,) = sqlx::query_as(
+            "SELECT COUNT(*) FROM workflow_loops WHERE root_id = ? AND phase = 'running'",
+        )
+        .bind(root_id)
+        .fetch_one(&mut *conn)
+        .await?;
+        Ok(usize::try_from(n).unwrap_or(usize::MAX))
+    }
+
+    /// Ends the loop `id` in `phase` for `reason`, if it still runs; whether it did.
+    pub async fn end_loop(
+        &self,
+        id: &str,
+        phase: LoopPhase,
+        reason: &str,
+    ) -> Result<bool, StoreError> {
+        let mut conn = self.conn().await?;
+        let done = sqlx::query(
+            "UPDATE workflow_loops SET phase = ?2, reason = ?3, updated_at = ?4
+             WHERE id = ?1 AND phase = 'running'",
+        )
+        .bind(id)
+        .bind(phase.as_str())
+        .bind(reason)
+        .bind(crate::clock::now_ms())
+        .execute(&mut *conn)
+        .await?;
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// The rounds of loop `id`, in order.
+    pub async fn loop_rounds(&self, id: &str) -> Result<Vec<RoundRow>, StoreError> {
+        let mut conn = self.conn().await?;
+        let rows: Vec<RoundTuple> = sqlx::query_as(concat!(
+            "SELECT ",
+            round_columns!(),
+            " FROM workflow_loop_rounds WHERE loop_id = ? ORDER BY round"
+        ))
+        .bind(id)
+        .fetch_all(&mut *conn)
+        .await?;
+        Ok(rows.into_iter().map(round_row).collect())
+    }
+
+    /// The round whose worker is `agent_id`, if it is one.
+    pub async fn round_of_agent(&self, agent_id: &str) -> Result<Option<RoundRow>, StoreError> {
+        let mut conn = self.conn().await?;
+        let row: Option<RoundTuple> = sqlx::query_as(concat!(
+            "SELECT ",
+            round_columns!(),
+            " FROM workflow_loop_rounds WHERE agent_id = ?"
+        ))
+        .bind(agent_id)
+        .fetch_optional(&mut *conn)
+        .await?;
+        Ok(row.map(round_row))
+    }
+
+    /// Records round `round` of loop `id` as starting (no worker yet). Fails if the
+    /// round was recorded before: a round is started once.
+    pub async fn insert_round(&self, id: &str, round: u32) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        sqlx::query(
+            "INSERT INTO workflow_loop_rounds (loop_id, round, state, started_at)
+             VALUES (?1, ?2, 'starting', ?3)",
+        )
+        .bind(id)
+        .bind(i64::from(round))
+        .bind(crate::clock::now_ms())
+        .execute(&mut *conn)
+        .await?;
+        Ok(())
+    }
+
+    /// The round's worker started.
+    pub async fn set_round_agent(
+        &self,
+        id: &str,
+        round: u32,
+        agent_id: &str,
+    ) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        sqlx::query(
+            "UPDATE workflow_loop_rounds SET agent_id = ?3, state = 'running'
+             WHERE loop_id = ?1 AND round = ?2",
+        )
+        .bind(id)
+        .bind(i64::from(round))
+        .bind(agent_id)
+        .execute(&mut *conn)
+        .await?;
+        Ok(())
+    }
+
+    /// Ends the round in `state` with what its worker said; whether it was still open
+    /// (a second end of the same round changes nothing).
+    pub async fn end_round(
+        &self,
+        id: &str,
+        round: u32,
+        state: &str,
+        summary: Option<&str>,
+        summary_hash: Option<&str>,
+        workspace: Option<&str>,
+    ) -> Result<bool, StoreError> {
+        let mut conn = self.conn().await?;
+        let done = sqlx::query(
+            "UPDATE workflow_loop_rounds
+             SET state = ?3, summary = ?4, summary_hash = ?5, workspace = ?6, ended_at = ?7
+             WHERE loop_id = ?1 AND round = ?2 AND state IN ('starting', 'running')",
+        )
+        .bind(id)
+        .bind(i64::from(round))
+        .bind(state)
+        .bind(summary)
+        .bind(summary_hash)
+        .bind(workspace)
+        .bind(crate::clock::now_ms())
+        .execute(&mut *conn)
+        .await?;
+        Ok(done.rows_affected() > 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::sessions::tests::new_session;
+    use super::*;
+
+    #[tokio::test]
+    async fn a_loop_and_its_rounds_round_trip_and_a_round_ends_once() {
+        let store = Store::memory().await.unwrap();
+        let session = store
+            .insert_session(&new_session("0191ab-1", "/p"))
+            .await
+            .unwrap()
+            .id;
+        let row = LoopRow {
+            id: "L1".into(),
+            session_id: session.clone(),
+            root_id: session.clone(),
+            task: "make it pass".into(),
+            objective: None,
+            mode: "inherit".into(),
+            rounds: 3,
+            phase: LoopPhase::Running,
+            reason: None,
+            created_at: 0,
+        };
+        store.insert_loop(&row).await.unwrap();
+        assert_eq!(store.running_loops_of_root(&session).await.unwrap(), 1);
+        store.insert_round("L1", 1).await.unwrap();
+        assert!(
+            store.insert_round("L1", 1).await.is_err(),
+            "a round is started once"
+        );
+        store.set_round_agent("L1", 1, "A1").await.unwrap();
+        assert_eq!(
+            store.round_of_agent("A1").await.unwrap().unwrap().state,
+            "running"
+        );
+        assert!(
+            store
+                .end_round("L1", 1, "completed", Some("did x"), Some("h"), None)
+                .await
+                .unwrap()
+        );
+        assert!(
+            !store
+                .end_round("L1", 1, "failed", None, None, None)
+                .await
+                .unwrap()
+        );
+        let rounds = store.loop_rounds("L1").await.unwrap();
+        assert_eq!(rounds[0].summary.as_deref(), Some("did x"));
+        assert!(
+            store
+                .end_loop("L1", LoopPhase::Complete, "3 rounds ran")
+                .await
+                .unwrap()
+        );
+        assert!(
+            !store
+                .end_loop("L1", LoopPhase::Stopped, "late")
+                .await
+                .unwrap()
+        );
+        assert_eq!(store.running_loops_of_root(&session).await.unwrap(), 0);
+        let loops = store.workflow_loops(Some(&session), false).await.unwrap();
+        assert_eq!(loops[0].phase, LoopPhase::Complete);
+        assert_eq!(store.loops_with_prefix("L").await.unwrap().len(), 1);
+    }
+}

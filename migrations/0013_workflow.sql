@@ -84,3 +84,27 @@ CREATE TABLE workflow_loop_rounds (
     PRIMARY KEY (loop_id, round)
 );
 CREATE INDEX workflow_loop_rounds_agent ON workflow_loop_rounds (agent_id);
+
+-- A collaboration graph (issue 17) per orchestrating session: the graph as it was
+-- parsed when the workflow started (`graph`, JSON, so an edit of the config does not
+-- change a running workflow), its state (`state`, JSON: frontier, completed, loop
+-- counters, last results, status, reason), and what the orchestrator was last told.
+-- Which agent a dispatch started is in `agents` (its type is the graph's node).
+CREATE TABLE workflow_graphs (
+    session_id  TEXT PRIMARY KEY REFERENCES sessions(id) ON DELETE CASCADE,
+    graph       TEXT NOT NULL,
+    state       TEXT NOT NULL,
+    status      TEXT NOT NULL,
+    told        TEXT,
+    updated_at  INTEGER NOT NULL
+);
+
+-- The dispatches a graph counted, so a completion advances it once: the agent, its
+-- node, and whether it was on the graph's route when it was dispatched.
+CREATE TABLE workflow_graph_dispatches (
+    agent_id    TEXT PRIMARY KEY,
+    session_id  TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+    node        TEXT NOT NULL,
+    on_route    INTEGER NOT NULL,
+    completed   INTEGER NOT NULL DEFAULT 0
+);

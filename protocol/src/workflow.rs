@@ -190,6 +190,65 @@ fn short(id: &str) -> &str {
     id.get(id.len().saturating_sub(8)..).unwrap_or(id)
 }
 
+/// A collaboration graph and where its workflow stands.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct GraphInfo {
+    /// Its agents (node names), in order.
+    pub agents: Vec<String>,
+    /// Its edges, `a -> b: label` or `a -> (exit)`.
+    pub edges: Vec<String>,
+    /// The agents it expects next.
+    pub frontier: Vec<String>,
+    /// The agents completed in the current round.
+    pub completed: Vec<String>,
+    pub iteration: u32,
+    /// `None` for a graph without a loop.
+    #[serde(default)]
+    pub max_iterations: Option<u32>,
+    /// Per loop (its agents joined by `+`), the iterations it made.
+    pub loop_counts: BTreeMap<String, u32>,
+    /// `active`, `complete` or `exhausted`.
+    pub status: String,
+    /// Why it ended.
+    #[serde(default)]
+    pub reason: Option<String>,
+    /// Dispatches off the route in a row.
+    pub off_route: u32,
+    /// Completions that advanced it.
+    pub steps: u32,
+    pub active: bool,
+}
+
+impl GraphInfo {
+    /// The graph for a person.
+    pub fn report(&self) -> String {
+        let mut out = format!(
+            "Collaboration graph ({}): {}\n",
+            self.status,
+            self.agents.join(", ")
+        );
+        for edge in &self.edges {
+            out.push_str(&format!("  {edge}\n"));
+        }
+        let max = self
+            .max_iterations
+            .map(|m| format!("/{m}"))
+            .unwrap_or_default();
+        out.push_str(&format!(
+            "  frontier: {}; completed: {}; iteration {}{max}; {} step(s); {} off-route dispatch(es) in a row\n",
+            list_or_none(&self.frontier),
+            list_or_none(&self.completed),
+            self.iteration,
+            self.steps,
+            self.off_route
+        ));
+        if let Some(reason) = &self.reason {
+            out.push_str(&format!("  ended: {reason}\n"));
+        }
+        out
+    }
+}
+
 /// `workflow.get`'s answer: one agent's workflow.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct WorkflowInfo {
@@ -203,6 +262,9 @@ pub struct WorkflowInfo {
     /// The loops it started, newest first.
     #[serde(default)]
     pub loops: Vec<LoopInfo>,
+    /// Its collaboration graph, when it orchestrates one.
+    #[serde(default)]
+    pub graph: Option<GraphInfo>,
 }
 
 impl WorkflowInfo {
@@ -264,6 +326,9 @@ impl WorkflowInfo {
             }
         }
         out.push_str(&self.artifacts_report());
+        if let Some(graph) = &self.graph {
+            out.push_str(&graph.report());
+        }
         if !self.loops.is_empty() {
             out.push_str("Loops:\n");
             for l in &self.loops {

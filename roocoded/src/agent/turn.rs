@@ -403,8 +403,15 @@ impl Turn<'_> {
                 .await?;
             self.deliver_injections().await?;
         }
-        if built.is_ok() {
+        if let Ok(settings) = &built {
             self.workflow_before_call().await?;
+            if self
+                .engine
+                .graph_before_call(&settings.session, &settings.config)
+                .await?
+            {
+                self.deliver_injections().await?;
+            }
         }
         Ok(built)
     }

@@ -122,6 +122,11 @@ pub struct Config {
     /// [`Config::idle_notify_after`].
     #[serde(default)]
     pub notifications: NotificationsConfig,
+    /// `collaboration:`: the graph the main agent's dispatches follow
+    /// ([`crate::workflow::graph`]); checked when the file is parsed, the last file's
+    /// whole block wins.
+    #[serde(default)]
+    pub collaboration: Option<RawValue>,
     /// The files that were read, in merge order.
     #[serde(skip)]
     pub sources: Vec<PathBuf>,
@@ -208,6 +213,13 @@ impl Config {
             problems.extend(servers.problems());
             validate::sort(&mut problems);
         }
+        if let Some(graph) = value.get("collaboration")
+            && let Err(e) = crate::workflow::graph::parse(graph)
+        {
+            let line = validate::key_line(text, &["collaboration"]).map(|l| (l as usize, 1));
+            problems.push(Problem::new(path, line, format!("collaboration: {e}")));
+            validate::sort(&mut problems);
+        }
         match read {
             Ok(mut config) if problems.is_empty() => {
                 config.sources = vec![path.to_path_buf()];
@@ -246,6 +258,7 @@ impl Config {
             skills,
             continuation,
             notifications,
+            collaboration,
             sources,
         } = later;
         override_with(&mut self.model, model);
@@ -314,6 +327,7 @@ impl Config {
         override_with(&mut self.mcp.startup_wait_ms, mcp.startup_wait_ms);
         override_with(&mut self.mcp.defer_threshold, mcp.defer_threshold);
         merge_raw(&mut self.hooks, hooks);
+        override_with(&mut self.collaboration, collaboration);
         override_with(
             &mut self.enable_verification_agent,
             enable_verification_agent,

@@ -35,6 +35,8 @@ pub enum Purpose {
     Compaction,
     /// WebFetch's reading of a page.
     WebFetch,
+    /// A collaboration graph's `converged` judge.
+    Judge,
 }
 
 impl Purpose {
@@ -44,6 +46,7 @@ impl Purpose {
             Purpose::Summarize => "summarize",
             Purpose::Compaction => COMPACTION_TURN_ID,
             Purpose::WebFetch => "tool:WebFetch",
+            Purpose::Judge => "workflow:judge",
         }
     }
 }

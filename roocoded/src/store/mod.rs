@@ -44,6 +44,7 @@ mod trace;
 mod turn_snapshots;
 mod turns;
 mod workflow;
+mod workflow_graphs;
 mod workflow_loops;
 
 pub use agents::{AgentRow, NewAgent};
@@ -65,6 +66,7 @@ pub use trace::{BodyRow, ToolCallRow};
 pub use turn_snapshots::{SessionTurn, TurnSnapshot};
 pub use turns::{InputRow, TurnState};
 pub use workflow::{AgentCounters, ArtifactRow, FunctionRow};
+pub use workflow_graphs::{DispatchRow, GraphRow};
 pub use workflow_loops::{LoopRow, RoundRow};
 
 /// Migrations embedded from the workspace's `migrations/` folder.

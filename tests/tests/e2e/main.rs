@@ -21,6 +21,7 @@ mod cost;
 mod daemon;
 mod durability;
 mod flight_recorder;
+mod graphs;
 mod hook_events;
 mod hook_notifications;
 mod hooks;

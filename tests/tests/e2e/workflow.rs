@@ -49,6 +49,14 @@ async fn plan_then_execute_through_the_artifact_gate() {
         "{told}"
     );
     assert!(!told.contains("|plan|"), "the syntax is removed");
+    let tools = crate::skills::tool_names(&requests[0].body);
+    assert!(tools.contains(&"Read".to_string()), "{tools:?}");
+    assert!(
+        !tools
+            .iter()
+            .any(|t| t == "Write" || t == "Edit" || t == "Bash"),
+        "planning has reading tools only: {tools:?}"
+    );
     assert!(
         first
             .stdout

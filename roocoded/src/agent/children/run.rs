@@ -309,6 +309,13 @@ impl Engine {
         }
         self.announce_end(&row, &outcome).await;
         tracing::info!(agent = %id, state = %outcome.state, "sub-agent ended");
+        // Before its parent hears of it: the parent's next model call sees the graph
+        // moved.
+        if outcome.state == AgentState::Completed
+            && let Err(e) = self.graph_completed(&row, &outcome.result).await
+        {
+            tracing::error!(agent = %id, "cannot advance the collaboration graph: {e}");
+        }
         let phase = entry.finish(outcome.clone());
         self.children.close_if(id, &entry);
         if phase == Phase::Background && recorded.is_ok() {

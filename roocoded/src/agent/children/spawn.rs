@@ -85,8 +85,34 @@ impl Engine {
         if let Some(id) = &request.resume {
             return self.resume_agent(parent, id, &request).await;
         }
+        let mut request = request;
+        // A collaboration graph counts the dispatch and gives the worker its role.
+        let dispatch = match &request.subagent_type {
+            Some(node) => self
+                .graph_dispatch(&parent.session, &parent.config, node)
+                .await
+                .map_err(|e| format!("the collaboration graph could not be read: {e}"))?
+                .map(|(on_route, role)| (node.clone(), on_route, role)),
+            None => None,
+        };
+        if let Some((_, _, role)) = &dispatch
+            && !role.is_empty()
+        {
+            request.prompt = format!(
+                "{}\n\n<collaboration-role>\n{role}\n</collaboration-role>",
+                request.prompt
+            );
+        }
         let plan = self.plan_child(parent, &request)?;
-        self.record_planned(parent, &request, plan).await
+        let started = self.record_planned(parent, &request, plan).await?;
+        if let Some((node, on_route, _)) = dispatch
+            && let Err(e) = self
+                .graph_dispatched(&parent.session.id, &started.id, &node, on_route)
+                .await
+        {
+            tracing::error!(agent = %started.id, "cannot record the graph's dispatch: {e}");
+        }
+        Ok(started)
     }
 
     /// Records and starts the child `plan` describes; if that fails, nothing of it

@@ -187,6 +187,8 @@ async fn read_answers(store: &Store, agent: &mut RecordedAgent) -> Result<(), St
             Some("summarize") => Purpose::Summarize,
             Some(p) if p == Purpose::Compaction.as_str() => Purpose::Compaction,
             Some(p) if p == Purpose::WebFetch.as_str() => continue,
+            // A graph's judge is not the agent's conversation.
+            Some(p) if p == Purpose::Judge.as_str() => continue,
             Some(_) => Purpose::Conversation,
             // Rows older than the column: the turn id tells compaction and tools.
             None if call.turn_id == Purpose::Compaction.as_str() => Purpose::Compaction,

@@ -20,6 +20,7 @@ pub mod artifacts;
 mod bench;
 mod evaluate;
 mod facts;
+mod graph;
 mod loops;
 mod observe;
 mod rounds;
@@ -142,12 +143,14 @@ impl Engine {
             })
             .collect();
         let loops = self.loop_infos(Some(&row.id)).await?;
+        let graph = self.graph_info(&row.id).await?;
         Ok(WorkflowInfo {
             session_id: row.id,
             functions,
             artifacts,
             iteration: bench.counters.iteration,
             loops,
+            graph,
         })
     }
 }

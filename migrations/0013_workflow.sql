@@ -68,6 +68,9 @@ CREATE TABLE workflow_loops (
     updated_at  INTEGER NOT NULL
 );
 CREATE INDEX workflow_loops_session ON workflow_loops (session_id, phase);
+-- One running loop per origin, whatever two clients send at once.
+CREATE UNIQUE INDEX workflow_loops_one_running ON workflow_loops (session_id)
+    WHERE phase = 'running';
 CREATE INDEX workflow_loops_root ON workflow_loops (root_id, phase);
 
 CREATE TABLE workflow_loop_rounds (

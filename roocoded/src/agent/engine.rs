@@ -57,6 +57,8 @@ pub struct Engine {
     pub(super) replays: super::replay::Replays,
     /// Writes what the flight recorder keeps, beside the turns.
     pub(super) recorder: crate::trace::writer::Writer,
+    /// One lock per loop and per orchestrator's graph (`agent::workflow`).
+    pub(super) workflow_locks: super::workflow::WorkflowLocks,
 }
 
 impl Engine {
@@ -75,6 +77,7 @@ impl Engine {
         Engine {
             snapshots,
             recorder: crate::trace::writer::Writer::start(store.clone()),
+            workflow_locks: Default::default(),
             approvals: Approvals::new(store.clone(), events.clone()),
             processes: ProcessBook::start(store.clone()),
             sessions: Sessions::new(store.clone()),

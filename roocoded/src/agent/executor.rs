@@ -157,6 +157,8 @@ pub(super) fn base_context(
             additional_dirs: config.additional_directories(),
             readable_dirs: vec![
                 engine.tool_results_dir(&row.id),
+                // What its workflow functions captured (`/artifacts`).
+                engine.artifact_dir(&row.id),
                 memory_dirs.user.clone(),
                 memory_dirs.project.clone(),
             ],

@@ -33,11 +33,23 @@ pub struct SkillsTold {
     listing: Mutex<Option<String>>,
     /// The `skills.auto` skills injected, with a digest of the body each was injected with.
     auto: Mutex<HashMap<String, String>>,
+    /// The conversation was rewritten since the workflow functions and graph were last
+    /// told: they are told again (see `agent::turn::workflow`).
+    workflow_stale: std::sync::atomic::AtomicBool,
 }
 
 impl SkillsTold {
-    /// `/clear`: the next turn tells everything again.
+    /// Whether the conversation was rewritten since the last call (and no longer).
+    pub fn take_workflow_stale(&self) -> bool {
+        self.workflow_stale
+            .swap(false, std::sync::atomic::Ordering::SeqCst)
+    }
+
+    /// `/clear`, a compaction, a rewind: what the model was told is gone, so the next
+    /// turn tells the skills again, and the next model call the workflow.
     pub fn forget(&self) {
+        self.workflow_stale
+            .store(true, std::sync::atomic::Ordering::SeqCst);
         *self.listing.lock().unwrap_or_else(PoisonError::into_inner) = None;
         self.auto
             .lock()

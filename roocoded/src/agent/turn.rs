@@ -403,16 +403,6 @@ impl Turn<'_> {
                 .await?;
             self.deliver_injections().await?;
         }
-        if let Ok(settings) = &built {
-            self.workflow_before_call().await?;
-            if self
-                .engine
-                .graph_before_call(&settings.session, &settings.config)
-                .await?
-            {
-                self.deliver_injections().await?;
-            }
-        }
         Ok(built)
     }
 
@@ -422,6 +412,15 @@ impl Turn<'_> {
         settings: &TurnSettings<'_>,
     ) -> Result<Option<TurnEnd>, AgentError> {
         self.manage_context(settings).await?;
+        // After a compaction, so what the model is told is not summarised away at once.
+        self.workflow_before_call().await?;
+        if self
+            .engine
+            .graph_before_call(&settings.session, &settings.config)
+            .await?
+        {
+            self.deliver_injections().await?;
+        }
         let response = match self.ask_model(settings).await? {
             Asked::Answer(response) => {
                 self.workflow_after_message(&response.content).await?;

@@ -83,6 +83,7 @@ async fn run(paths: Paths) -> Result<(), DaemonError> {
     engine.resume_agents().await?;
     // After the agents: a loop's running round has been resumed with them.
     engine.resume_loops().await?;
+    engine.resume_graphs().await?;
     tracing::info!(
         pid = std::process::id(),
         socket = %paths.socket.display(),

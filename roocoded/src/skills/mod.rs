@@ -179,8 +179,10 @@ pub struct Skill {
 
 impl Skill {
     /// Whether the model's listing shows it (and the `Skill` tool may load it).
+    /// A workflow function is never: its state lives from its activation (`|name|`,
+    /// `skills.auto`, a transition), which loading its body would skip.
     pub fn model_invocable(&self) -> bool {
-        !self.disable_model_invocation
+        !self.disable_model_invocation && self.function.is_none()
     }
 
     /// Where it was read from, for messages: its path, or `built-in`.

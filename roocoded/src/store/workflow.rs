@@ -185,6 +185,16 @@ impl Store {
         Ok(())
     }
 
+    /// A genuine user message: every function's continuations start over.
+    pub async fn reset_continuations(&self, session_id: &str) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        sqlx::query("UPDATE workflow_functions SET continuations = 0 WHERE session_id = ?")
+            .bind(session_id)
+            .execute(&mut *conn)
+            .await?;
+        Ok(())
+    }
+
     /// The agent's counters (zero before its first).
     pub async fn workflow_counters(&self, session_id: &str) -> Result<AgentCounters, StoreError> {
         let mut conn = self.conn().await?;

@@ -69,6 +69,16 @@ impl Store {
         Ok(())
     }
 
+    /// Forgets what the orchestrator was told of its graph (its context was rewritten).
+    pub async fn forget_told_graph(&self, session_id: &str) -> Result<(), StoreError> {
+        let mut conn = self.conn().await?;
+        sqlx::query("UPDATE workflow_graphs SET told = NULL WHERE session_id = ?")
+            .bind(session_id)
+            .execute(&mut *conn)
+            .await?;
+        Ok(())
+    }
+
     /// Records a dispatch of `node` by `session_id` as agent `agent_id`.
     pub async fn record_dispatch(
         &self,
@@ -110,6 +120,16 @@ impl Store {
                 completed,
             },
         ))
+    }
+
+    /// The agents whose dispatch a graph has not counted the completion of.
+    pub async fn open_dispatches(&self) -> Result<Vec<String>, StoreError> {
+        let mut conn = self.conn().await?;
+        let rows: Vec<(String,)> =
+            sqlx::query_as("SELECT agent_id FROM workflow_graph_dispatches WHERE completed = 0")
+                .fetch_all(&mut *conn)
+                .await?;
+        Ok(rows.into_iter().map(|(id,)| id).collect())
     }
 
     /// Marks the dispatch of `agent_id` completed and writes the graph's new state, in

@@ -235,40 +235,42 @@ impl Store {
         Ok(row.map(round_row))
     }
 
-    /// Records round `round` of loop `id` as starting (no worker yet). Fails if the
-    /// round was recorded before: a round is started once.
-    pub async fn insert_round(&self, id: &str, round: u32) -> Result<(), StoreError> {
-        let mut conn = self.conn().await?;
-        sqlx::query(
-            "INSERT INTO workflow_loop_rounds (loop_id, round, state, started_at)
-             VALUES (?1, ?2, 'starting', ?3)",
-        )
-        .bind(id)
-        .bind(i64::from(round))
-        .bind(crate::clock::now_ms())
-        .execute(&mut *conn)
-        .await?;
-        Ok(())
-    }
-
-    /// The round's worker started.
-    pub async fn set_round_agent(
+    /// Records round `round` of loop `id` as starting, its worker to be `agent_id`;
+    /// false (nothing recorded) when the loop no longer runs. Fails if the round was
+    /// recorded before: a round is started once.
+    pub async fn insert_round(
         &self,
         id: &str,
         round: u32,
         agent_id: &str,
-    ) -> Result<(), StoreError> {
+    ) -> Result<bool, StoreError> {
         let mut conn = self.conn().await?;
-        sqlx::query(
-            "UPDATE workflow_loop_rounds SET agent_id = ?3, state = 'running'
-             WHERE loop_id = ?1 AND round = ?2",
+        let done = sqlx::query(
+            "INSERT INTO workflow_loop_rounds (loop_id, round, agent_id, state, started_at)
+             SELECT ?1, ?2, ?3, 'starting', ?4
+             WHERE EXISTS (SELECT 1 FROM workflow_loops WHERE id = ?1 AND phase = 'running')",
         )
         .bind(id)
         .bind(i64::from(round))
         .bind(agent_id)
+        .bind(crate::clock::now_ms())
         .execute(&mut *conn)
         .await?;
-        Ok(())
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// The round's worker started; false when the round was ended meanwhile (a stop).
+    pub async fn set_round_running(&self, id: &str, round: u32) -> Result<bool, StoreError> {
+        let mut conn = self.conn().await?;
+        let done = sqlx::query(
+            "UPDATE workflow_loop_rounds SET state = 'running'
+             WHERE loop_id = ?1 AND round = ?2 AND state = 'starting'",
+        )
+        .bind(id)
+        .bind(i64::from(round))
+        .execute(&mut *conn)
+        .await?;
+        Ok(done.rows_affected() > 0)
     }
 
     /// Ends the round in `state` with what its worker said; whether it was still open
@@ -328,12 +330,13 @@ mod tests {
         };
         store.insert_loop(&row).await.unwrap();
         assert_eq!(store.running_loops_of_root(&session).await.unwrap(), 1);
-        store.insert_round("L1", 1).await.unwrap();
+        assert!(store.insert_round("L1", 1, "A1").await.unwrap());
         assert!(
-            store.insert_round("L1", 1).await.is_err(),
+            store.insert_round("L1", 1, "A2").await.is_err(),
             "a round is started once"
         );
-        store.set_round_agent("L1", 1, "A1").await.unwrap();
+        assert!(store.set_round_running("L1", 1).await.unwrap());
+        assert!(!store.set_round_running("L1", 1).await.unwrap());
         assert_eq!(
             store.round_of_agent("A1").await.unwrap().unwrap().state,
             "running"
@@ -365,8 +368,24 @@ mod tests {
                 .unwrap()
         );
         assert_eq!(store.running_loops_of_root(&session).await.unwrap(), 0);
+        assert!(
+            !store.insert_round("L1", 2, "A3").await.unwrap(),
+            "an ended loop starts no round"
+        );
+        // One running loop per origin, whatever races.
+        let second = LoopRow {
+            id: "L2".into(),
+            ..row.clone()
+        };
+        store.insert_loop(&second).await.unwrap();
+        let third = LoopRow {
+            id: "L3".into(),
+            ..row.clone()
+        };
+        assert!(store.insert_loop(&third).await.is_err());
         let loops = store.workflow_loops(Some(&session), false).await.unwrap();
-        assert_eq!(loops[0].phase, LoopPhase::Complete);
-        assert_eq!(store.loops_with_prefix("L").await.unwrap().len(), 1);
+        let first = loops.iter().find(|l| l.id == "L1").unwrap();
+        assert_eq!(first.phase, LoopPhase::Complete);
+        assert_eq!(store.loops_with_prefix("L1").await.unwrap().len(), 1);
     }
 }

@@ -113,6 +113,52 @@ pub enum ConditionError {
     YamlList { key: &'static str, found: String },
     #[error("a condition written as a mapping has exactly one key, all, any or not; found {keys}")]
     YamlKeys { keys: String },
+    #[error(
+        "the condition nests deeper than {MAX_DEPTH} levels or is longer than {MAX_CHARS} characters: split it"
+    )]
+    TooBig,
+}
+
+/// The deepest nesting of combinators (parentheses or YAML levels) a condition may
+/// have: a skill file is not trusted to keep the parser's recursion small.
+pub const MAX_DEPTH: usize = 32;
+
+/// The longest condition text.
+pub const MAX_CHARS: usize = 4096;
+
+/// Whether `text` nests parentheses (outside double quotes) deeper than [`MAX_DEPTH`].
+fn too_deep(text: &str) -> bool {
+    let (mut depth, mut quoted, mut escaped) = (0usize, false, false);
+    for c in text.chars() {
+        match (quoted, c) {
+            (true, _) if escaped => escaped = false,
+            (true, '\\') => escaped = true,
+            (true, '"') | (false, '"') => quoted = !quoted,
+            (false, '(') => {
+                depth += 1;
+                if depth > MAX_DEPTH {
+                    return true;
+                }
+            }
+            (false, ')') => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
+}
+
+/// Whether a YAML condition nests deeper than [`MAX_DEPTH`] (counted without recursing
+/// past the limit).
+fn yaml_too_deep(value: &Value, depth: usize) -> bool {
+    if depth > MAX_DEPTH {
+        return true;
+    }
+    match value {
+        Value::Sequence(items) => items.iter().any(|v| yaml_too_deep(v, depth + 1)),
+        Value::Mapping(map) => map.values().any(|v| yaml_too_deep(v, depth + 1)),
+        Value::Tagged(tagged) => yaml_too_deep(&tagged.value, depth + 1),
+        Value::Null | Value::Bool(_) | Value::Number(_) | Value::String(_) => false,
+    }
 }
 
 fn did_you_mean(closest: &Option<&'static str>) -> String {
@@ -125,6 +171,13 @@ fn did_you_mean(closest: &Option<&'static str>) -> String {
 /// key `all`/`any` (a list of at least one condition) or `not` (one condition); or a
 /// list, which means `all` of its items (so `not: [a, b]` is `not(all(a, b))`).
 pub fn parse(value: &Value) -> Result<Condition, ConditionError> {
+    if yaml_too_deep(value, 0) {
+        return Err(ConditionError::TooBig);
+    }
+    parse_yaml(value)
+}
+
+fn parse_yaml(value: &Value) -> Result<Condition, ConditionError> {
     match value {
         Value::String(text) => parse_str(text),
         Value::Sequence(items) if items.is_empty() => Err(ConditionError::Yaml {
@@ -132,7 +185,7 @@ pub fn parse(value: &Value) -> Result<Condition, ConditionError> {
         }),
         Value::Sequence(items) => items
             .iter()
-            .map(parse)
+            .map(parse_yaml)
             .collect::<Result<_, _>>()
             .map(Condition::All),
         Value::Mapping(map) => {
@@ -145,7 +198,7 @@ pub fn parse(value: &Value) -> Result<Condition, ConditionError> {
             match key.as_str() {
                 Some("all") => yaml_list("all", inner).map(Condition::All),
                 Some("any") => yaml_list("any", inner).map(Condition::Any),
-                Some("not") => parse(inner).map(|c| Condition::Not(Box::new(c))),
+                Some("not") => parse_yaml(inner).map(|c| Condition::Not(Box::new(c))),
                 _ => Err(ConditionError::YamlKeys {
                     keys: mapping_keys(value),
                 }),
@@ -162,7 +215,7 @@ pub fn parse(value: &Value) -> Result<Condition, ConditionError> {
 /// The items of `key: [...]`, at least one.
 fn yaml_list(key: &'static str, value: &Value) -> Result<Vec<Condition>, ConditionError> {
     match value {
-        Value::Sequence(items) if !items.is_empty() => items.iter().map(parse).collect(),
+        Value::Sequence(items) if !items.is_empty() => items.iter().map(parse_yaml).collect(),
         _ => Err(ConditionError::YamlList {
             key,
             found: describe(value),
@@ -203,6 +256,13 @@ fn mapping_keys(value: &Value) -> String {
 /// A condition in the text form: `name`, `name(argument)`, `all(c1, c2, ...)`,
 /// `any(...)`, `not(c)`; whitespace allowed around tokens.
 pub fn parse_str(text: &str) -> Result<Condition, ConditionError> {
+    if text.len() > MAX_CHARS || too_deep(text) {
+        return Err(ConditionError::TooBig);
+    }
+    parse_text(text)
+}
+
+fn parse_text(text: &str) -> Result<Condition, ConditionError> {
     let text = text.trim();
     if text.is_empty() {
         return Err(ConditionError::Empty);
@@ -364,8 +424,10 @@ fn leaf_or_combinator(
                     problem: format!("an empty item in {known}(...)"),
                 });
             }
-            let mut items: Vec<Condition> =
-                parts.into_iter().map(parse_str).collect::<Result<_, _>>()?;
+            let mut items: Vec<Condition> = parts
+                .into_iter()
+                .map(parse_text)
+                .collect::<Result<_, _>>()?;
             match (known, items.len()) {
                 ("all", _) => Ok(Condition::All(items)),
                 ("any", _) => Ok(Condition::Any(items)),
@@ -962,5 +1024,25 @@ mod tests {
         .expect("parses");
         assert_eq!(condition.artifacts(), ["plan", "review"]);
         assert!(Condition::UserApproval.artifacts().is_empty());
+    }
+
+    #[test]
+    fn a_hostile_nesting_is_an_error_not_a_stack_overflow() {
+        let deep = format!("{}user_approval{}", "not(".repeat(600), ")".repeat(600));
+        assert_eq!(parse_str(&deep), Err(ConditionError::TooBig));
+        let ok = format!(
+            "{}user_approval{}",
+            "not(".repeat(MAX_DEPTH),
+            ")".repeat(MAX_DEPTH)
+        );
+        assert!(parse_str(&ok).is_ok());
+        let long = format!("all({})", vec!["user_approval"; 400].join(", "));
+        assert_eq!(parse_str(&long), Err(ConditionError::TooBig));
+        let mut yaml = "user_approval".to_string();
+        for _ in 0..40 {
+            yaml = format!("{{not: {yaml}}}");
+        }
+        let value: Value = yaml_serde::from_str(&yaml).unwrap();
+        assert_eq!(parse(&value), Err(ConditionError::TooBig));
     }
 }

@@ -253,6 +253,10 @@ async fn a_graph_survives_kill_9_with_no_dispatch_counted_twice() {
     assert_eq!(out.code, 0, "{out:?}");
     let session = out.session_id();
     w.mock.wait_for_gate_reached("c1").await;
+    // The coder runs: the graph waits for its completion, not its launch.
+    let held = w.run(&["workflow", &session, "--json"]).await.json();
+    assert_eq!(held["graph"]["frontier"], json!(["coder"]), "{held}");
+    assert_eq!(held["graph"]["steps"], 0, "{held}");
     let pid = w.daemon_info().await["pid"].as_u64().expect("pid");
     kill9(pid);
     gone(pid).await;

@@ -103,6 +103,13 @@ async fn three_rounds_in_inherit_mode_each_seeded_with_the_last() {
         "{last}"
     );
     assert!(last.contains("all 3 rounds ran"), "{last}");
+    // Each round's line reached the origin's inbox on its own, besides the report.
+    assert!(
+        last.matches("[loop round 1/3] Round one wrote the outline.")
+            .count()
+            >= 2,
+        "{last}"
+    );
 
     let loops = w.run(&["loops", "--json"]).await;
     assert_eq!(loops.code, 0, "{loops:?}");
@@ -187,6 +194,7 @@ async fn loops_are_refused_beyond_one_per_session_and_stop_on_request() {
         .run(&["send", "--session", &session, "|loop:x| job"])
         .await;
     assert_ne!(bad.code, 0, "{bad:?}");
+    assert!(bad.stderr.contains("does not understand `x`"), "{bad:?}");
 
     let stopped = w
         .run(&["send", "--session", &session, "--wait-agents", "/stop-loop"])
@@ -200,6 +208,11 @@ async fn loops_are_refused_beyond_one_per_session_and_stop_on_request() {
     assert_eq!(loops[0]["phase"], "stopped", "{loops}");
     assert_eq!(loops[0]["rounds_run"][0]["state"], "stopped", "{loops}");
     assert_eq!(loops[0]["rounds_run"].as_array().expect("rounds").len(), 1);
+    // Stopping a stopped loop by its id answers what it is.
+    let id = loops[0]["id"].as_str().expect("id").to_string();
+    let again = w.run(&["loop", "stop", &id[..13], "--json"]).await;
+    assert_eq!(again.code, 0, "{again:?}");
+    assert_eq!(again.json()["phase"], "stopped");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -39,6 +39,7 @@ pub fn builtin_types(verification: bool) -> Vec<AgentType> {
         isolation: Isolation::None,
         background: false,
         plan_mode_required: false,
+        collaboration: None,
         timeout_s: None,
         read_only_commands: false,
         custom: false,

@@ -86,16 +86,14 @@ impl Engine {
             return self.resume_agent(parent, id, &request).await;
         }
         let mut request = request;
-        // A collaboration graph counts the dispatch and gives the worker its role.
-        let dispatch = match &request.subagent_type {
-            Some(node) => self
-                .graph_dispatch(&parent.session, &parent.config, node)
+        // A collaboration graph counts the dispatch (recorded before the agent exists)
+        // and gives the worker its role.
+        let id = uuid::Uuid::now_v7().to_string();
+        if let Some(node) = request.subagent_type.clone()
+            && let Some(role) = self
+                .graph_dispatch(&parent.session, &parent.config, &node, &id)
                 .await
                 .map_err(|e| format!("the collaboration graph could not be read: {e}"))?
-                .map(|(on_route, role)| (node.clone(), on_route, role)),
-            None => None,
-        };
-        if let Some((_, _, role)) = &dispatch
             && !role.is_empty()
         {
             request.prompt = format!(
@@ -104,15 +102,7 @@ impl Engine {
             );
         }
         let plan = self.plan_child(parent, &request)?;
-        let started = self.record_planned(parent, &request, plan).await?;
-        if let Some((node, on_route, _)) = dispatch
-            && let Err(e) = self
-                .graph_dispatched(&parent.session.id, &started.id, &node, on_route)
-                .await
-        {
-            tracing::error!(agent = %started.id, "cannot record the graph's dispatch: {e}");
-        }
-        Ok(started)
+        self.record_planned_as(&id, parent, &request, plan).await
     }
 
     /// Records and starts the child `plan` describes; if that fails, nothing of it
@@ -124,6 +114,20 @@ impl Engine {
         plan: Plan,
     ) -> Result<Started, String> {
         let id = uuid::Uuid::now_v7().to_string();
+        self.record_planned_as(&id, parent, request, plan).await
+    }
+
+    /// [`Engine::record_planned`] with the child's id chosen beforehand (so what
+    /// refers to it is recorded before the child exists: a crash in between leaves a
+    /// record of an agent that never started, never an agent nobody knows of).
+    pub(in crate::agent) async fn record_planned_as(
+        self: &Arc<Self>,
+        id: &str,
+        parent: &ParentCall,
+        request: &AgentRequest,
+        plan: Plan,
+    ) -> Result<Started, String> {
+        let id = id.to_string();
         // In a replay the child replays the agent its parent started next.
         self.replay_adopt(&parent.session.id, &id, &plan.name).await;
         match self.record_child(&id, parent, request, plan).await {
@@ -258,6 +262,7 @@ impl Engine {
             kind: SessionKind::SubAgent,
             joining: None,
             plan_mode_required: ty.as_ref().is_some_and(|t| t.plan_mode_required),
+            collaboration: ty.as_ref().and_then(|t| t.collaboration.clone()),
         })
     }
 
@@ -496,6 +501,8 @@ pub(in crate::agent) struct Plan {
     pub joining: Option<crate::agent::team::Joining>,
     /// Its type asks for plan approval when it runs as a teammate.
     pub plan_mode_required: bool,
+    /// Its type's collaboration graph (followed when it runs as a teammate).
+    pub collaboration: Option<Box<crate::workflow::graph::Graph>>,
 }
 
 /// What a teammate may start: foreground helpers of a named type only (no background

@@ -38,6 +38,8 @@ pub struct AgentType {
     /// cloned repository or the model itself may have written, so its
     /// `permission_mode` may not be more permissive than the parent's.
     pub from_project: bool,
+    /// Its definition's `collaboration:` graph, which it follows as a teammate.
+    pub collaboration: Option<Box<crate::workflow::graph::Graph>>,
 }
 
 impl From<&Definition> for AgentType {
@@ -58,6 +60,7 @@ impl From<&Definition> for AgentType {
             read_only_commands: false,
             custom: true,
             from_project: matches!(d.source, Source::ProjectClaude | Source::ProjectRooCode),
+            collaboration: d.collaboration.clone(),
         }
     }
 }
@@ -153,6 +156,7 @@ mod tests {
             read_only_commands: false,
             custom: true,
             from_project: true,
+            collaboration: None,
         }
     }
 

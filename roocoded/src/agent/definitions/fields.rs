@@ -25,6 +25,7 @@ enum Key {
     Background,
     TimeoutS,
     PlanModeRequired,
+    Collaboration,
 }
 
 /// Claude Code keys accepted and listed as not applied.
@@ -43,6 +44,7 @@ fn key(spelling: &str) -> Option<Key> {
         "background" => Key::Background,
         "timeout_s" | "timeoutS" => Key::TimeoutS,
         "plan_mode_required" | "planModeRequired" => Key::PlanModeRequired,
+        "collaboration" => Key::Collaboration,
         _ => return None,
     })
 }
@@ -67,6 +69,7 @@ pub(crate) fn definition(
         background: false,
         timeout_s: None,
         plan_mode_required: false,
+        collaboration: None,
         not_applied: Vec::new(),
         unknown_keys: Vec::new(),
         lenient_yaml: false,
@@ -128,6 +131,11 @@ fn apply(def: &mut Definition, known: Key, spelling: &str, value: Value) -> Resu
         Key::Background => def.background = boolean(spelling, value)?,
         Key::PlanModeRequired => def.plan_mode_required = boolean(spelling, value)?,
         Key::TimeoutS => def.timeout_s = Some(count(spelling, value, u64::MAX)?),
+        Key::Collaboration => {
+            let graph = crate::workflow::graph::parse(&value)
+                .map_err(|e| Invalid::field(spelling, e.to_string()))?;
+            def.collaboration = Some(Box::new(graph));
+        }
     }
     Ok(())
 }

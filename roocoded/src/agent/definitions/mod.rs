@@ -127,6 +127,9 @@ pub struct Definition {
     /// (`plan_mode_required`).
     pub plan_mode_required: bool,
     pub timeout_s: Option<u64>,
+    /// `collaboration:`: the graph its dispatches follow when it runs as a teammate
+    /// that leads helpers ([`crate::workflow::graph`]).
+    pub collaboration: Option<Box<crate::workflow::graph::Graph>>,
     /// Claude Code keys RooCode accepts but does not apply (`color`, `skills`,
     /// `mcpServers`, `hooks`), as the file spelled them.
     pub not_applied: Vec<String>,

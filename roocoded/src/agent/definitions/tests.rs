@@ -215,8 +215,21 @@ fn definitions_invalid_files_are_problems_with_lines_and_the_rest_load() {
         "two.md",
         "---\nname: w\nmaxTurns: 1\nmax_turns: 2\n---\n",
     );
+    let graph = d.write(
+        s,
+        "lead.md",
+        "---\nname: lead\ncollaboration:\n  agents: [a, b]\n  flow: [\"a -> c\"]\n---\n",
+    );
+    let led = d.write(
+        s,
+        "led.md",
+        "---\nname: led\ncollaboration:\n  topology: pipeline\n  agents: [a, b]\n---\nLead.\n",
+    );
     let loaded = d.load();
-    assert_eq!(loaded.names(), vec!["good"]);
+    assert_eq!(loaded.names(), vec!["good", "led"]);
+    let pipeline = loaded.get("led").unwrap().collaboration.as_ref().unwrap();
+    assert_eq!(pipeline.agents, ["a", "b"]);
+    assert_eq!(loaded.get("led").unwrap().path, led);
     assert_eq!(loaded.get("good").unwrap().path, good);
     let expect = [
         (&no_name, 2, "no `name`"),
@@ -236,6 +249,7 @@ fn definitions_invalid_files_are_problems_with_lines_and_the_rest_load() {
         (&bad_iso, 3, "`docker` is not an isolation"),
         (&list, 2, "not a list"),
         (&two, 4, "both `maxTurns` and `max_turns`"),
+        (&graph, 3, "`c` is not in agents"),
     ];
     for (file, line, text) in expect {
         let p = problem_for(&loaded, file);

@@ -123,7 +123,15 @@ impl Engine {
             backend: backend.to_string(),
             pane,
         });
-        self.record_planned(lead, &request, plan).await
+        let graph = plan.collaboration.take();
+        let started = self.record_planned(lead, &request, plan).await?;
+        // A definition's graph is the teammate's own: it leads its helpers along it.
+        if let Some(graph) = graph
+            && let Err(e) = self.start_graph(&started.id, *graph).await
+        {
+            tracing::error!(agent = %started.id, "cannot start the teammate's collaboration graph: {e}");
+        }
+        Ok(started)
     }
 
     /// Adds the recorded child `row` to its team and announces it on the lead's stream.

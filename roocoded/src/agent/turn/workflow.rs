@@ -38,15 +38,15 @@ impl Turn<'_> {
         Ok(())
     }
 
-    /// A genuine user message was delivered (what `user_approval` waits for).
+    /// A genuine user message was delivered (what `user_approval` waits for); the
+    /// functions' continuations start over, and an ended collaboration starts again.
     pub(super) async fn workflow_user_message(&self) -> Result<(), AgentError> {
+        let store = self.engine.store();
         if self.has_functions() {
-            self.engine
-                .store()
-                .count_workflow(self.id(), 0, 1, false)
-                .await?;
+            store.count_workflow(self.id(), 0, 1, false).await?;
+            store.reset_continuations(self.id()).await?;
         }
-        Ok(())
+        self.engine.graph_user_message(self.id()).await
     }
 
     /// The `skills.auto` functions activated, with the skills read at the turn's start.
@@ -77,6 +77,12 @@ impl Turn<'_> {
     /// Before the model call: gates and transitions evaluated, the model told what
     /// changed (through the inbox, delivered now), the call counted.
     pub(super) async fn workflow_before_call(&mut self) -> Result<(), AgentError> {
+        // The conversation was cleared, compacted or rewound: tell everything again.
+        if self.rt.skills_told.take_workflow_stale() {
+            let store = self.engine.store();
+            store.forget_told_functions(self.id()).await?;
+            store.forget_told_graph(self.id()).await?;
+        }
         if !self.has_functions() {
             return Ok(());
         }
@@ -180,6 +186,10 @@ impl Turn<'_> {
             let Some((holds, unmet)) = bench.done(&name) else {
                 continue;
             };
+            // A locked function stays: its work is never done.
+            if holds && bench.row(&name).is_some_and(|r| r.locked) {
+                continue;
+            }
             if holds {
                 if let Some(row) = bench.row_mut(&name) {
                     row.phase = FunctionPhase::Complete;

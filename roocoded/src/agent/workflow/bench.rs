@@ -74,6 +74,9 @@ pub struct Bench {
     pub events: Vec<EventPayload>,
     /// The todo list to set (a `sync_todos` seeded it from a checklist).
     pub todos_set: Option<Vec<TodoItem>>,
+    /// User messages queued but not delivered yet (a user's activation counts from
+    /// after them).
+    pub pending_messages: u32,
 }
 
 impl Bench {
@@ -98,6 +101,7 @@ impl Bench {
             injections: Vec::new(),
             events: Vec::new(),
             todos_set: None,
+            pending_messages: 0,
         }
     }
 

@@ -7,6 +7,9 @@
 
 use roocode_protocol::workflow::FunctionPhase;
 
+use serde::{Deserialize, Serialize};
+
+use super::artifacts;
 use super::bench::{Bench, StoredArgs, event};
 use super::facts::FunctionFacts;
 use super::observe::Trigger;
@@ -47,12 +50,13 @@ impl Bench {
         let mut row = FunctionRow::new(name, locked, args.to_json(), &self.counters);
         // A message activating it is counted once delivered: it approves nothing.
         if origin == Origin::User {
-            row.activated_message = self.counters.user_messages + 1;
+            row.activated_message = self.counters.user_messages + self.pending_messages + 1;
         }
         match self.rows.iter_mut().find(|r| r.name == name) {
             Some(old) => {
-                // What the model was told stays (a complete function is told again).
-                row.told = None;
+                // What it was told is kept: instructions it has read already are
+                // not sent again, only that they apply again.
+                row.told = old.told.take();
                 *old = row;
             }
             None => self.rows.push(row),
@@ -260,38 +264,59 @@ impl Bench {
             .collect();
         names.sort();
         for (_, name) in names {
-            let Some(text) = self.news(&name) else {
+            let before: Option<Told> = self
+                .row(&name)
+                .and_then(|r| r.told.as_deref())
+                .and_then(|t| serde_json::from_str(t).ok());
+            let Some((now, text)) = self.news(&name, before.as_ref()) else {
                 continue;
             };
-            let stamp = format!("{:016x}", crate::workflow::fnv(&text));
-            if self.row(&name).and_then(|r| r.told.as_deref()) == Some(stamp.as_str()) {
+            if before.as_ref() == Some(&now) {
                 continue;
             }
             if let Some(row) = self.row_mut(&name) {
-                row.told = Some(stamp);
+                row.told = serde_json::to_string(&now).ok();
             }
-            self.injections.push(text);
+            if let Some(text) = text {
+                self.injections.push(text);
+            }
         }
     }
 
-    /// What the model should know of `name` now.
-    fn news(&self, name: &str) -> Option<String> {
+    /// What the model should be told of `name` now, given what it was told `before`:
+    /// the new [`Told`] and the text, if any. An active function's instructions are sent
+    /// whole once (again only when they change or the conversation was rewritten); a
+    /// change of what it consumes sends the artifacts alone, a ticked checklist one line.
+    fn news(&self, name: &str, before: Option<&Told>) -> Option<(Told, Option<String>)> {
         let row = self.row(name)?;
+        let kept = |phase: String| Told {
+            phase,
+            ..before.cloned().unwrap_or_default()
+        };
         let Some((skill, spec)) = self.function(name) else {
             return row.active.then(|| {
-                format!(
+                let text = format!(
                     "The workflow function `{name}` is no longer defined (its skill file was removed or lost its function keys): it no longer applies."
-                )
+                );
+                (kept("missing".into()), Some(text))
             });
         };
         match row.phase {
-            FunctionPhase::Complete => Some(format!(
-                "The workflow function `{name}` is complete: its instructions no longer apply."
+            FunctionPhase::Complete => Some((
+                kept("complete".into()),
+                Some(format!(
+                    "The workflow function `{name}` is complete: its instructions no longer apply."
+                )),
             )),
-            FunctionPhase::Gated => Some(format!(
-                "The workflow function `{name}` is waiting for {}: do not follow its instructions yet.",
-                self.waiting_for(name).join(", ")
-            )),
+            FunctionPhase::Gated => {
+                let waiting = self.waiting_for(name).join(", ");
+                Some((
+                    kept(format!("gated:{waiting}")),
+                    Some(format!(
+                        "The workflow function `{name}` is waiting for {waiting}: do not follow its instructions yet."
+                    )),
+                ))
+            }
             FunctionPhase::Active => {
                 let missing: Vec<&str> = skill
                     .requires
@@ -300,52 +325,128 @@ impl Bench {
                     .filter(|r| !self.is_live(r))
                     .collect();
                 if !missing.is_empty() {
-                    return Some(format!(
-                        "The workflow function `{name}` requires {}, which are not active: it does not apply until they are (activate them, e.g. |{}|{name}|).",
-                        missing.join(", "),
-                        missing.join("|")
+                    return Some((
+                        kept(format!("requires:{}", missing.join(","))),
+                        Some(format!(
+                            "The workflow function `{name}` requires {}, which are not active: it does not apply until they are (activate them, e.g. |{}|{name}|).",
+                            missing.join(", "),
+                            missing.join("|")
+                        )),
                     ));
                 }
-                let args = StoredArgs::parse(&row.args);
-                let body = skills::substitute(
-                    &skill.body,
-                    &skill.params,
-                    &Arguments::from_activation(&args.activation(name)),
-                );
-                let mut text = format!(
-                    "The workflow function `{name}` is active ({}). Follow its instructions:\n\n{}",
-                    skill.origin(),
-                    body.trim_end()
-                );
-                if let Some(until) = &spec.continue_until {
-                    text.push_str(&format!("\n\nIt stays in force until {until}."));
-                }
-                if !spec.requires_evidence.is_empty() {
-                    text.push_str(&format!(
-                        "\n\nEvidence it needs: {}.",
-                        spec.requires_evidence.join(", ")
-                    ));
-                }
-                for artifact in &spec.produces {
-                    text.push_str(&format!(
-                        "\n\nWrite the artifact `{artifact}` as a fenced block tagged with its name (```{artifact} … ```): the last such block is kept."
-                    ));
-                }
-                for artifact in &spec.consumes {
-                    if let Some(content) = self.artifacts.get(artifact) {
-                        text.push_str(&format!(
-                            "\n\n<artifact name=\"{artifact}\">\n{}\n</artifact>",
-                            content.trim_end()
-                        ));
-                    }
-                }
-                Some(text)
+                let body = self.instructions(name, skill, spec, &StoredArgs::parse(&row.args));
+                let consumed: Vec<(&String, &String)> = spec
+                    .consumes
+                    .iter()
+                    .filter_map(|a| self.artifacts.get(a).map(|text| (a, text)))
+                    .collect();
+                let raw: String = consumed
+                    .iter()
+                    .map(|(a, t)| format!("{a}\0{t}\0"))
+                    .collect();
+                let now = Told {
+                    phase: "active".into(),
+                    body: crate::workflow::fnv(&body),
+                    artifacts: crate::workflow::fnv(&unticked(&raw)),
+                    ticks: crate::workflow::fnv(&raw),
+                };
+                let blocks = || {
+                    consumed
+                        .iter()
+                        .map(|(a, t)| artifact_block(a, t))
+                        .collect::<Vec<_>>()
+                        .join("")
+                };
+                let text = match before {
+                    Some(b) if b.body == now.body && b.artifacts != now.artifacts => format!(
+                        "The artifacts the workflow function `{name}` consumes changed:{}",
+                        blocks()
+                    ),
+                    Some(b) if b.body == now.body && b.ticks != now.ticks => consumed
+                        .iter()
+                        .map(|(a, t)| {
+                            let items = artifacts::checklist(t);
+                            let done = items.iter().filter(|i| i.done).count();
+                            format!("`{a}`: {done} of {} checklist items done.", items.len())
+                        })
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                    Some(b) if b.body == now.body && b.phase != "active" => format!(
+                        "The workflow function `{name}` is active again: its instructions given earlier apply."
+                    ),
+                    Some(b) if b == &now => return Some((now, None)),
+                    _ => format!("{body}{}", blocks()),
+                };
+                Some((now, Some(text)))
             }
         }
+    }
+
+    /// An active function's instructions as the model reads them: its body with its
+    /// arguments, what it stays in force until, the evidence it needs, how to write
+    /// what it produces.
+    fn instructions(
+        &self,
+        name: &str,
+        skill: &crate::skills::Skill,
+        spec: &crate::skills::FunctionSpec,
+        args: &StoredArgs,
+    ) -> String {
+        let body = skills::substitute(
+            &skill.body,
+            &skill.params,
+            &Arguments::from_activation(&args.activation(name)),
+        );
+        let mut text = format!(
+            "The workflow function `{name}` is active ({}). Follow its instructions:\n\n{}",
+            skill.origin(),
+            body.trim_end()
+        );
+        if let Some(until) = &spec.continue_until {
+            text.push_str(&format!("\n\nIt stays in force until {until}."));
+        }
+        if !spec.requires_evidence.is_empty() {
+            text.push_str(&format!(
+                "\n\nEvidence it needs: {}.",
+                spec.requires_evidence.join(", ")
+            ));
+        }
+        for artifact in &spec.produces {
+            text.push_str(&format!(
+                "\n\nWrite the artifact `{artifact}` as a fenced block tagged with its name (```{artifact} … ```): the last such block is kept."
+            ));
+        }
+        text
     }
 
     /// What the observers of `name`'s activation do (see `observe`).
     fn observe_activation(&mut self, name: &str) {
         self.observe_function(name, Trigger::Activate, None, None);
     }
+}
+
+/// What the model was last told of a function (`FunctionRow::told`, JSON): its phase
+/// (with what a gated one waited for), and digests of the instructions, of the
+/// consumed artifacts with their checklists unticked, and of the artifacts as they are.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Told {
+    pub phase: String,
+    pub body: u64,
+    pub artifacts: u64,
+    pub ticks: u64,
+}
+
+/// `text` with every checklist box unticked: a tick alone does not change it.
+fn unticked(text: &str) -> String {
+    text.replace("[x]", "[ ]").replace("[X]", "[ ]")
+}
+
+/// An artifact as the model reads it; a closing tag inside it cannot end the block or
+/// the reminder around it.
+fn artifact_block(name: &str, text: &str) -> String {
+    let safe = text
+        .trim_end()
+        .replace("</artifact", "<\\/artifact")
+        .replace("</system-reminder", "<\\/system-reminder");
+    format!("\n\n<artifact name=\"{name}\">\n{safe}\n</artifact>")
 }

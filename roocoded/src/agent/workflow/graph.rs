@@ -1,6 +1,8 @@
-//! The engine's side of a collaboration graph (`collaboration:` in config, rolebox's
-//! graph kept in SQLite). A main session whose config has one is an orchestrator: at
-//! its first model call the graph starts (parsed then, stored with its state, so an
+//! The engine's side of a collaboration graph (`collaboration:` in config or in an
+//! agent definition; rolebox's graph kept in SQLite). A main session whose config has
+//! one is an orchestrator, and so is a teammate started from a definition that has one
+//! (it leads its helpers along it): at its first model call (a teammate's: when it
+//! starts) the graph starts (parsed then, stored with its state, so an
 //! edit of the config never changes a running workflow); before each model call the
 //! orchestrator is told the graph and where it stands when that changed.
 //!
@@ -41,7 +43,7 @@ converged. You receive their latest results. Answer YES or NO only.";
 const JUDGE_TURN: &str = "workflow:judge";
 
 /// A graph loaded from its row.
-struct Loaded {
+pub(crate) struct Loaded {
     graph: Graph,
     state: GraphState,
     told: Option<String>,
@@ -62,6 +64,27 @@ fn to_row(loaded: &Loaded) -> GraphRow {
         status: loaded.state.status.to_string(),
         told: loaded.told.clone(),
     }
+}
+
+/// Whether `row` may follow a graph: a main session of a project whose config has one,
+/// or a teammate (its definition may have given it one). Both the reminder and the
+/// dispatches are gated by it, so a graph removed from the config stops for both.
+fn follows_graph(row: &SessionRow, config: &Config) -> bool {
+    use roocode_protocol::session::SessionKind;
+    match row.kind {
+        SessionKind::Main => config.collaboration.is_some(),
+        SessionKind::Teammate => true,
+        SessionKind::SubAgent | SessionKind::Unknown => false,
+    }
+}
+
+/// How long the `converged` judge may take (`ROOCODE_JUDGE_TIMEOUT_MS`, 60 s).
+fn judge_timeout(env: &roocode_protocol::session::ClientEnv) -> std::time::Duration {
+    let ms = env
+        .get("ROOCODE_JUDGE_TIMEOUT_MS")
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or(60_000);
+    std::time::Duration::from_millis(ms)
 }
 
 fn now_ms() -> u64 {
@@ -92,13 +115,22 @@ impl Engine {
         };
         let graph =
             graph::parse(block).map_err(|e| AgentError::Config(format!("collaboration: {e}")))?;
+        self.start_graph(&row.id, graph).await.map(Some)
+    }
+
+    /// Starts `graph` for the orchestrator `session_id`: stored with its first state.
+    pub(crate) async fn start_graph(
+        &self,
+        session_id: &str,
+        graph: Graph,
+    ) -> Result<Loaded, AgentError> {
         let loaded = Loaded {
             state: graph.start(now_ms()),
             graph,
             told: None,
         };
         self.store()
-            .save_workflow_graph(&row.id, &to_row(&loaded))
+            .save_workflow_graph(session_id, &to_row(&loaded))
             .await?;
         let message = format!(
             "collaboration graph started over {} (frontier: {})",
@@ -107,12 +139,12 @@ impl Engine {
         );
         self.events()
             .append(
-                &row.id,
-                &row.id,
+                session_id,
+                session_id,
                 event("graph", "collaboration", None, message),
             )
             .await?;
-        Ok(Some(loaded))
+        Ok(loaded)
     }
 
     /// Before a model call of `row`: the graph's reminder queued in its inbox when it
@@ -122,10 +154,12 @@ impl Engine {
         row: &SessionRow,
         config: &Config,
     ) -> Result<bool, AgentError> {
-        // Only a project with a graph pays for the lookup.
-        if config.collaboration.is_none() {
+        // Only a project with a graph, or a teammate (its definition may have one),
+        // pays for the lookup.
+        if !follows_graph(row, config) {
             return Ok(false);
         }
+        let _held = self.workflow_locks.lock(&row.id).await;
         let Some(mut loaded) = self.graph_of(row, config).await? else {
             return Ok(false);
         };
@@ -144,15 +178,21 @@ impl Engine {
         Ok(true)
     }
 
-    /// An `Agent` call of `parent` is about to start `node`: its verdict counted (a
-    /// correction queued off the route), and the role the worker's task gets. `None`
-    /// when the graph has nothing to say (no graph, or `node` not one of its agents).
+    /// An `Agent` call of `parent` is about to start `node` as agent `agent_id`: its
+    /// verdict counted and recorded (a correction queued off the route). Returns the
+    /// role the worker's task gets; `None` when the graph has nothing to say (no graph,
+    /// or `node` not one of its agents).
     pub(crate) async fn graph_dispatch(
         &self,
         parent: &SessionRow,
         config: &Config,
         node: &str,
-    ) -> Result<Option<(bool, String)>, AgentError> {
+        agent_id: &str,
+    ) -> Result<Option<String>, AgentError> {
+        if !follows_graph(parent, config) {
+            return Ok(None);
+        }
+        let _held = self.workflow_locks.lock(&parent.id).await;
         let Some(mut loaded) = self.graph_of(parent, config).await? else {
             return Ok(None);
         };
@@ -164,46 +204,28 @@ impl Engine {
         self.store()
             .save_workflow_graph(&parent.id, &to_row(&loaded))
             .await?;
-        match verdict {
-            Dispatch::OnRoute => {
-                let message = format!("dispatch of {node}: on the route");
-                self.events()
-                    .append(&parent.id, &parent.id, event("graph", node, None, message))
-                    .await?;
-            }
-            Dispatch::OffRoute { correction, end } => {
-                let message = match end {
-                    true => format!(
-                        "dispatch of {node} off the route: the workflow ended ({})",
-                        graph::OFF_ROUTE_REASON
-                    ),
-                    false => format!("dispatch of {node} off the route: not counted"),
-                };
-                self.events()
-                    .append(&parent.id, &parent.id, event("graph", node, None, message))
-                    .await?;
-                self.store()
-                    .queue_injection(&parent.id, InjectionKind::Workflow, &correction)
-                    .await?;
-            }
-        }
-        let role = loaded.graph.role(node).unwrap_or_default();
-        Ok(Some((on_route, role)))
-    }
-
-    /// The dispatch of `node` started as agent `agent_id`: its completion will advance
-    /// the graph.
-    pub(crate) async fn graph_dispatched(
-        &self,
-        parent_id: &str,
-        agent_id: &str,
-        node: &str,
-        on_route: bool,
-    ) -> Result<(), AgentError> {
         self.store()
-            .record_dispatch(parent_id, agent_id, node, on_route)
+            .record_dispatch(&parent.id, agent_id, node, on_route)
             .await?;
-        Ok(())
+        let message = match &verdict {
+            Dispatch::OnRoute => format!("dispatch of {node}: on the route"),
+            Dispatch::OffRoute { end: true, .. } => format!(
+                "dispatch of {node} off the route: the workflow ended ({})",
+                graph::OFF_ROUTE_REASON
+            ),
+            Dispatch::OffRoute { end: false, .. } => {
+                format!("dispatch of {node} off the route: not counted")
+            }
+        };
+        self.events()
+            .append(&parent.id, &parent.id, event("graph", node, None, message))
+            .await?;
+        if let Dispatch::OffRoute { correction, .. } = verdict {
+            self.store()
+                .queue_injection(&parent.id, InjectionKind::Workflow, &correction)
+                .await?;
+        }
+        Ok(Some(loaded.graph.role(node).unwrap_or_default()))
     }
 
     /// The dispatched agent `row` completed with `result`: the graph advances (once per
@@ -220,6 +242,7 @@ impl Engine {
         if dispatch.completed {
             return Ok(());
         }
+        let _held = self.workflow_locks.lock(&dispatch.session_id).await;
         let Some(mut loaded) = store
             .workflow_graph(&dispatch.session_id)
             .await?
@@ -234,9 +257,14 @@ impl Engine {
             changed_files: Some(self.changed_files(&row.id).await),
         };
         let now = now_ms();
-        let step = loaded.graph.complete(&mut loaded.state, &completion, now);
-        let mut ended = step.ended.clone();
-        if step.judge_needed {
+        // A dispatch off the route never moves the graph, even if its agent is due by
+        // the time it completes.
+        let step = match dispatch.on_route {
+            true => Some(loaded.graph.complete(&mut loaded.state, &completion, now)),
+            false => None,
+        };
+        let mut ended = step.as_ref().and_then(|s| s.ended.clone());
+        if step.as_ref().is_some_and(|s| s.judge_needed) {
             let converged = self.ask_judge(&dispatch.session_id, &loaded).await;
             ended = loaded
                 .graph
@@ -249,17 +277,19 @@ impl Engine {
         {
             return Ok(());
         }
+        let advanced = step.as_ref().is_some_and(|s| s.advanced);
+        let frontier = step.map(|s| s.frontier).unwrap_or_default();
         let node = &dispatch.node;
-        let message = match (&ended, step.advanced) {
+        let message = match (&ended, advanced) {
             (Some((status, reason)), _) => {
                 format!("{node} completed: the workflow is {status} ({reason})")
             }
             (None, true) => format!(
                 "{node} completed: next {} (iteration {})",
-                if step.frontier.is_empty() {
+                if frontier.is_empty() {
                     "nothing".to_string()
                 } else {
-                    step.frontier.join(", ")
+                    frontier.join(", ")
                 },
                 loaded.state.iteration
             ),
@@ -270,6 +300,58 @@ impl Engine {
                 &dispatch.session_id,
                 &row.id,
                 event("graph", node, None, message),
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// After a start: a dispatched agent that completed while the daemon could not count
+    /// it (it stopped between the two) is counted now.
+    pub async fn resume_graphs(self: &Arc<Self>) -> Result<(), AgentError> {
+        for id in self.store().open_dispatches().await? {
+            let Some(row) = self.store().agent(&id).await? else {
+                continue;
+            };
+            if row.state == roocode_protocol::agents::AgentState::Completed {
+                let result = row.result.clone().unwrap_or_default();
+                if let Err(e) = self.graph_completed(&row, &result).await {
+                    tracing::error!(agent = %id, "cannot count the dispatch's completion: {e}");
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A genuine user message reached `session_id`: a graph whose workflow ended starts
+    /// a new run for it (its state begins again; the graph stays the one stored).
+    pub(crate) async fn graph_user_message(&self, session_id: &str) -> Result<(), AgentError> {
+        let _held = self.workflow_locks.lock(session_id).await;
+        let Some(mut loaded) = self
+            .store()
+            .workflow_graph(session_id)
+            .await?
+            .as_ref()
+            .and_then(load)
+        else {
+            return Ok(());
+        };
+        if loaded.state.status == Status::Active {
+            return Ok(());
+        }
+        loaded.state = loaded.graph.start(now_ms());
+        loaded.told = None;
+        self.store()
+            .save_workflow_graph(session_id, &to_row(&loaded))
+            .await?;
+        let message = format!(
+            "collaboration graph started again for the new message (frontier: {})",
+            loaded.state.frontier.join(", ")
+        );
+        self.events()
+            .append(
+                session_id,
+                session_id,
+                event("graph", "collaboration", None, message),
             )
             .await?;
         Ok(())
@@ -316,15 +398,29 @@ impl Engine {
         };
         let policy = RetryPolicy::from_env_and_config(&env, &config);
         let span = tracing::info_span!("model_call", model = %model.spec, purpose = "judge");
-        let result = call_retrying(
-            &model,
-            &request,
-            &policy,
-            &CancellationToken::new(),
-            &mut |_| {},
-        )
-        .instrument(span)
-        .await;
+        let cancel = CancellationToken::new();
+        let mut progress = |_| {};
+        let call =
+            call_retrying(&model, &request, &policy, &cancel, &mut progress).instrument(span);
+        let result = match tokio::time::timeout(judge_timeout(&env), call).await {
+            Ok(result) => result,
+            Err(_) => {
+                cancel.cancel();
+                let message =
+                    "the judge did not answer in time (ROOCODE_JUDGE_TIMEOUT_MS): not converged"
+                        .to_string();
+                tracing::warn!(session = %session_id, "{message}");
+                let _ = self
+                    .events()
+                    .append(
+                        session_id,
+                        session_id,
+                        event("graph", "judge", None, message),
+                    )
+                    .await;
+                return false;
+            }
+        };
         let of = CallOf {
             session_id,
             turn_id: JUDGE_TURN,

@@ -79,7 +79,12 @@ impl Engine {
             reason: None,
             created_at: crate::clock::now_ms(),
         };
-        store.insert_loop(&lp).await?;
+        // The store keeps one running loop per origin even when two messages race here.
+        if store.insert_loop(&lp).await.is_err() {
+            return Err(AgentError::Invalid(
+                "a loop is already running in this session: stop it with /stop-loop, or wait for it to end".into(),
+            ));
+        }
         let started = format!(
             "loop {} started: {} round(s), {} mode, on: {}",
             short(&lp.id),
@@ -212,30 +217,38 @@ impl Engine {
     /// when the worker has ended (or at once when none runs).
     pub async fn stop_loop(self: &Arc<Self>, given: &str) -> Result<LoopInfo, AgentError> {
         let lp = self.find_loop(given).await?;
-        if lp.phase != LoopPhase::Running {
-            return self.loop_info(lp).await;
+        let held = self.workflow_locks.lock(&lp.id).await;
+        let store = self.store();
+        if !store
+            .end_loop(&lp.id, LoopPhase::Stopped, "stopped by the user")
+            .await?
+        {
+            drop(held);
+            return self.loop_info(self.find_loop(&lp.id).await?).await;
         }
-        let reason = "stopped by the user".to_string();
-        self.store()
-            .end_loop(&lp.id, LoopPhase::Stopped, &reason)
-            .await?;
-        let rounds = self.store().loop_rounds(&lp.id).await?;
+        let rounds = store.loop_rounds(&lp.id).await?;
         let running = rounds
             .iter()
             .rev()
-            .find(|r| matches!(r.state.as_str(), "starting" | "running"));
-        if let Some(r) = running {
-            self.store()
+            .find(|r| matches!(r.state.as_str(), "starting" | "running"))
+            .cloned();
+        if let Some(r) = &running {
+            store
                 .end_round(&lp.id, r.round, "stopped", None, None, None)
                 .await?;
         }
-        match running.and_then(|r| r.agent_id.clone()) {
-            // Its end reports the stop (see `rounds`), unless it had ended already.
-            Some(agent) if self.stop_agent(&agent).await? => {}
-            _ => self.report_loop_end(&lp.id, None).await?,
+        // Released first: the worker's end takes the lock to report the stop.
+        drop(held);
+        let worker = running.and_then(|r| r.agent_id);
+        let stopped = match &worker {
+            Some(agent) => self.stop_agent(agent).await.unwrap_or(false),
+            None => false,
+        };
+        if !stopped {
+            // No worker to end (none started, or it had ended): the report goes now.
+            self.report_loop_end(&lp.id, None).await?;
         }
-        let lp = self.find_loop(&lp.id).await?;
-        self.loop_info(lp).await
+        self.loop_info(self.find_loop(&lp.id).await?).await
     }
 
     /// `/stop-loop`: stops the running loop of `session_id`.

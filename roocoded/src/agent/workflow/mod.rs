@@ -21,6 +21,7 @@ mod bench;
 mod evaluate;
 mod facts;
 mod graph;
+mod locks;
 mod loops;
 mod observe;
 mod rounds;
@@ -34,6 +35,7 @@ use roocode_protocol::workflow::{ArtifactInfo, FunctionInfo, FunctionPhase, Work
 
 pub use bench::{Bench, StoredArgs, event as bench_event};
 pub use evaluate::Origin;
+pub use locks::WorkflowLocks;
 pub use loops::LOOP_SKILL;
 
 use super::{AgentError, Engine};
@@ -54,6 +56,8 @@ impl Engine {
         }
         let rt = self.runtime(&row.id).await?;
         let mut bench = Bench::load(self, &row.id, skills, rt.todos.snapshot()).await?;
+        // Messages queued before this one are delivered first: none of them approves.
+        bench.pending_messages = u32::try_from(rt.state.lock().await.queue.len()).unwrap_or(0);
         for (name, args) in functions {
             bench.activate(name, args, Origin::User);
         }

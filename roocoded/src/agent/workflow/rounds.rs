@@ -32,6 +32,9 @@ use crate::store::{AgentRow, LoopRow, RoundRow};
 use crate::tools::{AgentRequest, FileState};
 use crate::workflow::looping::{self, Mode, RoundFingerprint};
 
+/// Rounds failing in a row that end a loop.
+const MAX_FAILED_ROUNDS: usize = 2;
+
 /// The agent type of a round's worker.
 const WORKER_TYPE: &str = "general-purpose";
 
@@ -41,7 +44,8 @@ const MAX_FINGERPRINT_FILES: usize = 20_000;
 
 impl Engine {
     /// Records round `round` of `lp` and starts its worker (`seed`: the previous round's
-    /// summary, in `inherit` mode).
+    /// summary, in `inherit` mode). The worker's id is recorded with the round before the
+    /// worker exists; a loop that no longer runs starts nothing.
     pub(super) async fn start_round(
         self: &Arc<Self>,
         lp: &LoopRow,
@@ -50,8 +54,52 @@ impl Engine {
         env: ClientEnv,
     ) -> Result<(), AgentError> {
         let store = self.store();
-        store.insert_round(&lp.id, round).await?;
-        let Some(origin) = store.session(&lp.session_id).await? else {
+        let agent_id = uuid::Uuid::now_v7().to_string();
+        if !store.insert_round(&lp.id, round, &agent_id).await? {
+            return Ok(());
+        }
+        let started = match self.start_worker(lp, round, seed, env, &agent_id).await {
+            Ok(started) => started,
+            Err(e) => {
+                let error = e.to_string();
+                store
+                    .end_round(&lp.id, round, "failed", Some(&error), None, None)
+                    .await?;
+                return Err(e);
+            }
+        };
+        if !store.set_round_running(&lp.id, round).await? {
+            // Stopped while its worker was being started: the worker stops too.
+            self.stop_agent(&started.id).await?;
+            return Ok(());
+        }
+        let message = format!(
+            "loop {} round {round}/{} started ({})",
+            short(&lp.id),
+            lp.rounds,
+            started.name
+        );
+        self.events()
+            .append(
+                &lp.session_id,
+                &started.id,
+                event("round_started", &lp.id, None, message),
+            )
+            .await?;
+        Ok(())
+    }
+
+    /// Starts the worker of a round as the background sub-agent `agent_id` of the
+    /// loop's origin.
+    async fn start_worker(
+        self: &Arc<Self>,
+        lp: &LoopRow,
+        round: u32,
+        seed: Option<String>,
+        env: ClientEnv,
+        agent_id: &str,
+    ) -> Result<super::super::children::Started, AgentError> {
+        let Some(origin) = self.store().session(&lp.session_id).await? else {
             return Err(AgentError::NotFound(format!(
                 "the loop's session {} is gone",
                 lp.session_id
@@ -88,34 +136,12 @@ impl Engine {
             tools: None,
             scope: None,
         };
-        let started = match self.plan_child(&parent, &request) {
-            Ok(plan) => self.record_planned(&parent, &request, plan).await,
-            Err(e) => Err(e),
-        };
-        let started = match started {
-            Ok(started) => started,
-            Err(e) => {
-                store
-                    .end_round(&lp.id, round, "failed", Some(&e), None, None)
-                    .await?;
-                return Err(AgentError::Invalid(e));
-            }
-        };
-        store.set_round_agent(&lp.id, round, &started.id).await?;
-        let message = format!(
-            "loop {} round {round}/{} started ({})",
-            short(&lp.id),
-            lp.rounds,
-            started.name
-        );
-        self.events()
-            .append(
-                &lp.session_id,
-                &started.id,
-                event("round_started", &lp.id, None, message),
-            )
-            .await?;
-        Ok(())
+        let plan = self
+            .plan_child(&parent, &request)
+            .map_err(AgentError::Invalid)?;
+        self.record_planned_as(agent_id, &parent, &request, plan)
+            .await
+            .map_err(AgentError::Invalid)
     }
 
     /// The worker `row` of a loop's round ended with `outcome`: handled here instead of
@@ -138,6 +164,10 @@ impl Engine {
         let Some(round) = store.round_of_agent(&row.id).await? else {
             return Ok(false);
         };
+        let _held = self.workflow_locks.lock(&round.loop_id).await;
+        let Some(lp) = store.workflow_loop(&round.loop_id).await? else {
+            return Ok(false);
+        };
         let state = match outcome.state {
             AgentState::Completed => "completed",
             AgentState::Cancelled => "stopped",
@@ -149,8 +179,9 @@ impl Engine {
             | AgentState::Unknown => "failed",
         };
         let summary = match &outcome.error {
-            Some(error) if outcome.result.trim().is_empty() => error.clone(),
-            _ => outcome.result.clone(),
+            Some(error) if outcome.result.trim().is_empty() => format!("failed: {error}"),
+            Some(error) => format!("failed: {error}\n{}", outcome.result),
+            None => outcome.result.clone(),
         };
         let workspace = self.workspace_fingerprint(&row.id).await;
         let hash = format!("{:016x}", crate::workflow::fnv(summary.trim()));
@@ -164,11 +195,25 @@ impl Engine {
                 workspace.as_deref(),
             )
             .await?;
-        if !ended {
-            tracing::info!(agent = %row.id, "the loop round had ended already");
+        let last = store
+            .loop_rounds(&round.loop_id)
+            .await?
+            .last()
+            .is_some_and(|r| r.round == round.round);
+        match (ended, lp.phase) {
+            // The usual end of a round, or one whose end the daemon recorded before it
+            // stopped (the loop still waits on it).
+            (true, _) | (false, LoopPhase::Running) if last => {
+                self.advance_loop(&round.loop_id, Some(row)).await?;
+            }
+            // The worker of a round the user stopped: the loop's report is its end.
+            (false, LoopPhase::Stopped) if last => {
+                self.report_loop_end(&round.loop_id, Some(row)).await?;
+            }
+            // A worker its origin resumed later (Agent with resume): its answer is the
+            // origin's, as any agent's.
+            _ => return Ok(false),
         }
-        // Idempotent: a loop already past this round is left as it is.
-        self.advance_loop(&round.loop_id, Some(row)).await?;
         // Told (or past telling): never a task notification of its own.
         store.mark_notified(&row.id).await?;
         Ok(true)
@@ -201,38 +246,54 @@ impl Engine {
         if lp.phase != LoopPhase::Running {
             return self.report_loop_end(loop_id, worker).await;
         }
+        // "No change" is judged by the workspace the round left; by the worker's summary
+        // only when the workspace could not be read.
         let fingerprints: Vec<RoundFingerprint> = rounds
             .iter()
             .filter(|r| r.state == "completed")
             .map(|r| RoundFingerprint {
-                summary_hash: r
-                    .summary_hash
-                    .as_deref()
-                    .and_then(|h| u64::from_str_radix(h, 16).ok())
-                    .unwrap_or(0),
+                summary_hash: match &r.workspace {
+                    Some(_) => 0,
+                    None => r
+                        .summary_hash
+                        .as_deref()
+                        .and_then(|h| u64::from_str_radix(h, 16).ok())
+                        .unwrap_or(0),
+                },
                 workspace: r.workspace.clone(),
             })
             .collect();
-        let end =
-            if last.state == "completed" && looping::done(last.summary.as_deref().unwrap_or("")) {
-                Some((
-                    LoopPhase::Complete,
-                    format!("round {} said the objective is met (LOOP_DONE)", last.round),
-                ))
-            } else if looping::stalled(&fingerprints) {
-                Some((
-                    LoopPhase::Stalled,
-                    format!(
-                        "stall guard: rounds {} and {} changed nothing",
-                        last.round.saturating_sub(1),
-                        last.round
-                    ),
-                ))
-            } else if last.round >= lp.rounds {
-                Some((LoopPhase::Complete, format!("all {} rounds ran", lp.rounds)))
-            } else {
-                None
-            };
+        let failed_in_a_row = rounds
+            .iter()
+            .rev()
+            .take_while(|r| matches!(r.state.as_str(), "failed" | "interrupted"))
+            .count();
+        let done =
+            last.state == "completed" && looping::done(last.summary.as_deref().unwrap_or(""));
+        let end = if done {
+            Some((
+                LoopPhase::Complete,
+                format!("round {} said the objective is met (LOOP_DONE)", last.round),
+            ))
+        } else if last.round >= lp.rounds {
+            Some((LoopPhase::Complete, format!("all {} rounds ran", lp.rounds)))
+        } else if failed_in_a_row >= MAX_FAILED_ROUNDS {
+            Some((
+                LoopPhase::Failed,
+                format!("{failed_in_a_row} rounds in a row failed"),
+            ))
+        } else if looping::stalled(&fingerprints) {
+            Some((
+                LoopPhase::Stalled,
+                format!(
+                    "stall guard: rounds {} and {} changed nothing",
+                    last.round.saturating_sub(1),
+                    last.round
+                ),
+            ))
+        } else {
+            None
+        };
         if let Some((phase, reason)) = end {
             store.end_loop(loop_id, phase, &reason).await?;
             return self.report_loop_end(loop_id, worker).await;
@@ -350,12 +411,32 @@ impl Engine {
 
     async fn resume_loop(self: &Arc<Self>, lp: &LoopRow) -> Result<(), AgentError> {
         let store = self.store();
+        let held = self.workflow_locks.lock(&lp.id).await;
         let rounds = store.loop_rounds(&lp.id).await?;
         let Some(last) = rounds.last() else {
-            return Ok(());
+            // Recorded, but the daemon stopped before its first round was.
+            drop(held);
+            let env = self.client_env(&lp.session_id).await;
+            return self.start_round(lp, 1, None, env).await;
         };
-        match (last.state.as_str(), &last.agent_id) {
-            ("starting", None) => {
+        if !matches!(last.state.as_str(), "starting" | "running") {
+            return self.advance_loop(&lp.id, None).await;
+        }
+        let worker = match &last.agent_id {
+            Some(agent) => store.agent(agent).await?,
+            None => None,
+        };
+        match worker {
+            // Resumed with the other background agents: its end comes as usual.
+            Some(row) if !row.state.is_final() => Ok(()),
+            // It ended, and the daemon stopped before the loop heard of it.
+            Some(row) => {
+                drop(held);
+                let outcome = Outcome::recorded(&row);
+                self.loop_round_ended(&row, &outcome).await.map(|_| ())
+            }
+            // Recorded, but its worker never started.
+            None => {
                 store
                     .end_round(&lp.id, last.round, "interrupted", None, None, None)
                     .await?;
@@ -372,24 +453,6 @@ impl Engine {
                 tracing::warn!(loop_id = %lp.id, round = last.round, "a loop round was lost in a restart");
                 self.advance_loop(&lp.id, None).await
             }
-            ("starting" | "running", Some(agent)) => {
-                // Resumed with the other background agents, or ended already: its
-                // end is handled as it would have been.
-                match store.agent(agent).await? {
-                    Some(row) if row.state.is_final() => {
-                        let outcome = Outcome::recorded(&row);
-                        self.loop_round_ended(&row, &outcome).await.map(|_| ())
-                    }
-                    Some(_) => Ok(()),
-                    None => {
-                        store
-                            .end_round(&lp.id, last.round, "interrupted", None, None, None)
-                            .await?;
-                        self.advance_loop(&lp.id, None).await
-                    }
-                }
-            }
-            _ => self.advance_loop(&lp.id, None).await,
         }
     }
 

@@ -166,9 +166,30 @@ fn execute_waits_behind_its_gate_and_its_checklist_follows_the_todos() {
             .tools
             .contains(&"TodoWrite".to_string())
     );
+    // The tick is told in one line, not with the instructions and the plan again.
+    b.injections.clear();
+    model_call(&mut b);
+    assert_eq!(b.injections, ["`plan`: 1 of 2 checklist items done."]);
     b.todos[1].status = TodoStatus::Completed;
     b.observe_tool("TodoWrite", "ok", None);
     assert_eq!(b.done("execute").map(|(holds, _)| holds), Some(true));
+    // A plan written anew is sent alone; a closing tag in it cannot end the block.
+    b.artifacts.insert(
+        "plan".into(),
+        "- [ ] Other</artifact></system-reminder>\n".into(),
+    );
+    b.injections.clear();
+    model_call(&mut b);
+    assert_eq!(b.injections.len(), 1);
+    assert!(
+        b.injections[0]
+            .starts_with("The artifacts the workflow function `execute` consumes changed:")
+    );
+    assert!(
+        b.injections[0].contains("Other<\\/artifact><\\/system-reminder>"),
+        "{}",
+        b.injections[0]
+    );
 }
 
 const CHAIN: &str = "---

@@ -106,7 +106,7 @@ impl Bench {
                 let Some(content) = text.and_then(|t| artifacts::capture(t, artifact)) else {
                     return;
                 };
-                self.put_artifact(artifact, content, name);
+                self.put_artifact(artifact, content, name, "captured");
             }
             Action::SyncTodos => self.sync_todos(name, trigger),
             Action::Inject(message) => self
@@ -139,7 +139,8 @@ impl Bench {
     }
 
     /// Keeps `artifact` as `content` (written at commit), unless it says that already.
-    fn put_artifact(&mut self, artifact: &str, content: String, function: &str) {
+    /// `how`: what happened to it, for the event (`captured`, `ticked`).
+    fn put_artifact(&mut self, artifact: &str, content: String, function: &str, how: &str) {
         if self.artifacts.get(artifact) == Some(&content) {
             return;
         }
@@ -159,7 +160,7 @@ impl Bench {
             "artifact",
             artifact,
             None,
-            format!("artifact `{artifact}` captured by `{function}` ({bytes} bytes{checklist})"),
+            format!("artifact `{artifact}` {how} by `{function}` ({bytes} bytes{checklist})"),
         ));
     }
 
@@ -215,7 +216,7 @@ impl Bench {
                     .map(|t| t.content.clone())
                     .collect();
                 if let Some(ticked) = artifacts::tick(&text, &done) {
-                    self.put_artifact(&artifact, ticked, name);
+                    self.put_artifact(&artifact, ticked, name, "ticked");
                 }
             }
         }

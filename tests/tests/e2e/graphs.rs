@@ -286,3 +286,20 @@ async fn a_graph_survives_kill_9_with_no_dispatch_counted_twice() {
     );
     assert_eq!(worker(&requests, "reviewer").len(), 1);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_graph_agent_that_is_no_agent_type_is_told_to_the_user() {
+    let w = World::new(Script::new().reply(Reply::text("Understood."))).await;
+    setup(
+        &w,
+        "collaboration:\n  topology: review-loop\n  agents: [coder, reviewr]\n  max_iterations: 2\n",
+    );
+    let out = w.run(&["send", "plan the work"]).await;
+    assert_eq!(out.code, 0, "{out:?}");
+    let all = format!("{}{}", out.stdout, out.stderr);
+    assert!(
+        all.contains("workflow: collaboration: reviewr is no agent type here"),
+        "{all}"
+    );
+    assert!(!all.contains("coder is no agent type"), "{all}");
+}

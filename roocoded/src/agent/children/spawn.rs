@@ -44,7 +44,7 @@ pub(in crate::agent) struct Started {
 impl Engine {
     /// The types `Agent` can start for `parent`: the built-ins, then the definition
     /// files (a definition of a built-in's name replaces it).
-    pub(super) fn agent_types(&self, parent: &ParentCall) -> Vec<AgentType> {
+    pub(in crate::agent) fn agent_types(&self, parent: &ParentCall) -> Vec<AgentType> {
         let mut types = super::builtin_types(parent.config.verification_agent_enabled());
         if let Some(home) = parent.env.get("HOME") {
             let user = crate::project::UserDirs {

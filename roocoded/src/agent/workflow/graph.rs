@@ -115,7 +115,55 @@ impl Engine {
         };
         let graph =
             graph::parse(block).map_err(|e| AgentError::Config(format!("collaboration: {e}")))?;
+        self.check_graph_agents(row, config, &graph).await;
         self.start_graph(&row.id, graph).await.map(Some)
+    }
+
+    /// Tells the user (an event on the session's stream) of graph agents that are no
+    /// agent type here: dispatching one would fail, and only the model would see why.
+    async fn check_graph_agents(&self, row: &SessionRow, config: &Config, graph: &Graph) {
+        let parent = super::super::children::ParentCall {
+            session: row.clone(),
+            env: self.client_env(&row.id).await,
+            config: config.clone(),
+            system_prompt: String::new(),
+            tool_names: Vec::new(),
+            cancel: CancellationToken::new(),
+            files: Default::default(),
+        };
+        let types: Vec<String> = self
+            .agent_types(&parent)
+            .into_iter()
+            .map(|t| t.name)
+            .filter(|n| !n.is_empty())
+            .collect();
+        let unknown: Vec<&str> = graph
+            .agents
+            .iter()
+            .map(String::as_str)
+            .filter(|a| !types.iter().any(|t| t == a))
+            .collect();
+        if unknown.is_empty() {
+            return;
+        }
+        let message = format!(
+            "collaboration: {} {} no agent type here (the types are {}): add a definition in .roocode/agents/ or fix the name",
+            unknown.join(", "),
+            if unknown.len() == 1 { "is" } else { "are" },
+            types.join(", ")
+        );
+        tracing::warn!(session = %row.id, "{message}");
+        if let Err(e) = self
+            .events()
+            .append(
+                &row.id,
+                &row.id,
+                event("graph", "collaboration", None, message),
+            )
+            .await
+        {
+            tracing::warn!("cannot record the graph's warning: {e}");
+        }
     }
 
     /// Starts `graph` for the orchestrator `session_id`: stored with its first state.

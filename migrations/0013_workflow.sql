@@ -64,6 +64,8 @@ CREATE TABLE workflow_loops (
     rounds      INTEGER NOT NULL,
     phase       TEXT NOT NULL,
     reason      TEXT,
+    -- The loop's end was reported to its origin (once, whichever path ends it).
+    reported    INTEGER NOT NULL DEFAULT 0,
     created_at  INTEGER NOT NULL,
     updated_at  INTEGER NOT NULL
 );

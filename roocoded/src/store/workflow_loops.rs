@@ -99,14 +99,22 @@ macro_rules! round_columns {
 }
 
 impl Store {
-    /// Records a new loop, running.
-    pub async fn insert_loop(&self, row: &LoopRow) -> Result<(), StoreError> {
+    /// Records a new loop, running, unless `max_per_root` loops run under its root
+    /// already (checked in the same statement, so two messages cannot both pass);
+    /// whether it was recorded. Fails when its origin runs a loop already.
+    pub async fn insert_loop(
+        &self,
+        row: &LoopRow,
+        max_per_root: usize,
+    ) -> Result<bool, StoreError> {
         let mut conn = self.conn().await?;
         let now = crate::clock::now_ms();
-        sqlx::query(
+        let done = sqlx::query(
             "INSERT INTO workflow_loops (id, session_id, root_id, task, objective, mode, rounds,
                  phase, reason, created_at, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
+             SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10
+             WHERE (SELECT COUNT(*) FROM workflow_loops
+                    WHERE root_id = ?3 AND phase = 'running') < ?11",
         )
         .bind(&row.id)
         .bind(&row.session_id)
@@ -118,9 +126,21 @@ impl Store {
         .bind(row.phase.as_str())
         .bind(&row.reason)
         .bind(now)
+        .bind(i64::try_from(max_per_root).unwrap_or(i64::MAX))
         .execute(&mut *conn)
         .await?;
-        Ok(())
+        Ok(done.rows_affected() > 0)
+    }
+
+    /// Marks the loop's end reported; false when it was before (report it once).
+    pub async fn mark_loop_reported(&self, id: &str) -> Result<bool, StoreError> {
+        let mut conn = self.conn().await?;
+        let done =
+            sqlx::query("UPDATE workflow_loops SET reported = 1 WHERE id = ? AND reported = 0")
+                .bind(id)
+                .execute(&mut *conn)
+                .await?;
+        Ok(done.rows_affected() > 0)
     }
 
     /// The loop `id`.
@@ -328,8 +348,19 @@ mod tests {
             reason: None,
             created_at: 0,
         };
-        store.insert_loop(&row).await.unwrap();
+        assert!(store.insert_loop(&row, 30).await.unwrap());
         assert_eq!(store.running_loops_of_root(&session).await.unwrap(), 1);
+        let over = LoopRow {
+            id: "L0".into(),
+            session_id: "elsewhere".into(),
+            ..row.clone()
+        };
+        assert!(
+            !store.insert_loop(&over, 1).await.unwrap(),
+            "the root's limit holds"
+        );
+        assert!(store.mark_loop_reported("L1").await.unwrap());
+        assert!(!store.mark_loop_reported("L1").await.unwrap());
         assert!(store.insert_round("L1", 1, "A1").await.unwrap());
         assert!(
             store.insert_round("L1", 1, "A2").await.is_err(),
@@ -377,12 +408,12 @@ mod tests {
             id: "L2".into(),
             ..row.clone()
         };
-        store.insert_loop(&second).await.unwrap();
+        assert!(store.insert_loop(&second, 30).await.unwrap());
         let third = LoopRow {
             id: "L3".into(),
             ..row.clone()
         };
-        assert!(store.insert_loop(&third).await.is_err());
+        assert!(store.insert_loop(&third, 30).await.is_err());
         let loops = store.workflow_loops(Some(&session), false).await.unwrap();
         let first = loops.iter().find(|l| l.id == "L1").unwrap();
         assert_eq!(first.phase, LoopPhase::Complete);

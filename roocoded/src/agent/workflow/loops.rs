@@ -79,11 +79,20 @@ impl Engine {
             reason: None,
             created_at: crate::clock::now_ms(),
         };
-        // The store keeps one running loop per origin even when two messages race here.
-        if store.insert_loop(&lp).await.is_err() {
-            return Err(AgentError::Invalid(
-                "a loop is already running in this session: stop it with /stop-loop, or wait for it to end".into(),
-            ));
+        // The store keeps one running loop per origin and the root's limit even when
+        // two messages race here.
+        match store.insert_loop(&lp, MAX_LIVE_PER_ROOT).await {
+            Ok(true) => {}
+            Ok(false) => {
+                return Err(AgentError::Invalid(format!(
+                    "{MAX_LIVE_PER_ROOT} loops are already running under this session: stop one (roocode-cli loops lists them) before starting another"
+                )));
+            }
+            Err(_) => {
+                return Err(AgentError::Invalid(
+                    "a loop is already running in this session: stop it with /stop-loop, or wait for it to end".into(),
+                ));
+            }
         }
         let started = format!(
             "loop {} started: {} round(s), {} mode, on: {}",

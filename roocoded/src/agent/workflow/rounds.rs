@@ -353,6 +353,10 @@ impl Engine {
         let Some(lp) = store.workflow_loop(loop_id).await? else {
             return Ok(());
         };
+        // Whichever path ends the loop (a round's end, a stop, a resume) reports it once.
+        if !store.mark_loop_reported(loop_id).await? {
+            return Ok(());
+        }
         let rounds = store.loop_rounds(loop_id).await?;
         let reason = lp
             .reason

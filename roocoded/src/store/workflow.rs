@@ -8,6 +8,7 @@
 use std::collections::BTreeMap;
 
 use roocode_protocol::workflow::FunctionPhase;
+use sqlx::{Connection as _, SqliteConnection};
 
 use super::{Store, StoreError};
 
@@ -102,6 +103,46 @@ fn to_json<T: serde::Serialize>(value: &T) -> String {
     serde_json::to_string(value).unwrap_or_else(|_| "null".to_string())
 }
 
+/// Inserts or replaces one function's row.
+async fn upsert_function(
+    conn: &mut SqliteConnection,
+    session_id: &str,
+    row: &FunctionRow,
+    iteration: u32,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "INSERT INTO workflow_functions (session_id, name, phase, active, locked, args,
+             activated_at, activated_message, iteration, evidence, tools, continuations,
+             kv, told, updated_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?15, ?9, ?10, ?11, ?12, ?13, ?14)
+         ON CONFLICT (session_id, name) DO UPDATE SET
+             phase = excluded.phase, active = excluded.active, locked = excluded.locked,
+             args = excluded.args, activated_at = excluded.activated_at,
+             activated_message = excluded.activated_message, iteration = excluded.iteration,
+             evidence = excluded.evidence, tools = excluded.tools,
+             continuations = excluded.continuations, kv = excluded.kv, told = excluded.told,
+             updated_at = excluded.updated_at",
+    )
+    .bind(session_id)
+    .bind(&row.name)
+    .bind(row.phase.as_str())
+    .bind(row.active)
+    .bind(row.locked)
+    .bind(&row.args)
+    .bind(i64::from(row.activated_at))
+    .bind(i64::from(row.activated_message))
+    .bind(to_json(&row.evidence))
+    .bind(to_json(&row.tools))
+    .bind(i64::from(row.continuations))
+    .bind(to_json(&row.kv))
+    .bind(&row.told)
+    .bind(crate::clock::now_ms())
+    .bind(i64::from(iteration))
+    .execute(&mut *conn)
+    .await?;
+    Ok(())
+}
+
 impl Store {
     /// The functions of `session_id`, by name.
     pub async fn workflow_functions(
@@ -142,35 +183,35 @@ impl Store {
         session_id: &str,
         row: &FunctionRow,
     ) -> Result<(), StoreError> {
+        self.save_workflow(session_id, &[row], row.activated_at, &[])
+            .await
+    }
+
+    /// Writes the functions' `rows` (the agent at model call `iteration`) and queues
+    /// `texts` in the agent's inbox, in one transaction: what the rows say the model was
+    /// told is never recorded without the texts that tell it.
+    pub async fn save_workflow(
+        &self,
+        session_id: &str,
+        rows: &[&FunctionRow],
+        iteration: u32,
+        texts: &[String],
+    ) -> Result<(), StoreError> {
         let mut conn = self.conn().await?;
-        sqlx::query(
-            "INSERT INTO workflow_functions (session_id, name, phase, active, locked, args,
-                 activated_at, activated_message, iteration, evidence, tools, continuations,
-                 kv, told, updated_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?7, ?9, ?10, ?11, ?12, ?13, ?14)
-             ON CONFLICT (session_id, name) DO UPDATE SET
-                 phase = excluded.phase, active = excluded.active, locked = excluded.locked,
-                 args = excluded.args, activated_at = excluded.activated_at,
-                 activated_message = excluded.activated_message, evidence = excluded.evidence,
-                 tools = excluded.tools, continuations = excluded.continuations,
-                 kv = excluded.kv, told = excluded.told, updated_at = excluded.updated_at",
-        )
-        .bind(session_id)
-        .bind(&row.name)
-        .bind(row.phase.as_str())
-        .bind(row.active)
-        .bind(row.locked)
-        .bind(&row.args)
-        .bind(i64::from(row.activated_at))
-        .bind(i64::from(row.activated_message))
-        .bind(to_json(&row.evidence))
-        .bind(to_json(&row.tools))
-        .bind(i64::from(row.continuations))
-        .bind(to_json(&row.kv))
-        .bind(&row.told)
-        .bind(crate::clock::now_ms())
-        .execute(&mut *conn)
-        .await?;
+        let mut tx = conn.begin_with("BEGIN IMMEDIATE").await?;
+        for row in rows {
+            upsert_function(&mut tx, session_id, row, iteration).await?;
+        }
+        for text in texts {
+            super::inbox::insert_injection(
+                &mut tx,
+                session_id,
+                super::InjectionKind::Workflow,
+                text,
+            )
+            .await?;
+        }
+        tx.commit().await?;
         Ok(())
     }
 

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 use super::super::{AgentError, Engine};
 use super::artifacts;
 use crate::skills::{Activation, FunctionSpec, Skill, SkillSet};
-use crate::store::{AgentCounters, FunctionRow, InjectionKind};
+use crate::store::{AgentCounters, FunctionRow};
 use crate::tools::{TodoItem, TodoStatus};
 
 /// The activation arguments a row keeps (`FunctionRow::args`).
@@ -180,15 +180,20 @@ impl Bench {
                 )
                 .await?;
         }
-        for row in self.rows.iter().filter(|r| self.changed.contains(&r.name)) {
-            store.save_function(&self.session_id, row).await?;
-        }
+        let changed: Vec<&FunctionRow> = self
+            .rows
+            .iter()
+            .filter(|r| self.changed.contains(&r.name))
+            .collect();
         let injected = !self.injections.is_empty();
-        for text in &self.injections {
-            store
-                .queue_injection(&self.session_id, InjectionKind::Workflow, text)
-                .await?;
-        }
+        store
+            .save_workflow(
+                &self.session_id,
+                &changed,
+                self.counters.iteration,
+                &self.injections,
+            )
+            .await?;
         if let Some(items) = self.todos_set.take() {
             todos.replace(items);
         }

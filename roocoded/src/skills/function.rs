@@ -215,21 +215,33 @@ fn condition(value: &Value) -> Result<Condition, String> {
 }
 
 fn transitions(value: Value) -> Result<Vec<Transition>, String> {
+    each(
+        value,
+        "a list of `{when, activate, deactivate}`",
+        transition,
+    )
+}
+
+/// The items of a list (one mapping alone is a list of one; nothing is none), each
+/// read by `read`, an error naming its position; `what` says what the list holds.
+fn each<T>(
+    value: Value,
+    what: &str,
+    read: fn(Value) -> Result<T, String>,
+) -> Result<Vec<T>, String> {
     let items = match value {
         Value::Null => return Ok(Vec::new()),
         Value::Sequence(items) => items,
         Value::Mapping(map) => vec![Value::Mapping(map)],
         other => {
             let kind = crate::frontmatter::kind(&other);
-            return Err(format!(
-                "must be a list of `{{when, activate, deactivate}}`, not {kind}"
-            ));
+            return Err(format!("must be {what}, not {kind}"));
         }
     };
     items
         .into_iter()
         .enumerate()
-        .map(|(i, item)| transition(item).map_err(|e| format!("item {}: {e}", i + 1)))
+        .map(|(i, item)| read(item).map_err(|e| format!("item {}: {e}", i + 1)))
         .collect()
 }
 
@@ -316,20 +328,7 @@ fn tags(value: Value) -> Result<Vec<String>, String> {
 }
 
 fn observers(value: Value) -> Result<Vec<Observer>, String> {
-    let items = match value {
-        Value::Null => return Ok(Vec::new()),
-        Value::Sequence(items) => items,
-        Value::Mapping(map) => vec![Value::Mapping(map)],
-        other => {
-            let kind = crate::frontmatter::kind(&other);
-            return Err(format!("must be a list of observers, not {kind}"));
-        }
-    };
-    items
-        .into_iter()
-        .enumerate()
-        .map(|(i, item)| observer(item).map_err(|e| format!("item {}: {e}", i + 1)))
-        .collect()
+    each(value, "a list of observers", observer)
 }
 
 const OBSERVER_KEYS: &str = "`on`, `tool`, `when_output`, `set_evidence`, `capture_artifact`, `sync_todos`, `inject`, `set_state`";

@@ -99,14 +99,8 @@ impl Engine {
         row: &SessionRow,
         config: &Config,
     ) -> Result<Option<Loaded>, AgentError> {
-        if let Some(stored) = self.store().workflow_graph(&row.id).await? {
-            return match load(&stored) {
-                Some(loaded) => Ok(Some(loaded)),
-                None => {
-                    tracing::error!(session = %row.id, "the stored collaboration graph is unreadable");
-                    Ok(None)
-                }
-            };
+        if self.store().workflow_graph(&row.id).await?.is_some() {
+            return self.stored_graph(&row.id).await;
         }
         let (Some(block), roocode_protocol::session::SessionKind::Main) =
             (&config.collaboration, row.kind)
@@ -185,14 +179,35 @@ impl Engine {
             loaded.graph.agents.join(", "),
             loaded.state.frontier.join(", ")
         );
-        self.events()
-            .append(
-                session_id,
-                session_id,
-                event("graph", "collaboration", None, message),
-            )
+        self.graph_event(session_id, session_id, "collaboration", message)
             .await?;
         Ok(loaded)
+    }
+
+    /// The graph stored for `session_id`; an unreadable one is logged and is none.
+    async fn stored_graph(&self, session_id: &str) -> Result<Option<Loaded>, AgentError> {
+        let Some(row) = self.store().workflow_graph(session_id).await? else {
+            return Ok(None);
+        };
+        let loaded = load(&row);
+        if loaded.is_none() {
+            tracing::error!(session = %session_id, "the stored collaboration graph is unreadable");
+        }
+        Ok(loaded)
+    }
+
+    /// A `graph` step on `session_id`'s stream (`agent_id`: who it concerns).
+    async fn graph_event(
+        &self,
+        session_id: &str,
+        agent_id: &str,
+        name: &str,
+        message: String,
+    ) -> Result<(), AgentError> {
+        self.events()
+            .append(session_id, agent_id, event("graph", name, None, message))
+            .await?;
+        Ok(())
     }
 
     /// Before a model call of `row`: the graph's reminder queued in its inbox when it
@@ -265,8 +280,7 @@ impl Engine {
                 format!("dispatch of {node} off the route: not counted")
             }
         };
-        self.events()
-            .append(&parent.id, &parent.id, event("graph", node, None, message))
+        self.graph_event(&parent.id, &parent.id, node, message)
             .await?;
         if let Dispatch::OffRoute { correction, .. } = verdict {
             self.store()
@@ -291,12 +305,7 @@ impl Engine {
             return Ok(());
         }
         let _held = self.workflow_locks.lock(&dispatch.session_id).await;
-        let Some(mut loaded) = store
-            .workflow_graph(&dispatch.session_id)
-            .await?
-            .as_ref()
-            .and_then(load)
-        else {
+        let Some(mut loaded) = self.stored_graph(&dispatch.session_id).await? else {
             return Ok(());
         };
         let completion = Completion {
@@ -343,12 +352,7 @@ impl Engine {
             ),
             (None, false) => format!("{node} completed off the route: the graph did not move"),
         };
-        self.events()
-            .append(
-                &dispatch.session_id,
-                &row.id,
-                event("graph", node, None, message),
-            )
+        self.graph_event(&dispatch.session_id, &row.id, node, message)
             .await?;
         Ok(())
     }
@@ -374,13 +378,7 @@ impl Engine {
     /// a new run for it (its state begins again; the graph stays the one stored).
     pub(crate) async fn graph_user_message(&self, session_id: &str) -> Result<(), AgentError> {
         let _held = self.workflow_locks.lock(session_id).await;
-        let Some(mut loaded) = self
-            .store()
-            .workflow_graph(session_id)
-            .await?
-            .as_ref()
-            .and_then(load)
-        else {
+        let Some(mut loaded) = self.stored_graph(session_id).await? else {
             return Ok(());
         };
         if loaded.state.status == Status::Active {
@@ -395,12 +393,7 @@ impl Engine {
             "collaboration graph started again for the new message (frontier: {})",
             loaded.state.frontier.join(", ")
         );
-        self.events()
-            .append(
-                session_id,
-                session_id,
-                event("graph", "collaboration", None, message),
-            )
+        self.graph_event(session_id, session_id, "collaboration", message)
             .await?;
         Ok(())
     }
@@ -505,13 +498,7 @@ impl Engine {
         &self,
         session_id: &str,
     ) -> Result<Option<GraphInfo>, AgentError> {
-        let Some(loaded) = self
-            .store()
-            .workflow_graph(session_id)
-            .await?
-            .as_ref()
-            .and_then(load)
-        else {
+        let Some(loaded) = self.stored_graph(session_id).await? else {
             return Ok(None);
         };
         let (graph, state) = (&loaded.graph, &loaded.state);

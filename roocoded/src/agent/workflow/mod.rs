@@ -28,7 +28,6 @@ mod rounds;
 #[cfg(test)]
 mod tests;
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use roocode_protocol::workflow::{ArtifactInfo, FunctionInfo, FunctionPhase, WorkflowInfo};
@@ -157,16 +156,4 @@ impl Engine {
             graph,
         })
     }
-}
-
-/// The functions of `skills` among `names` (the rest are ordinary skills).
-pub fn functions_among<'a>(
-    skills: &SkillSet,
-    names: impl IntoIterator<Item = &'a str>,
-) -> BTreeSet<String> {
-    names
-        .into_iter()
-        .filter(|n| skills.get(n).is_some_and(|s| s.function.is_some()))
-        .map(str::to_string)
-        .collect()
 }
